@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "auth-handler",
+    products: [
+        .executable(name: "auth-handler", targets: ["auth-handler"]),
+        .library(name: "AuthHandler", targets: ["AuthHandler"]),
+        .library(name: "FakeIdP", targets: ["FakeIdP"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "CShims",
+            dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]
+        ),
+        .target(
+            name: "AuthHandler",
+            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CShims"]
+        ),
+        .target(
+            name: "FakeIdP",
+            dependencies: ["AuthHandler"]
+        ),
+        .executableTarget(
+            name: "auth-handler",
+            dependencies: ["AuthHandler", "FakeIdP"]
+        ),
+        .testTarget(
+            name: "AuthHandlerTests",
+            dependencies: ["AuthHandler"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Base64 (RFC 4648 §4) and base64url without padding (§5), as JOSE and PKCE use it.
+public enum Base64 {
+    /// Standard base64 with padding.
+    public static func encode(_ bytes: some ContiguousBytes) -> String {
+        bytes.withUnsafeBytes { Data($0).base64EncodedString() }
+    }
+
+    /// Decodes standard base64 (padding required); nil when the input is not base64.
+    public static func decode(_ string: String) -> [UInt8]? {
+        Data(base64Encoded: string).map { [UInt8]($0) }
+    }
+
+    /// base64url without `=` padding.
+    public static func urlEncode(_ bytes: some ContiguousBytes) -> String {
+        var utf8 = Array(encode(bytes).utf8)
+        while utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
+        for index in utf8.indices {
+            switch utf8[index] {
+            case UInt8(ascii: "+"): utf8[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): utf8[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+
+    /// Decodes base64url with or without padding; nil when the input has characters outside the
+    /// base64url alphabet (a `+` or `/` is refused, as RFC 7515 §2 requires).
+    public static func urlDecode(_ string: String) -> [UInt8]? {
+        var utf8: [UInt8] = []
+        utf8.reserveCapacity(string.utf8.count + 3)
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "-"): utf8.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): utf8.append(UInt8(ascii: "/"))
+            case UInt8(ascii: "+"), UInt8(ascii: "/"): return nil
+            default: utf8.append(byte)
+            }
+        }
+        while utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
+        if utf8.count % 4 == 1 { return nil }
+        while utf8.count % 4 != 0 { utf8.append(UInt8(ascii: "=")) }
+        return Data(base64Encoded: Data(utf8)).map { [UInt8]($0) }
+    }
+}

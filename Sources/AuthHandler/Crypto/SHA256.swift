@@ -1,0 +1,18 @@
+import COpenSSL
+import Foundation
+
+/// SHA-256 (FIPS 180-4) on OpenSSL's EVP digest API.
+public enum SHA256 {
+    /// The 32-byte digest of `data`.
+    public static func hash(_ data: some ContiguousBytes) throws(CryptoError) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok: Int32 = data.withUnsafeBytes { input in
+            output.withUnsafeMutableBufferPointer { out in
+                EVP_Digest(input.baseAddress, input.count, out.baseAddress, &length, EVP_sha256(), nil)
+            }
+        }
+        guard ok == 1, length == 32 else { throw CryptoError.fromOpenSSL("EVP_Digest(SHA-256)") }
+        return output
+    }
+}

@@ -1,0 +1,10 @@
+#ifndef AUTH_HANDLER_CURL_SHIMS_H
+#define AUTH_HANDLER_CURL_SHIMS_H
+#include <curl/curl.h>
+/// Typed wrappers of curl_easy_setopt / curl_multi_setopt / curl_easy_getinfo (variadic in C).
+CURLcode shim_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode shim_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode shim_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode shim_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode shim_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+#endif

@@ -1,0 +1,3 @@
+import AuthHandler
+
+print("auth-handler \(AuthHandlerVersion.string)")

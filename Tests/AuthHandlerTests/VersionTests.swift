@@ -1,0 +1,9 @@
+import Testing
+
+@testable import AuthHandler
+
+struct VersionTests {
+    @Test func versionIsSemantic() {
+        #expect(AuthHandlerVersion.string.split(separator: ".").count == 3)
+    }
+}
