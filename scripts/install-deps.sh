@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages auth-handler builds, tests and benchmarks with, when any is missing.
+# As root it runs apt-get itself; otherwise it prints the exact command to run and fails.
+# Usage: scripts/install-deps.sh [build|test|bench]   (each set includes the ones before it)
+set -euo pipefail
+
+level=${1:-test}
+packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev)
+if [[ $level == test || $level == bench ]]; then
+    # Independent reference implementations the test suite checks our protocol code against.
+    packages+=(python3 python3-oauthlib python3-jwt)
+fi
+if [[ $level == bench ]]; then
+    packages+=(wrk hyperfine nginx-light openssl)
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [[ $status == "install ok installed" ]] || missing+=("$package")
+done
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "install-deps: the Swift 6 toolchain is not on PATH; install it (e.g. under /opt/swift) and add its usr/bin to PATH" >&2
+    exit 1
+fi
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    exit 0
+fi
+
+command="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+    echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+    echo "install-deps: run as root:  $command" >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
