@@ -1,0 +1,203 @@
+/// The `Authorization: OAuth ...` header of RFC 5849 §3.5.1, built by clients and parsed by servers.
+///
+/// Parameters are held decoded, in order, without `realm`, which is kept apart because it is never
+/// signed (§3.4.1.3.1) and is an RFC 2617 quoted string rather than a percent-encoded value.
+public struct OAuth1AuthorizationHeader: Sendable, Hashable {
+    /// The optional protection realm, unescaped.
+    public var realm: String?
+    /// The decoded parameters other than `realm`, in header order.
+    public var parameters: [URLFormField]
+
+    /// More parameters than any OAuth 1.0a header needs; refusing them bounds the duplicate check.
+    static let maximumParameterCount = 64
+
+    public init(realm: String? = nil, parameters: [URLFormField]) {
+        self.realm = realm
+        self.parameters = parameters
+    }
+
+    /// Parses a header field value such as `OAuth realm="Photos", oauth_consumer_key="dpf43f3p2l4k3l03", ...`.
+    ///
+    /// The scheme name is case-insensitive; parameters are `name="value"` (or an RFC 7235 token value)
+    /// separated by commas with optional whitespace. Names and values are percent-decoded (§3.6), the
+    /// realm is only unquoted. A repeated parameter is refused (§3.1 step 2, §3.2).
+    public init(parsing headerValue: String) throws(OAuth1Error) {
+        var copy = headerValue
+        let parsed = copy.withUTF8 { bytes in
+            Result { () throws(OAuth1Error) in try Self.parse(bytes) }
+        }
+        self = try parsed.get()
+    }
+
+    /// The header field value: `OAuth ` then `realm` if any, then each `enc(name)="enc(value)"`, comma-separated.
+    public var value: String {
+        var output: [UInt8] = Array("OAuth ".utf8)
+        if let realm {
+            output.append(contentsOf: "realm=\"".utf8)
+            for byte in realm.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { output.append(UInt8(ascii: "\\")) }
+                output.append(byte)
+            }
+            output.append(UInt8(ascii: "\""))
+        }
+        for (position, field) in parameters.enumerated() {
+            if position > 0 || realm != nil { output.append(contentsOf: ", ".utf8) }
+            OAuth1PercentEncoding.append(encoding: field.name, to: &output)
+            output.append(contentsOf: "=\"".utf8)
+            OAuth1PercentEncoding.append(encoding: field.value, to: &output)
+            output.append(UInt8(ascii: "\""))
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The value of the parameter `name`, or nil.
+    public func parameter(_ name: String) -> String? {
+        parameters.first(named: name)
+    }
+
+    /// `oauth_consumer_key`: which consumer secret to look up.
+    public var consumerKey: String? { parameter("oauth_consumer_key") }
+    /// `oauth_token`: which token secret to look up; nil for a temporary-credential request.
+    public var token: String? { parameter("oauth_token") }
+    /// `oauth_signature_method` as sent.
+    public var signatureMethodName: String? { parameter("oauth_signature_method") }
+    /// `oauth_signature`, decoded.
+    public var signature: String? { parameter("oauth_signature") }
+    /// `oauth_nonce`, for the replay check.
+    public var nonce: String? { parameter("oauth_nonce") }
+    /// `oauth_callback` (temporary-credential request).
+    public var callback: String? { parameter("oauth_callback") }
+    /// `oauth_verifier` (token request).
+    public var verifier: String? { parameter("oauth_verifier") }
+    /// `oauth_version`, which must be `1.0` when present.
+    public var version: String? { parameter("oauth_version") }
+
+    /// `oauth_timestamp` as seconds since the epoch; nil when absent or not a positive integer (§3.3).
+    public var timestamp: Int64? {
+        guard let text = parameter("oauth_timestamp"), !text.utf8.isEmpty, text.utf8.count <= 18 else { return nil }
+        var seconds: Int64 = 0
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            seconds = seconds * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return seconds > 0 ? seconds : nil
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(OAuth1Error) -> OAuth1AuthorizationHeader {
+        var index = skipWhitespace(bytes, from: 0)
+        let scheme = "oauth".utf8
+        guard bytes.count - index >= scheme.count,
+            zip(bytes[index..<(index + scheme.count)], scheme).allSatisfy({ lowercased($0) == $1 })
+        else { throw .notOAuthScheme }
+        index += scheme.count
+        guard index == bytes.count || isWhitespace(bytes[index]) else { throw .notOAuthScheme }
+
+        var realm: String?
+        var parameters: [URLFormField] = []
+        while true {
+            while index < bytes.count, isWhitespace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
+            if index == bytes.count { break }
+
+            let nameStart = index
+            while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
+            guard index > nameStart else {
+                throw .malformedAuthorizationHeader("expected a parameter name at byte \(nameStart)")
+            }
+            let rawName = bytes[nameStart..<index]
+            let printableName = String(decoding: rawName, as: UTF8.self)
+            index = skipWhitespace(bytes, from: index)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
+                throw .malformedAuthorizationHeader("\(printableName) has no =")
+            }
+            index = skipWhitespace(bytes, from: index + 1)
+
+            var rawValue: [UInt8] = []
+            if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+                var closed = false
+                while index < bytes.count {
+                    var byte = bytes[index]
+                    index += 1
+                    if byte == UInt8(ascii: "\"") {
+                        closed = true
+                        break
+                    }
+                    if byte == UInt8(ascii: "\\") {
+                        guard index < bytes.count else { break }
+                        byte = bytes[index]
+                        index += 1
+                    }
+                    guard byte >= 0x20 || byte == UInt8(ascii: "\t"), byte != 0x7F else {
+                        throw .malformedAuthorizationHeader(
+                            "the value of \(printableName) contains a control character")
+                    }
+                    rawValue.append(byte)
+                }
+                guard closed else {
+                    throw .malformedAuthorizationHeader("the value of \(printableName) has no closing quote")
+                }
+            } else {
+                let valueStart = index
+                while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
+                guard index > valueStart else {
+                    throw .malformedAuthorizationHeader("\(printableName) has no value")
+                }
+                rawValue.append(contentsOf: bytes[valueStart..<index])
+            }
+            index = skipWhitespace(bytes, from: index)
+            guard index == bytes.count || bytes[index] == UInt8(ascii: ",") else {
+                throw .malformedAuthorizationHeader("expected a comma after the value of \(printableName)")
+            }
+
+            if rawName.count == 5, zip(rawName, "realm".utf8).allSatisfy({ lowercased($0) == $1 }) {
+                guard realm == nil else { throw .duplicateProtocolParameter("realm") }
+                guard let text = String(validating: rawValue, as: UTF8.self) else {
+                    throw .malformedAuthorizationHeader("the realm is not UTF-8")
+                }
+                realm = text
+                continue
+            }
+            guard let name = OAuth1PercentEncoding.decode(rawName, plusAsSpace: false) else {
+                throw .invalidPercentEncoding(parameter: printableName)
+            }
+            guard let value = OAuth1PercentEncoding.decode(rawValue, plusAsSpace: false) else {
+                throw .invalidPercentEncoding(parameter: name)
+            }
+            guard !parameters.contains(where: { $0.name == name }) else { throw .duplicateProtocolParameter(name) }
+            guard parameters.count < maximumParameterCount else {
+                throw .malformedAuthorizationHeader("more than \(maximumParameterCount) parameters")
+            }
+            parameters.append(URLFormField(name: name, value: value))
+        }
+        return OAuth1AuthorizationHeader(realm: realm, parameters: parameters)
+    }
+
+    private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+        return index
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// RFC 7230 §3.2.6 `tchar`.
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+    }
+}

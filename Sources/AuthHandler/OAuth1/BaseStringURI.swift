@@ -1,0 +1,102 @@
+/// The base string URI of RFC 5849 §3.4.1.2: scheme, authority and path, without query or fragment.
+///
+/// Scheme and host are lower-cased, a default port (80 for http, 443 for https) is dropped and any
+/// other port kept, user information is dropped, and the path is kept exactly as sent (an empty path
+/// is `/`). `GET /r%20v/X?id=123` to `Host: EXAMPLE.COM:80` gives `http://example.com/r%20v/X`.
+public struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
+    /// The normalised URI that goes (encoded) into the signature base string.
+    public let value: String
+    /// The raw query of the URL (after `?`, before `#`), still percent-encoded; nil when there was none.
+    /// Not part of `value`: its parameters are signed as request parameters (§3.4.1.3.1).
+    public let query: String?
+
+    /// Normalises an absolute `http` or `https` URL; throws `invalidURL` for anything else.
+    public init(_ url: String) throws(OAuth1Error) {
+        var url = url
+        let parsed = url.withUTF8 { bytes in
+            Result { () throws(OAuth1Error) in try Self.parse(bytes) }
+        }
+        (value, query) = try parsed.get()
+    }
+
+    public var description: String { value }
+
+    private static func parse(_ url: UnsafeBufferPointer<UInt8>) throws(OAuth1Error) -> (String, String?) {
+        guard url.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .invalidURL("it contains a space, a control character or a non-ASCII byte")
+        }
+        guard let colon = url.firstIndex(of: UInt8(ascii: ":")),
+            url[colon...].starts(with: "://".utf8)
+        else { throw .invalidURL("it is not absolute (no scheme://)") }
+
+        let scheme = String(decoding: url[..<colon].map(lowercased), as: UTF8.self)
+        let defaultPort: Int
+        switch scheme {
+        case "http": defaultPort = 80
+        case "https": defaultPort = 443
+        default: throw .invalidURL("the scheme must be http or https")
+        }
+
+        let authorityStart = colon + 3
+        let authorityEnd =
+            url[authorityStart...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
+            ?? url.endIndex
+        var hostStart = authorityStart
+        if let at = url[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+
+        let hostEnd: Int
+        if url[hostStart..<authorityEnd].first == UInt8(ascii: "[") {
+            guard let close = url[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else {
+                throw .invalidURL("an IPv6 host has no closing ]")
+            }
+            hostEnd = close + 1
+        } else {
+            hostEnd = url[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
+        }
+        guard hostEnd > hostStart else { throw .invalidURL("it has no host") }
+
+        var port: Int?
+        if hostEnd < authorityEnd {
+            guard url[hostEnd] == UInt8(ascii: ":") else { throw .invalidURL("the host is followed by junk") }
+            var number = 0
+            for byte in url[(hostEnd + 1)..<authorityEnd] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                    throw .invalidURL("the port is not a number")
+                }
+                number = number * 10 + Int(byte - UInt8(ascii: "0"))
+                guard number <= 65535 else { throw .invalidURL("the port is above 65535") }
+            }
+            if hostEnd + 1 < authorityEnd, number != defaultPort { port = number }
+        }
+
+        let pathEnd =
+            url[authorityEnd...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? url.endIndex
+        var query: String?
+        if pathEnd < url.endIndex, url[pathEnd] == UInt8(ascii: "?") {
+            let queryEnd = url[pathEnd...].firstIndex(of: UInt8(ascii: "#")) ?? url.endIndex
+            query = String(decoding: url[(pathEnd + 1)..<queryEnd], as: UTF8.self)
+        }
+
+        var value: [UInt8] = []
+        value.reserveCapacity(url.count)
+        value.append(contentsOf: scheme.utf8)
+        value.append(contentsOf: "://".utf8)
+        value.append(contentsOf: url[hostStart..<hostEnd].lazy.map(lowercased))
+        if let port {
+            value.append(UInt8(ascii: ":"))
+            value.append(contentsOf: String(port).utf8)
+        }
+        if pathEnd > authorityEnd {
+            value.append(contentsOf: url[authorityEnd..<pathEnd])
+        } else {
+            value.append(UInt8(ascii: "/"))
+        }
+        return (String(decoding: value, as: UTF8.self), query)
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+    }
+}

@@ -1,0 +1,106 @@
+/// The percent-encoding of RFC 5849 §3.6, used for the signature base string and the `Authorization` header.
+///
+/// Every UTF-8 byte except ALPHA, DIGIT, `-`, `.`, `_` and `~` becomes `%XX` with uppercase hex, so a
+/// space is `%20` (never `+`). It works on bytes: no `Character` iteration on this hot path.
+public enum OAuth1PercentEncoding {
+    /// `string` encoded per RFC 5849 §3.6.
+    public static func encode(_ string: String) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(string.utf8.count)
+        append(encoding: string, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the RFC 5849 §3.6 encoding of `string`'s UTF-8 bytes to `output`.
+    public static func append(encoding string: String, to output: inout [UInt8]) {
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { append(encoding: $0, to: &output) }
+        if done == nil { append(encoding: string.utf8, to: &output) }
+    }
+
+    /// Appends the RFC 5849 §3.6 encoding of `bytes` to `output`.
+    public static func append(encoding bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
+        for byte in bytes {
+            if isUnreserved(byte) {
+                output.append(byte)
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
+            }
+        }
+    }
+
+    /// Decodes `%XX` escapes (either hex case) into UTF-8 text; `+` stays `+`, as §3.6 never produces it.
+    /// `parameter` names the value in the error.
+    public static func decode(_ string: String, parameter: String = "value") throws(OAuth1Error) -> String {
+        guard let decoded = decode(string.utf8, plusAsSpace: false) else {
+            throw .invalidPercentEncoding(parameter: parameter)
+        }
+        return decoded
+    }
+
+    /// True for the RFC 3986 §2.3 unreserved set, which §3.6 leaves as is.
+    public static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// Decodes percent-escapes (and `+` as space when `plusAsSpace`, for form encoding); nil when an
+    /// escape is truncated or not hex, or the result is not UTF-8.
+    static func decode(_ bytes: some Collection<UInt8>, plusAsSpace: Bool) -> String? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            bytes.formIndex(after: &index)
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard index != bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
+                bytes.formIndex(after: &index)
+                guard index != bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
+                bytes.formIndex(after: &index)
+                output.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusAsSpace:
+                output.append(UInt8(ascii: " "))
+            default:
+                output.append(byte)
+            }
+        }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    /// Splits an `application/x-www-form-urlencoded` string (a URL query) into decoded fields, in order;
+    /// nil when an escape is invalid. Empty pieces (`a&&b`) are skipped; `c` alone is `c` with an empty value.
+    static func formFields(_ bytes: some Collection<UInt8>) -> [URLFormField]? {
+        var fields: [URLFormField] = []
+        for piece in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = piece.firstIndex(of: UInt8(ascii: "="))
+            let nameBytes = piece[piece.startIndex..<(equals ?? piece.endIndex)]
+            let valueBytes = equals.map { piece[piece.index(after: $0)...] } ?? piece[piece.endIndex...]
+            guard let name = decode(nameBytes, plusAsSpace: true), let value = decode(valueBytes, plusAsSpace: true)
+            else { return nil }
+            fields.append(URLFormField(name: name, value: value))
+        }
+        return fields
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

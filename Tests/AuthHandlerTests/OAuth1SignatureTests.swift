@@ -1,0 +1,55 @@
+import Testing
+
+@testable import AuthHandler
+
+struct OAuth1SignatureTests {
+    @Test func signingKeyEncodesBothSecretsAndAlwaysHasTheAmpersand() {
+        #expect(
+            OAuth1Signature.signingKey(consumerSecret: "kd94hf93k423kf44", tokenSecret: "")
+                == Array("kd94hf93k423kf44&".utf8))
+        #expect(OAuth1Signature.signingKey(consumerSecret: "", tokenSecret: "") == Array("&".utf8))
+        #expect(OAuth1Signature.signingKey(consumerSecret: "a&b", tokenSecret: "c d") == Array("a%26b&c%20d".utf8))
+    }
+
+    /// RFC 5849 §2.1 and §2.3 print these PLAINTEXT signatures for client secret `ja893SD9`.
+    @Test func plaintextIsTheSigningKey() throws {
+        let baseString = SignatureBaseString(method: "POST", uri: try BaseStringURI("https://server.example.com/"))
+        let temporary = try OAuth1Signature(
+            method: .plaintext, baseString: baseString, consumerSecret: "ja893SD9", tokenSecret: "")
+        #expect(temporary.value == "ja893SD9&")
+        let token = try OAuth1Signature(
+            method: .plaintext, baseString: baseString, consumerSecret: "ja893SD9", tokenSecret: "xyz4992k83j47x0b")
+        #expect(token.value == "ja893SD9&xyz4992k83j47x0b")
+    }
+
+    @Test func hmacSHA256DiffersFromSHA1AndIsA32ByteMAC() throws {
+        let baseString = SignatureBaseString(
+            method: "GET", uri: try BaseStringURI("https://example.com/"),
+            parameters: [URLFormField(name: "a", value: "1")])
+        let sha1 = try OAuth1Signature(method: .hmacSHA1, baseString: baseString, consumerSecret: "c", tokenSecret: "t")
+        let sha256 = try OAuth1Signature(
+            method: .hmacSHA256, baseString: baseString, consumerSecret: "c", tokenSecret: "t")
+        #expect(Base64.decode(sha1.value)?.count == 20)
+        #expect(Base64.decode(sha256.value)?.count == 32)
+        #expect(sha1.value != sha256.value)
+    }
+
+    @Test func matchesIsExact() throws {
+        let baseString = SignatureBaseString(method: "GET", uri: try BaseStringURI("https://example.com/"))
+        let signature = try OAuth1Signature(
+            method: .hmacSHA1, baseString: baseString, consumerSecret: "c", tokenSecret: "")
+        #expect(signature.matches(signature.value))
+        #expect(!signature.matches(String(signature.value.dropLast())))
+        #expect(!signature.matches(signature.value + "="))
+        #expect(!signature.matches(""))
+    }
+
+    @Test func signatureMethodNamesAreCaseSensitive() {
+        #expect(OAuth1SignatureMethod(name: "HMAC-SHA1") == .hmacSHA1)
+        #expect(OAuth1SignatureMethod(name: "HMAC-SHA256") == .hmacSHA256)
+        #expect(OAuth1SignatureMethod(name: "PLAINTEXT") == .plaintext)
+        #expect(OAuth1SignatureMethod(name: "hmac-sha1") == nil)
+        #expect(OAuth1SignatureMethod(name: "RSA-SHA1") == nil)
+        #expect(OAuth1SignatureMethod.default == .hmacSHA1)
+    }
+}
