@@ -1,0 +1,83 @@
+import Testing
+
+@testable import AuthHandler
+
+struct ReservedParametersTests {
+    @Test func contractListIsComplete() {
+        #expect(
+            Set(ReservedParameters.oauth2Names) == [
+                "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge",
+                "code_challenge_method", "nonce", "response_mode",
+            ])
+    }
+
+    @Test(arguments: ReservedParameters.oauth2Names)
+    func everyOAuth2NameIsRefused(_ name: String) {
+        #expect(ReservedParameters.isReserved(name, for: .oauth2))
+        #expect(throws: ReservedParameters.Violation(name: name, family: .oauth2)) {
+            try ReservedParameters.validate([name: "x"], for: .oauth2)
+        }
+    }
+
+    @Test(arguments: [
+        "oauth_callback", "oauth_token", "oauth_verifier", "oauth_consumer_key", "oauth_signature",
+        "oauth_signature_method", "oauth_timestamp", "oauth_nonce", "oauth_version", "oauth_", "oauth_anything",
+    ])
+    func everyOAuth1PrefixedNameIsRefused(_ name: String) {
+        #expect(throws: ReservedParameters.Violation(name: name, family: .oauth1)) {
+            try ReservedParameters.validate([name: "x"], for: .oauth1)
+        }
+    }
+
+    @Test(arguments: [
+        ("Scope", ReservedParameters.ProtocolFamily.oauth2), ("STATE", .oauth2), ("Code_Challenge_Method", .oauth2),
+        ("Redirect_URI", .oauth2), ("OAuth_Token", .oauth1), ("OAUTH_CALLBACK", .oauth1), ("Oauth_x", .oauth1),
+    ])
+    func caseVariantsAreRefusedToo(_ name: String, _ family: ReservedParameters.ProtocolFamily) {
+        #expect(throws: ReservedParameters.Violation(name: name, family: family)) {
+            try ReservedParameters.validate([URLFormField(name: name, value: "x")], for: family)
+        }
+    }
+
+    @Test(arguments: [
+        ("login_hint", ReservedParameters.ProtocolFamily.oauth2), ("prompt", .oauth2), ("hd", .oauth2),
+        ("access_type", .oauth2), ("include_granted_scopes", .oauth2), ("scopes", .oauth2), ("scope_x", .oauth2),
+        ("nonce2", .oauth2), ("oauth_token", .oauth2), ("screen_name", .oauth1), ("force_login", .oauth1),
+        ("lang", .oauth1), ("oauth", .oauth1), ("xoauth_foo", .oauth1), ("oauth-token", .oauth1), ("scope", .oauth1),
+        ("state", .oauth1),
+    ])
+    func otherNamesPass(_ name: String, _ family: ReservedParameters.ProtocolFamily) throws {
+        #expect(!ReservedParameters.isReserved(name, for: family))
+        try ReservedParameters.validate([name: "x"], for: family)
+    }
+
+    @Test func emptyParametersPass() throws {
+        for family in ReservedParameters.ProtocolFamily.allCases {
+            try ReservedParameters.validate([String: String](), for: family)
+        }
+    }
+
+    @Test func theFirstRefusedNameInByteOrderIsReportedWhateverTheInputOrder() {
+        let names = ["state", "login_hint", "nonce", "scope"]
+        for ordering in [names, names.reversed(), names.sorted()] {
+            #expect(throws: ReservedParameters.Violation(name: "nonce", family: .oauth2)) {
+                try ReservedParameters.validate(names: ordering, for: .oauth2)
+            }
+        }
+        #expect(throws: ReservedParameters.Violation(name: "OAuth_b", family: .oauth1)) {
+            try ReservedParameters.validate(names: ["oauth_a", "OAuth_b", "screen_name"], for: .oauth1)
+        }
+    }
+
+    @Test func messageNamesTheParameterAndWhatToDo() {
+        let scope = ReservedParameters.Violation(name: "scope", family: .oauth2).description
+        #expect(scope.contains("\"scope\""))
+        #expect(scope.contains("use the scopes parameter instead of scope"))
+        let callback = ReservedParameters.Violation(name: "oauth_callback", family: .oauth1).description
+        #expect(callback.contains("\"oauth_callback\""))
+        #expect(callback.contains("OAuth 1.0a"))
+        for name in ReservedParameters.oauth2Names {
+            #expect(ReservedParameters.Violation(name: name, family: .oauth2).advice != "remove it", "\(name)")
+        }
+    }
+}
