@@ -94,6 +94,7 @@ public struct OAuth1AuthorizationHeader: Sendable, Hashable {
 
         var realm: String?
         var parameters: [URLFormField] = []
+        var rawValue: [UInt8] = []
         while true {
             while index < bytes.count, isWhitespace(bytes[index]) || bytes[index] == UInt8(ascii: ",") { index += 1 }
             if index == bytes.count { break }
@@ -104,14 +105,14 @@ public struct OAuth1AuthorizationHeader: Sendable, Hashable {
                 throw .malformedAuthorizationHeader("expected a parameter name at byte \(nameStart)")
             }
             let rawName = bytes[nameStart..<index]
-            let printableName = String(decoding: rawName, as: UTF8.self)
+            var printableName: String { String(decoding: rawName, as: UTF8.self) }
             index = skipWhitespace(bytes, from: index)
             guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else {
                 throw .malformedAuthorizationHeader("\(printableName) has no =")
             }
             index = skipWhitespace(bytes, from: index + 1)
 
-            var rawValue: [UInt8] = []
+            rawValue.removeAll(keepingCapacity: true)
             if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
                 index += 1
                 var closed = false
