@@ -139,6 +139,14 @@ struct OAuth1SignatureVerifierTests {
         #expect(throws: expected) { try Self.verify(header) }
     }
 
+    @Test func statusFollowsRFC5849Section3Point2() {
+        #expect(OAuth1Error.signatureMismatch.httpStatus == 401)
+        #expect(OAuth1Error.duplicateProtocolParameter("oauth_nonce").httpStatus == 400)
+        #expect(OAuth1Error.unsupportedSignatureMethod("RSA-SHA1").httpStatus == 400)
+        #expect(OAuth1Error.missingProtocolParameter("oauth_signature").httpStatus == 400)
+        #expect(OAuth1Error.notOAuthScheme.httpStatus == 400)
+    }
+
     @Test func protocolParameterRepeatedInTheBodyOrQueryIsRefused() throws {
         let header = try Self.signedHeader()
         #expect(throws: OAuth1Error.duplicateProtocolParameter("oauth_token")) {

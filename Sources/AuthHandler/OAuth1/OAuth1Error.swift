@@ -27,6 +27,16 @@ public enum OAuth1Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The MAC could not be computed.
     case crypto(CryptoError)
 
+    /// The status RFC 5849 §3.2 asks a server to answer with: 400 for a malformed, incomplete or
+    /// unsupported request, 401 for a wrong signature; 500 when this side failed to compute one.
+    public var httpStatus: Int {
+        switch self {
+        case .signatureMismatch: 401
+        case .crypto: 500
+        default: 400
+        }
+    }
+
     public var description: String {
         switch self {
         case .notOAuthScheme:
