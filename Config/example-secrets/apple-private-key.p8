@@ -1,0 +1,3 @@
+-----BEGIN PRIVATE KEY-----
+example-placeholder-not-a-real-key
+-----END PRIVATE KEY-----

@@ -1,0 +1,54 @@
+import Foundation
+
+/// The whole configuration of an auth-handler instance (CONTRACT §2), after validation and defaults.
+///
+/// Read a file with ``ConfigLoader``, which reports every problem with its JSON path; the `Codable`
+/// conformance writes and reads this validated, defaults-filled form.
+public struct AuthHandlerConfig: Sendable, Hashable, Codable {
+    /// Addresses to bind, unless systemd passes sockets.
+    public var listen: [ListenAddress]
+    /// The origin IdPs redirect back to; nil means `http://` + the bound listen address.
+    public var publicURL: URL?
+    /// Where pending sign-ins and results are kept.
+    public var store: StoreConfig
+    /// How long a started sign-in may take before its state expires.
+    public var sessionTTLSeconds: Int
+    /// How long a result code stays redeemable.
+    public var resultTTLSeconds: Int
+    /// Where the handler may send the browser back.
+    public var allowedRedirectURLs: [URL]
+    /// Where a redeemed credential is handed.
+    public var backend: BackendConfig
+    /// Providers by id (`google.com`, `oidc.corp`, ...).
+    public var providers: [String: ProviderConfig]
+
+    /// The default listen address.
+    public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]
+    /// The default `sessionTTLSeconds`.
+    public static let defaultSessionTTLSeconds = 600
+    /// The default `resultTTLSeconds`.
+    public static let defaultResultTTLSeconds = 120
+
+    /// Creates a config; every argument has the documented default.
+    public init(
+        listen: [ListenAddress] = AuthHandlerConfig.defaultListen, publicURL: URL? = nil,
+        store: StoreConfig = StoreConfig(), sessionTTLSeconds: Int = AuthHandlerConfig.defaultSessionTTLSeconds,
+        resultTTLSeconds: Int = AuthHandlerConfig.defaultResultTTLSeconds, allowedRedirectURLs: [URL] = [],
+        backend: BackendConfig = BackendConfig(), providers: [String: ProviderConfig] = [:]
+    ) {
+        self.listen = listen
+        self.publicURL = publicURL
+        self.store = store
+        self.sessionTTLSeconds = sessionTTLSeconds
+        self.resultTTLSeconds = resultTTLSeconds
+        self.allowedRedirectURLs = allowedRedirectURLs
+        self.backend = backend
+        self.providers = providers
+    }
+
+    /// The redirect URI sent to every IdP: `publicURL + "/__/auth/handler"`; nil when publicURL is not set.
+    public var redirectURI: URL? {
+        guard let publicURL else { return nil }
+        return URL(string: publicURL.absoluteString + "/__/auth/handler")
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Reads and validates a config file, reporting every problem with its JSON path.
+public struct ConfigLoader: Sendable {
+    /// Where `{"env": ...}` and `{"credential": ...}` secrets are looked up.
+    public var environment: SecretEnvironment
+    /// Whether secret references are read to prove they resolve (their values are discarded).
+    public var resolvesSecrets: Bool
+
+    /// Creates a loader.
+    public init(environment: SecretEnvironment = .process, resolvesSecrets: Bool = true) {
+        self.environment = environment
+        self.resolvesSecrets = resolvesSecrets
+    }
+
+    /// Reads and validates the file at `path`; relative paths inside it are resolved against its directory.
+    public func load(fileAt path: String) throws(ConfigFileError) -> ConfigReport {
+        let absolute = Self.absolute(path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+            throw ConfigFileError(path: path, reason: .missing)
+        }
+        if isDirectory.boolValue { throw ConfigFileError(path: path, reason: .isDirectory) }
+        guard FileManager.default.isReadableFile(atPath: absolute),
+            let data = FileManager.default.contents(atPath: absolute)
+        else {
+            throw ConfigFileError(path: path, reason: .unreadable)
+        }
+        let directory = (absolute as NSString).deletingLastPathComponent
+        return load(data: data, baseDirectory: directory)
+    }
+
+    /// Validates a config document; relative paths inside it are resolved against `baseDirectory`.
+    public func load(data: Data, baseDirectory: String) -> ConfigReport {
+        if let failure = ConfigJSONSyntax.firstError(in: Array(data)) {
+            return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, failure.description)])
+        }
+        let root: ConfigJSONValue
+        do {
+            root = try JSONDecoder().decode(ConfigJSONValue.self, from: data)
+        } catch {
+            return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, "invalid JSON: \(error)")])
+        }
+        var validator = ConfigValidator(
+            environment: environment, baseDirectory: Self.absolute(baseDirectory), resolvesSecrets: resolvesSecrets)
+        let config = validator.validate(root)
+        let problems = validator.problems
+        let hasErrors = problems.contains { $0.severity == .error }
+        return ConfigReport(config: hasErrors ? nil : config, problems: problems)
+    }
+
+    private static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return (path as NSString).standardizingPath }
+        let joined = (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+        return (joined as NSString).standardizingPath
+    }
+}
+
+/// The outcome of validating a config: the config when it is usable, and every problem found.
+public struct ConfigReport: Sendable {
+    /// The validated config with defaults filled in; nil when there is any error.
+    public var config: AuthHandlerConfig?
+    /// Every error and warning, in document order.
+    public var problems: [ConfigProblem]
+
+    /// Creates a report.
+    public init(config: AuthHandlerConfig?, problems: [ConfigProblem]) {
+        self.config = config
+        self.problems = problems
+    }
+
+    /// The problems that make the config unusable.
+    public var errors: [ConfigProblem] { problems.filter { $0.severity == .error } }
+    /// The problems that do not.
+    public var warnings: [ConfigProblem] { problems.filter { $0.severity == .warning } }
+}
+
+/// A config file that could not be read at all.
+public struct ConfigFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why the file could not be read.
+    public enum Reason: Sendable, Hashable {
+        case missing
+        case isDirectory
+        case unreadable
+    }
+
+    /// The path as given.
+    public var path: String
+    /// Why it could not be read.
+    public var reason: Reason
+
+    /// Creates the error.
+    public init(path: String, reason: Reason) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String {
+        switch reason {
+        case .missing:
+            "config file '\(path)' does not exist; pass --config FILE or set AUTH_HANDLER_CONFIG"
+        case .isDirectory:
+            "config file '\(path)' is a directory; pass --config FILE naming a JSON file"
+        case .unreadable:
+            "config file '\(path)' is not readable by this user; fix its owner or mode"
+        }
+    }
+}

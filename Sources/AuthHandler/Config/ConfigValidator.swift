@@ -1,0 +1,228 @@
+import Foundation
+
+/// Turns a parsed config document into an ``AuthHandlerConfig``, collecting every problem with its JSON path.
+struct ConfigValidator {
+    /// Where `{"env": ...}` and `{"credential": ...}` secrets are looked up.
+    let environment: SecretEnvironment
+    /// The directory relative file paths are resolved against (the config file's directory).
+    let baseDirectory: String
+    /// Whether secret references are read to prove they resolve.
+    let resolvesSecrets: Bool
+    /// Every problem found so far, in document order.
+    private(set) var problems: [ConfigProblem] = []
+
+    static let topLevelKeys = [
+        "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "allowedRedirectURLs", "backend",
+        "providers",
+    ]
+    static let storeKeys = ["kind", "path"]
+    static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
+    static let providerKeys = [
+        "protocol", "consumerKey", "consumerSecret", "clientId", "clientSecret", "issuer", "endpoints", "scopes",
+        "signatureMethod", "tokenEndpointAuth", "responseMode", "teamId", "keyId", "privateKey",
+    ]
+    static let secretKeys = ["file", "env", "credential"]
+
+    init(environment: SecretEnvironment, baseDirectory: String, resolvesSecrets: Bool) {
+        self.environment = environment
+        self.baseDirectory = baseDirectory
+        self.resolvesSecrets = resolvesSecrets
+    }
+
+    /// Validates the whole document; the result holds defaults wherever a value was missing or bad.
+    mutating func validate(_ root: ConfigJSONValue) -> AuthHandlerConfig {
+        var config = AuthHandlerConfig()
+        guard let fields = object(root, at: .root, allowedKeys: Self.topLevelKeys) else { return config }
+        let path = ConfigPath.root
+        if let value = fields["listen"] { config.listen = listen(value, at: path.key("listen")) }
+        if let value = fields["publicURL"] { config.publicURL = publicURL(value, at: path.key("publicURL")) }
+        if let value = fields["store"] { config.store = store(value, at: path.key("store")) }
+        if let value = fields["sessionTTLSeconds"],
+            let seconds = positiveInteger(value, at: path.key("sessionTTLSeconds"))
+        {
+            config.sessionTTLSeconds = seconds
+        }
+        if let value = fields["resultTTLSeconds"],
+            let seconds = positiveInteger(value, at: path.key("resultTTLSeconds"))
+        {
+            config.resultTTLSeconds = seconds
+        }
+        if let value = fields["allowedRedirectURLs"] {
+            config.allowedRedirectURLs = redirectURLs(value, at: path.key("allowedRedirectURLs"))
+        } else {
+            warn(path.key("allowedRedirectURLs"), "not set; serve will refuse every redirectUrl until you list some")
+        }
+        if let value = fields["backend"] { config.backend = backend(value, at: path.key("backend")) }
+        if let value = fields["providers"] {
+            config.providers = providers(value, at: path.key("providers"))
+        } else {
+            warn(path.key("providers"), "not set; no provider can be used for sign-in")
+        }
+        return config
+    }
+
+    // MARK: - Reporting
+
+    mutating func fail(_ path: ConfigPath, _ message: String) {
+        problems.append(ConfigProblem(.error, at: path, message))
+    }
+
+    mutating func warn(_ path: ConfigPath, _ message: String) {
+        problems.append(ConfigProblem(.warning, at: path, message))
+    }
+
+    // MARK: - Top-level sections
+
+    private mutating func listen(_ value: ConfigJSONValue, at path: ConfigPath) -> [ListenAddress] {
+        guard case .array(let items) = value else {
+            fail(path, "expected an array of \"HOST:PORT\" strings, got \(value.typeName)")
+            return AuthHandlerConfig.defaultListen
+        }
+        if items.isEmpty { fail(path, "is empty; expected at least one \"HOST:PORT\" address") }
+        var addresses: [ListenAddress] = []
+        for (index, item) in items.enumerated() {
+            guard let text = string(item, at: path.index(index)) else { continue }
+            if let address = ListenAddress(parsing: text) {
+                addresses.append(address)
+            } else {
+                fail(
+                    path.index(index),
+                    "\(Self.quote(text)) is not an address; expected HOST:PORT (127.0.0.1:8080) or [V6]:PORT ([::1]:8080)"
+                )
+            }
+        }
+        return addresses
+    }
+
+    private mutating func publicURL(_ value: ConfigJSONValue, at path: ConfigPath) -> URL? {
+        guard let text = string(value, at: path) else { return nil }
+        let expected = "expected an absolute http(s) origin such as https://auth.example.com"
+        guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty
+        else {
+            fail(path, "\(Self.quote(text)) is not an absolute http(s) URL; \(expected)")
+            return nil
+        }
+        var valid = true
+        if parts.query != nil {
+            fail(path, "must not have a query; \(expected)")
+            valid = false
+        }
+        if parts.fragment != nil {
+            fail(path, "must not have a fragment; \(expected)")
+            valid = false
+        }
+        if parts.user != nil || parts.password != nil {
+            fail(path, "must not contain user info; \(expected)")
+            valid = false
+        }
+        if scheme == "http" && !ListenAddress.isLoopback(host: host) {
+            warn(path, "plain http on a non-loopback host; IdPs will send codes over an unencrypted connection")
+        }
+        guard valid else { return nil }
+        var normalized = parts
+        while normalized.path.hasSuffix("/") { normalized.path.removeLast() }
+        return normalized.url
+    }
+
+    private mutating func store(_ value: ConfigJSONValue, at path: ConfigPath) -> StoreConfig {
+        var store = StoreConfig()
+        guard let fields = object(value, at: path, allowedKeys: Self.storeKeys) else { return store }
+        if let kindValue = fields["kind"],
+            let kind = enumeration(kindValue, StoreConfig.Kind.self, at: path.key("kind"))
+        {
+            store.kind = kind
+        }
+        if let pathValue = fields["path"], let text = string(pathValue, at: path.key("path")) {
+            if store.kind == .memory {
+                warn(path.key("path"), "ignored with kind \"memory\"")
+            } else {
+                store.path = absolutePath(text)
+            }
+        }
+        return store
+    }
+
+    private mutating func redirectURLs(_ value: ConfigJSONValue, at path: ConfigPath) -> [URL] {
+        guard case .array(let items) = value else {
+            fail(path, "expected an array of absolute URLs, got \(value.typeName)")
+            return []
+        }
+        if items.isEmpty { warn(path, "is empty; serve will refuse every redirectUrl") }
+        var urls: [URL] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = path.index(index)
+            guard let text = string(item, at: itemPath) else { continue }
+            let expected = "expected an absolute URL such as https://app.example.com/signed-in or com.example.app:/auth"
+            guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), let url = parts.url
+            else {
+                fail(itemPath, "\(Self.quote(text)) is not an absolute URL; \(expected)")
+                continue
+            }
+            if (scheme == "http" || scheme == "https") && (parts.host ?? "").isEmpty {
+                fail(itemPath, "\(Self.quote(text)) has no host; \(expected)")
+                continue
+            }
+            if parts.fragment != nil {
+                fail(itemPath, "\(Self.quote(text)) has a fragment; redirect URLs must not have one (RFC 6749 §3.1.2)")
+                continue
+            }
+            if scheme == "http", let host = parts.host, !ListenAddress.isLoopback(host: host) {
+                warn(itemPath, "plain http on a non-loopback host; result codes would travel unencrypted")
+            }
+            urls.append(url)
+        }
+        return urls
+    }
+
+    private mutating func backend(_ value: ConfigJSONValue, at path: ConfigPath) -> BackendConfig {
+        var backend = BackendConfig()
+        guard let fields = object(value, at: path, allowedKeys: Self.backendKeys) else { return backend }
+        if let kindValue = fields["kind"],
+            let kind = enumeration(kindValue, BackendConfig.Kind.self, at: path.key("kind"))
+        {
+            backend.kind = kind
+        }
+        if let urlValue = fields["url"] { backend.url = endpointURL(urlValue, at: path.key("url")) }
+        if let secretValue = fields["apiKey"] { backend.apiKey = secret(secretValue, at: path.key("apiKey")) }
+        if let secretValue = fields["secret"] { backend.secret = secret(secretValue, at: path.key("secret")) }
+        if let tenantValue = fields["tenantId"] { backend.tenantId = string(tenantValue, at: path.key("tenantId")) }
+
+        func ignored(_ keys: [String], _ kind: String) {
+            for key in keys where fields[key] != nil { warn(path.key(key), "ignored with kind \"\(kind)\"") }
+        }
+        switch backend.kind {
+        case .none:
+            ignored(["url", "apiKey", "secret", "tenantId"], "none")
+        case .identitytoolkit:
+            if fields["url"] == nil { backend.url = BackendConfig.defaultIdentityToolkitURL }
+            if fields["apiKey"] == nil {
+                fail(path.key("apiKey"), "required with kind \"identitytoolkit\"; expected a secret reference")
+            }
+            ignored(["secret"], "identitytoolkit")
+        case .webhook:
+            if fields["url"] == nil {
+                fail(path.key("url"), "required with kind \"webhook\"; expected the https URL to POST results to")
+            }
+            if fields["secret"] == nil {
+                fail(path.key("secret"), "required with kind \"webhook\"; expected a secret reference for the HMAC key")
+            }
+            ignored(["apiKey", "tenantId"], "webhook")
+        }
+        return backend
+    }
+
+    private mutating func providers(_ value: ConfigJSONValue, at path: ConfigPath) -> [String: ProviderConfig] {
+        guard case .object(let entries) = value else {
+            fail(path, "expected an object of providers keyed by id, got \(value.typeName)")
+            return [:]
+        }
+        if entries.isEmpty { warn(path, "is empty; no provider can be used for sign-in") }
+        var result: [String: ProviderConfig] = [:]
+        for id in entries.keys.sorted() {
+            guard let entry = entries[id] else { continue }
+            if let provider = provider(id: id, value: entry, at: path.entry(id)) { result[id] = provider }
+        }
+        return result
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// One identity provider's settings: an entry of `providers` in the config, after validation and defaults.
+public struct ProviderConfig: Sendable, Hashable, Codable {
+    /// The protocol a provider speaks.
+    public enum ProtocolKind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// OAuth 1.0a (RFC 5849).
+        case oauth1
+        /// OAuth 2.0 authorization code with PKCE.
+        case oauth2
+        /// OpenID Connect.
+        case oidc
+    }
+
+    /// OAuth 1.0a request-signing method.
+    public enum SignatureMethod: String, Sendable, Hashable, Codable, CaseIterable {
+        case hmacSHA1 = "HMAC-SHA1"
+        case hmacSHA256 = "HMAC-SHA256"
+        case plaintext = "PLAINTEXT"
+    }
+
+    /// How the client authenticates at the OAuth 2 token endpoint.
+    public enum TokenEndpointAuth: String, Sendable, Hashable, Codable, CaseIterable {
+        case clientSecretBasic = "client_secret_basic"
+        case clientSecretPost = "client_secret_post"
+        case none
+    }
+
+    /// How the IdP returns the authorization response.
+    public enum ResponseMode: String, Sendable, Hashable, Codable, CaseIterable {
+        case query
+        case formPost = "form_post"
+    }
+
+    /// The built-in provider ids and the protocol each speaks.
+    public static let builtInProtocols: [String: ProtocolKind] = [
+        "twitter.com": .oauth1,
+        "google.com": .oidc,
+        "facebook.com": .oauth2,
+        "github.com": .oauth2,
+        "microsoft.com": .oidc,
+        "apple.com": .oidc,
+    ]
+
+    /// The protocol a provider id implies: built-in ids by name, custom ids (`oidc.NAME`, `oauth2.NAME`,
+    /// `oauth1.NAME`) by prefix; nil for an id of neither form.
+    public static func impliedProtocol(forID id: String) -> ProtocolKind? {
+        if let kind = builtInProtocols[id] { return kind }
+        guard let dot = id.firstIndex(of: ".") else { return nil }
+        let name = id[id.index(after: dot)...]
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+        else { return nil }
+        return ProtocolKind(rawValue: String(id[..<dot]))
+    }
+
+    /// Whether `id` names a built-in provider (which has default endpoints).
+    public static func isBuiltIn(_ id: String) -> Bool { builtInProtocols[id] != nil }
+
+    /// The protocol; implied by the id when not written.
+    public var protocolKind: ProtocolKind
+    /// OAuth 1.0a consumer key.
+    public var consumerKey: String?
+    /// OAuth 1.0a consumer secret.
+    public var consumerSecret: SecretReference?
+    /// OAuth 2 / OIDC client id.
+    public var clientId: String?
+    /// OAuth 2 / OIDC client secret (for Apple, optional when teamId/keyId/privateKey are given).
+    public var clientSecret: SecretReference?
+    /// OIDC issuer, used for discovery and `iss` checks.
+    public var issuer: URL?
+    /// Endpoint overrides.
+    public var endpoints: ProviderEndpoints
+    /// Default scopes; nil means the provider's built-in defaults.
+    public var scopes: [String]?
+    /// OAuth 1.0a signature method (`HMAC-SHA1` by default); nil for other protocols.
+    public var signatureMethod: SignatureMethod?
+    /// Token endpoint client authentication (`client_secret_basic` by default); nil for OAuth 1.0a.
+    public var tokenEndpointAuth: TokenEndpointAuth?
+    /// Authorization response mode (`query` by default, `form_post` for apple.com); nil for OAuth 1.0a.
+    public var responseMode: ResponseMode?
+    /// Apple: the developer team id, for signing the client-secret JWT.
+    public var teamId: String?
+    /// Apple: the id of the Sign in with Apple key.
+    public var keyId: String?
+    /// Apple: the PEM private key of that key.
+    public var privateKey: SecretReference?
+
+    /// Creates a provider config; defaults match what validation fills in.
+    public init(
+        protocolKind: ProtocolKind, consumerKey: String? = nil, consumerSecret: SecretReference? = nil,
+        clientId: String? = nil, clientSecret: SecretReference? = nil, issuer: URL? = nil,
+        endpoints: ProviderEndpoints = ProviderEndpoints(), scopes: [String]? = nil,
+        signatureMethod: SignatureMethod? = nil, tokenEndpointAuth: TokenEndpointAuth? = nil,
+        responseMode: ResponseMode? = nil, teamId: String? = nil, keyId: String? = nil,
+        privateKey: SecretReference? = nil
+    ) {
+        self.protocolKind = protocolKind
+        self.consumerKey = consumerKey
+        self.consumerSecret = consumerSecret
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.issuer = issuer
+        self.endpoints = endpoints
+        self.scopes = scopes
+        self.signatureMethod = signatureMethod
+        self.tokenEndpointAuth = tokenEndpointAuth
+        self.responseMode = responseMode
+        self.teamId = teamId
+        self.keyId = keyId
+        self.privateKey = privateKey
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case protocolKind = "protocol"
+        case consumerKey, consumerSecret, clientId, clientSecret, issuer, endpoints, scopes, signatureMethod
+        case tokenEndpointAuth, responseMode, teamId, keyId, privateKey
+    }
+}

@@ -1,0 +1,34 @@
+import Testing
+
+@testable import AuthHandler
+
+struct ConfigJSONSyntaxTests {
+    private func failure(_ text: String) -> ConfigJSONSyntax.Failure? {
+        ConfigJSONSyntax.firstError(in: Array(text.utf8))
+    }
+
+    @Test func validDocumentsPass() {
+        #expect(failure(#"{"a": [1, -2.5e3, true, false, null, "x\n\u00e9"], "b": {}}"#) == nil)
+        #expect(failure("  []  ") == nil)
+    }
+
+    @Test func errorsCarryLineAndColumn() {
+        #expect(failure("{\n  \"a\": 1,\n}")?.line == 3)
+        #expect(failure("{\n  \"a\": 1,\n}")?.column == 1)
+        #expect(failure("{\"a\" 1}")?.line == 1)
+        #expect(failure("{\"a\" 1}")?.column == 6)
+        #expect(failure("")?.message.contains("end of the file") == true)
+        #expect(failure("{} x")?.message.contains("after the top-level value") == true)
+        #expect(failure("[01]") != nil)
+        #expect(failure(#"["\q"]"#) != nil)
+        #expect(failure("[\"a\nb\"]") != nil)
+        #expect(failure("{'a': 1}")?.message.contains("quoted key") == true)
+    }
+
+    @Test func duplicateKeysAreRefused() {
+        let found = failure("{\"a\": 1,\n \"a\": 2}")
+        #expect(found?.message.contains("duplicate key \"a\"") == true)
+        #expect(found?.line == 2)
+        #expect(found?.column == 2)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+@testable import AuthHandler
+
+struct ConfigSecretTests {
+    let value = ConfigFixture.secretValue
+
+    @Test func secretDescriptionsAreRedacted() {
+        let secret = Secret(value)
+        #expect(secret.description == "<redacted>")
+        #expect(secret.debugDescription == "Secret(<redacted>)")
+        #expect(!"\(secret)".contains(value))
+        #expect(!String(reflecting: secret).contains(value))
+        var dumped = ""
+        dump(secret, to: &dumped)
+        #expect(!dumped.contains(value))
+        #expect(!SecretReference.inline(secret).description.contains(value))
+        #expect(secret.reveal() == value)
+    }
+
+    @Test func resolvesFromAFileWithoutTheTrailingNewline() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("secret", value + "\n")
+        let secret = try SecretReference.file(path).resolve(in: SecretEnvironment(variables: [:]))
+        #expect(secret.reveal() == value)
+    }
+
+    @Test func resolvesFromTheEnvironment() throws {
+        let secret = try SecretReference.environment("MY_SECRET")
+            .resolve(in: SecretEnvironment(variables: ["MY_SECRET": value]))
+        #expect(secret.reveal() == value)
+    }
+
+    @Test func resolvesFromASystemdCredential() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("forge-secret", value)
+        let environment = SecretEnvironment(variables: ["CREDENTIALS_DIRECTORY": directory.path])
+        #expect(try SecretReference.credential("forge-secret").resolve(in: environment).reveal() == value)
+    }
+
+    @Test func failuresNameTheSourceButNeverTheValue() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let emptyFile = try directory.write("empty", "\n")
+        let cases: [(SecretReference, SecretEnvironment, SecretResolutionError)] = [
+            (.file("/nonexistent/x"), SecretEnvironment(variables: [:]), .fileMissing(path: "/nonexistent/x")),
+            (.file(directory.path), SecretEnvironment(variables: [:]), .fileIsDirectory(path: directory.path)),
+            (.file(emptyFile), SecretEnvironment(variables: [:]), .fileEmpty(path: emptyFile)),
+            (.environment("NOPE"), SecretEnvironment(variables: ["OTHER": value]), .environmentUnset(name: "NOPE")),
+            (.environment("EMPTY"), SecretEnvironment(variables: ["EMPTY": ""]), .environmentEmpty(name: "EMPTY")),
+            (.credential("c"), SecretEnvironment(variables: [:]), .credentialsDirectoryUnset(name: "c")),
+            (
+                .credential("c"), SecretEnvironment(variables: ["CREDENTIALS_DIRECTORY": directory.path]),
+                .credentialMissing(name: "c", directory: directory.path)
+            ),
+            (.inline(Secret("")), SecretEnvironment(variables: [:]), .inlineEmpty),
+        ]
+        for (reference, environment, expected) in cases {
+            #expect(throws: expected) { try reference.resolve(in: environment) }
+            #expect(!expected.description.contains(value))
+        }
+    }
+
+    /// Skipped as root, who reads any file whatever its mode.
+    @Test(.enabled(if: getuid() != 0)) func unreadableSecretFileIsReported() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let path = try directory.write("locked", value, permissions: 0o000)
+        #expect(throws: SecretResolutionError.fileUnreadable(path: path)) {
+            try SecretReference.file(path).resolve(in: SecretEnvironment(variables: [:]))
+        }
+    }
+
+    @Test func referencesRoundTripThroughCodable() throws {
+        let references: [SecretReference] = [.file("/a"), .environment("B"), .credential("c"), .inline(Secret("d"))]
+        let data = try JSONEncoder().encode(references)
+        #expect(String(decoding: data, as: UTF8.self) == #"[{"file":"\/a"},{"env":"B"},{"credential":"c"},"d"]"#)
+        #expect(try JSONDecoder().decode([SecretReference].self, from: data) == references)
+    }
+}

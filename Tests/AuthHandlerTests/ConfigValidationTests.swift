@@ -1,0 +1,260 @@
+import Foundation
+import Testing
+
+@testable import AuthHandler
+
+/// One bad value and the problem it must produce.
+struct ConfigRuleCase: Sendable, CustomTestStringConvertible {
+    /// Top-level keys replacing those of the base fixture, as a JSON object.
+    let overrides: String
+    /// The exact JSON path the problem must name.
+    let path: String
+    /// Text the message must contain (what is expected).
+    let expects: String
+
+    var testDescription: String { path }
+}
+
+struct ConfigValidationTests {
+    static let ruleCases: [ConfigRuleCase] = [
+        .init(overrides: #"{"publicURL": "http//auth.example.com"}"#, path: "publicURL", expects: "absolute http(s)"),
+        .init(overrides: #"{"publicURL": "ftp://auth.example.com"}"#, path: "publicURL", expects: "absolute http(s)"),
+        .init(overrides: #"{"publicURL": "https://auth.example.com?a=1"}"#, path: "publicURL", expects: "query"),
+        .init(overrides: #"{"publicURL": "https://auth.example.com#top"}"#, path: "publicURL", expects: "fragment"),
+        .init(overrides: #"{"publicURL": 8080}"#, path: "publicURL", expects: "expected a string"),
+        .init(overrides: #"{"listen": ["127.0.0.1"]}"#, path: "listen[0]", expects: "HOST:PORT"),
+        .init(overrides: #"{"listen": ["127.0.0.1:80", "::1:80"]}"#, path: "listen[1]", expects: "[V6]:PORT"),
+        .init(overrides: #"{"listen": ["127.0.0.1:65536"]}"#, path: "listen[0]", expects: "HOST:PORT"),
+        .init(overrides: #"{"listen": []}"#, path: "listen", expects: "at least one"),
+        .init(overrides: #"{"sessionTTLSeconds": 0}"#, path: "sessionTTLSeconds", expects: "positive whole number"),
+        .init(overrides: #"{"resultTTLSeconds": -5}"#, path: "resultTTLSeconds", expects: "positive whole number"),
+        .init(overrides: #"{"resultTTLSeconds": 1.5}"#, path: "resultTTLSeconds", expects: "positive whole number"),
+        .init(overrides: #"{"sessionTTLSeconds": "600"}"#, path: "sessionTTLSeconds", expects: "got a string"),
+        .init(
+            overrides: #"{"allowedRedirectURLs": ["https://a.example/x", "com.example.app:/ok", "not a url"]}"#,
+            path: "allowedRedirectURLs[2]", expects: "absolute URL"),
+        .init(
+            overrides: #"{"allowedRedirectURLs": ["https://a.example/x#frag"]}"#, path: "allowedRedirectURLs[0]",
+            expects: "fragment"),
+        .init(overrides: #"{"allowedRedirectURLs": ["https:///x"]}"#, path: "allowedRedirectURLs[0]", expects: "host"),
+        .init(overrides: #"{"store": {"kind": "redis"}}"#, path: "store.kind", expects: #""sqlite", "memory""#),
+        .init(
+            overrides: #"{"store": {"kind": "sqlite", "pth": "/x"}}"#, path: "store.pth",
+            expects: #"did you mean "path"?"#),
+        .init(overrides: #"{"backend": {"kind": "ldap"}}"#, path: "backend.kind", expects: #""identitytoolkit""#),
+        .init(
+            overrides:
+                #"{"backend": {"kind": "webhook", "url": "http://hooks.example.com/x", "secret": {"env": "FIXTURE_SECRET"}}}"#,
+            path: "backend.url", expects: "https"),
+        .init(
+            overrides: #"{"backend": {"kind": "webhook", "secret": {"env": "FIXTURE_SECRET"}}}"#, path: "backend.url",
+            expects: "required"),
+        .init(
+            overrides: #"{"backend": {"kind": "webhook", "url": "https://hooks.example.com"}}"#, path: "backend.secret",
+            expects: "required"),
+        .init(overrides: #"{"backend": {"kind": "identitytoolkit"}}"#, path: "backend.apiKey", expects: "required"),
+        .init(overrides: #"{"providres": {}}"#, path: "providres", expects: #"did you mean "providers"?"#),
+        .init(
+            overrides: #"{"providers": {"okta.com": {"clientId": "c"}}}"#, path: #"providers["okta.com"]"#,
+            expects: "oidc.NAME"),
+        .init(
+            overrides:
+                #"{"providers": {"oidc.corp": {"protocol": "saml", "issuer": "https://corp.example", "clientId": "c", "clientSecret": "x"}}}"#,
+            path: #"providers["oidc.corp"].protocol"#, expects: #""oauth1", "oauth2", "oidc""#),
+        .init(
+            overrides:
+                #"{"providers": {"oidc.corp": {"protocol": "oauth2", "issuer": "https://corp.example", "clientId": "c", "clientSecret": "x"}}}"#,
+            path: #"providers["oidc.corp"].protocol"#, expects: "does not match"),
+        .init(
+            overrides:
+                #"{"providers": {"oidc.corp": {"issuer": "https://corp.example", "clientId": "c", "clientSecret": "x"}}}"#,
+            path: #"providers["oidc.corp"].protocol"#, expects: "required"),
+        .init(
+            overrides: #"{"providers": {"google.com": {"clientId": "c", "clientSecrett": {"env": "FIXTURE_SECRET"}}}}"#,
+            path: #"providers["google.com"].clientSecrett"#, expects: #"did you mean "clientSecret"?"#),
+        .init(
+            overrides: #"{"providers": {"google.com": {"clientSecret": {"env": "FIXTURE_SECRET"}}}}"#,
+            path: #"providers["google.com"].clientId"#, expects: "required"),
+        .init(
+            overrides: #"{"providers": {"google.com": {"clientId": "c"}}}"#,
+            path: #"providers["google.com"].clientSecret"#, expects: "required"),
+        .init(
+            overrides: #"{"providers": {"twitter.com": {"consumerSecret": {"env": "FIXTURE_SECRET"}}}}"#,
+            path: #"providers["twitter.com"].consumerKey"#, expects: "required"),
+        .init(
+            overrides: #"{"providers": {"twitter.com": {"consumerKey": "k"}}}"#,
+            path: #"providers["twitter.com"].consumerSecret"#, expects: "required"),
+        .init(
+            overrides:
+                #"{"providers": {"twitter.com": {"consumerKey": "k", "consumerSecret": {"env": "FIXTURE_SECRET"}, "signatureMethod": "RSA-SHA1"}}}"#,
+            path: #"providers["twitter.com"].signatureMethod"#, expects: #""HMAC-SHA1", "HMAC-SHA256", "PLAINTEXT""#),
+        .init(
+            overrides:
+                #"{"providers": {"twitter.com": {"consumerKey": "k", "consumerSecret": {"env": "FIXTURE_SECRET"}, "clientId": "c"}}}"#,
+            path: #"providers["twitter.com"].clientId"#, expects: "OAuth 2"),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "tokenEndpointAuth": "private_key_jwt"}}}"#,
+            path: #"providers["github.com"].tokenEndpointAuth"#,
+            expects: #""client_secret_basic", "client_secret_post", "none""#),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "responseMode": "fragment"}}}"#,
+            path: #"providers["github.com"].responseMode"#, expects: #""query", "form_post""#),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "endpoints": {"token": "http://github.example/token"}}}}"#,
+            path: #"providers["github.com"].endpoints.token"#, expects: "https"),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "endpoints": {"requestToken": "https://x.example"}}}}"#,
+            path: #"providers["github.com"].endpoints.requestToken"#, expects: "authorization, token, userInfo, jwks"),
+        .init(
+            overrides:
+                #"{"providers": {"oauth2.forge": {"protocol": "oauth2", "clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "endpoints": {"authorization": "https://forge.example/a"}}}}"#,
+            path: #"providers["oauth2.forge"].endpoints.token"#, expects: "required"),
+        .init(
+            overrides:
+                #"{"providers": {"oidc.corp": {"protocol": "oidc", "clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}}}}"#,
+            path: #"providers["oidc.corp"].endpoints.jwks"#, expects: "issuer"),
+        .init(
+            overrides:
+                #"{"providers": {"oauth1.x": {"protocol": "oauth1", "consumerKey": "k", "consumerSecret": {"env": "FIXTURE_SECRET"}}}}"#,
+            path: #"providers["oauth1.x"].endpoints.requestToken"#, expects: "required"),
+        .init(
+            overrides:
+                #"{"providers": {"oidc.corp": {"protocol": "oidc", "issuer": "corp.example", "clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}}}}"#,
+            path: #"providers["oidc.corp"].issuer"#, expects: "absolute URL"),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "scopes": ["read:user email"]}}}"#,
+            path: #"providers["github.com"].scopes[0]"#, expects: "whitespace"),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "teamId": "T"}}}"#,
+            path: #"providers["github.com"].teamId"#, expects: "apple.com"),
+        .init(
+            overrides: #"{"providers": {"apple.com": {"clientId": "c", "teamId": "T", "keyId": "K"}}}"#,
+            path: #"providers["apple.com"].privateKey"#, expects: "required"),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"env": "UNSET_VARIABLE_X"}}}}"#,
+            path: #"providers["github.com"].clientSecret.env"#, expects: "UNSET_VARIABLE_X is not set"),
+        .init(
+            overrides:
+                #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"file": "/nonexistent/auth-handler/secret"}}}}"#,
+            path: #"providers["github.com"].clientSecret.file"#, expects: "does not exist"),
+        .init(
+            overrides: #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"credential": "github"}}}}"#,
+            path: #"providers["github.com"].clientSecret.credential"#, expects: "CREDENTIALS_DIRECTORY"),
+        .init(
+            overrides: #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"file": "/a", "env": "B"}}}}"#,
+            path: #"providers["github.com"].clientSecret"#, expects: "exactly one"),
+        .init(
+            overrides: #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"path": "/a"}}}}"#,
+            path: #"providers["github.com"].clientSecret.path"#, expects: "unknown key"),
+        .init(
+            overrides: #"{"providers": {"github.com": {"clientId": "c", "clientSecret": 42}}}"#,
+            path: #"providers["github.com"].clientSecret"#, expects: #"{"file": PATH}"#),
+    ]
+
+    @Test(arguments: ruleCases)
+    func badValueIsReportedAtItsPath(_ rule: ConfigRuleCase) throws {
+        let report = try ConfigFixture.report(overriding: rule.overrides)
+        #expect(report.config == nil)
+        let matching = report.errors.filter { $0.path.description == rule.path }
+        #expect(!matching.isEmpty, "no error at \(rule.path); got: \(report.errors.map(\.description))")
+        #expect(
+            matching.contains { $0.message.contains(rule.expects) },
+            "no message containing \(rule.expects); got: \(matching.map(\.message))")
+    }
+
+    @Test func baseFixtureIsValid() throws {
+        let report = try ConfigFixture.report(overriding: "{}")
+        #expect(report.problems == [])
+    }
+
+    @Test func loopbackHTTPIsAcceptedForProviderURLs() throws {
+        for host in ["127.0.0.1:9000", "[::1]:9000", "localhost"] {
+            let report = try ConfigFixture.report(
+                overriding: """
+                    {"providers": {"oauth2.local": {"protocol": "oauth2", "clientId": "c",
+                      "clientSecret": {"env": "FIXTURE_SECRET"},
+                      "endpoints": {"authorization": "http://\(host)/a", "token": "http://\(host)/t"}}}}
+                    """)
+            #expect(report.problems == [], "\(host)")
+        }
+    }
+
+    @Test func everyProblemIsReportedTogether() throws {
+        let report = try ConfigFixture.report(
+            overriding: """
+                {"publicURL": "nope", "sessionTTLSeconds": 0, "listen": ["x"], "extra": true,
+                 "allowedRedirectURLs": ["https://ok.example/", "::"],
+                 "providers": {"google.com": {"clientId": "c", "clientSecret": {"file": "/nonexistent/s"}},
+                               "oidc.x": {"protocol": "magic"}}}
+                """)
+        let paths = Set(report.errors.map(\.path.description))
+        let expected: Set<String> = [
+            "publicURL", "sessionTTLSeconds", "listen[0]", "extra", "allowedRedirectURLs[1]",
+            #"providers["google.com"].clientSecret.file"#, #"providers["oidc.x"].protocol"#,
+        ]
+        #expect(expected.isSubset(of: paths), "missing: \(expected.subtracting(paths))")
+    }
+
+    @Test func plainStringSecretIsAWarningNotAnError() throws {
+        let report = try ConfigFixture.report(
+            overriding: #"{"providers": {"github.com": {"clientId": "c", "clientSecret": "inline-secret-text"}}}"#)
+        #expect(report.errors == [])
+        #expect(report.config != nil)
+        #expect(report.warnings.map(\.path.description) == [#"providers["github.com"].clientSecret"#])
+        #expect(report.warnings.allSatisfy { !$0.description.contains("inline-secret-text") })
+        #expect(report.warnings.first?.description.hasPrefix("warning: ") == true)
+    }
+
+    @Test func noMessageContainsASecretValue() throws {
+        let report = try ConfigFixture.report(
+            overriding: """
+                {"providers": {"github.com": {"clientId": "c", "clientSecret": "\(ConfigFixture.secretValue)",
+                                              "scopes": [1]},
+                               "twitter.com": {"consumerKey": "k", "consumerSecret": {"env": "FIXTURE_SECRET"},
+                                               "responseMode": "query"}}}
+                """)
+        #expect(!report.problems.isEmpty)
+        for problem in report.problems {
+            #expect(!problem.description.contains(ConfigFixture.secretValue))
+        }
+        #expect(!String(describing: report.config as Any).contains(ConfigFixture.secretValue))
+    }
+
+    @Test func malformedJSONIsOneProblemWithLineAndColumn() {
+        let report = ConfigFixture.report(Data("{\n  \"listen\": [\"127.0.0.1:80\",]\n}".utf8))
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.message.contains("line 2, column 29") == true)
+        #expect(report.config == nil)
+    }
+
+    @Test func secretFileRelativeToTheConfigFileResolves() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        try directory.write("github-secret", "from-a-file\n")
+        let configPath = try directory.write(
+            "config.json",
+            #"{"providers": {"github.com": {"clientId": "c", "clientSecret": {"file": "github-secret"}}}}"#)
+        let report = try ConfigLoader(environment: SecretEnvironment(variables: [:])).load(fileAt: configPath)
+        #expect(report.errors == [])
+        let secret = try #require(report.config?.providers["github.com"]?.clientSecret)
+        #expect(try secret.resolve(in: SecretEnvironment(variables: [:])).reveal() == "from-a-file")
+    }
+
+    @Test func unreadableConfigFileThrows() throws {
+        #expect(throws: ConfigFileError(path: "/nonexistent/auth-handler.json", reason: .missing)) {
+            try ConfigLoader().load(fileAt: "/nonexistent/auth-handler.json")
+        }
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        #expect(throws: ConfigFileError(path: directory.path, reason: .isDirectory)) {
+            try ConfigLoader().load(fileAt: directory.path)
+        }
+    }
+}
