@@ -1,3 +1,10 @@
 import AuthHandler
+import Foundation
 
-print("auth-handler \(AuthHandlerVersion.string)")
+// `serve`, `--once`, `fake-idp` and `demo` are plugged in here as they land; until then they report
+// "not available in this build yet" and exit 64.
+let runners = CommandRunners()
+let context = CommandContext(environment: ProcessInfo.processInfo.environment, output: .standard)
+let program = CommandLineProgram(runners: runners, context: context)
+let exitCode = await program.run(arguments: Array(CommandLine.arguments.dropFirst()))
+exit(exitCode.rawValue)

@@ -1,0 +1,75 @@
+/// A parsed `auth-handler` command line: which command to run, with its validated options.
+public enum AuthHandlerCommand: Sendable, Hashable {
+    /// `serve [--config FILE]`, the default command.
+    case serve(ServeOptions)
+    /// `--once --provider ID ...` (also `serve --once`): one desktop sign-in on loopback.
+    case once(OnceOptions)
+    /// `fake-idp [--listen ADDR] [--config FILE]`.
+    case fakeIdP(FakeIdPOptions)
+    /// `demo [--headless]`.
+    case demo(DemoOptions)
+    /// `check-config [--config FILE]`.
+    case checkConfig(CheckConfigOptions)
+    /// `--help`, optionally about one command.
+    case help(Name?)
+    /// `--version`.
+    case version
+
+    /// The command words, as typed.
+    public enum Name: String, Sendable, Hashable, CaseIterable {
+        case serve
+        case fakeIdP = "fake-idp"
+        case demo
+        case checkConfig = "check-config"
+    }
+}
+
+/// Options of `serve`.
+public struct ServeOptions: Sendable, Hashable {
+    /// The config file to serve with.
+    public var config: ConfigLocation
+
+    /// Creates the options.
+    public init(config: ConfigLocation) {
+        self.config = config
+    }
+}
+
+/// Options of `check-config`.
+public struct CheckConfigOptions: Sendable, Hashable {
+    /// The config file to check.
+    public var config: ConfigLocation
+
+    /// Creates the options.
+    public init(config: ConfigLocation) {
+        self.config = config
+    }
+}
+
+/// Options of `fake-idp`.
+public struct FakeIdPOptions: Sendable, Hashable {
+    /// The address to bind; `127.0.0.1:0` (an ephemeral port) by default.
+    public var listen: ListenAddress
+    /// A fake-IdP config file replacing the built-in defaults, if given.
+    public var configPath: String?
+
+    /// The default listen address.
+    public static let defaultListen = ListenAddress(host: "127.0.0.1", port: 0)
+
+    /// Creates the options.
+    public init(listen: ListenAddress = FakeIdPOptions.defaultListen, configPath: String? = nil) {
+        self.listen = listen
+        self.configPath = configPath
+    }
+}
+
+/// Options of `demo`.
+public struct DemoOptions: Sendable, Hashable {
+    /// Approve automatically instead of opening a browser.
+    public var headless: Bool
+
+    /// Creates the options.
+    public init(headless: Bool = false) {
+        self.headless = headless
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+/// What a finished `auth-handler` process printed and returned.
+struct CLIProcessResult {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+}
+
+/// Runs the built `auth-handler` binary as a real process.
+enum CLIBinary {
+    /// The built executable: next to the test bundle in the build products directory, whatever
+    /// `--scratch-path` was used; `$AUTH_HANDLER_BINARY` overrides.
+    static func location() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let override = environment["AUTH_HANDLER_BINARY"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        var directories: [URL] = [Bundle.main.bundleURL]
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        if let first = CommandLine.arguments.first {
+            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for directory in directories {
+            var current = directory
+            // On macOS the runner sits in X.xctest/Contents/MacOS, three levels below the products directory.
+            for _ in 0..<4 {
+                let candidate = current.appendingPathComponent("auth-handler")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
+                    return candidate
+                }
+                current.deleteLastPathComponent()
+            }
+        }
+        let searched = directories.map(\.path).joined(separator: ", ")
+        throw CLIBinaryNotFound(description: "auth-handler binary not found near \(searched); run 'swift build' first")
+    }
+
+    /// Runs the binary with `arguments` and a minimal, fixed environment plus `environment`.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], in directory: ConfigTemporaryDirectory
+    ) throws -> CLIProcessResult {
+        let process = Process()
+        process.executableURL = try location()
+        process.arguments = arguments
+        var base = ["PATH": "/usr/bin:/bin"]
+        base.merge(environment) { _, new in new }
+        process.environment = base
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        let outputPath = (directory.path as NSString).appendingPathComponent("stdout-\(UUID().uuidString)")
+        let errorPath = (directory.path as NSString).appendingPathComponent("stderr-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+        let outputHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        process.standardOutput = outputHandle
+        process.standardError = errorHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try outputHandle.close()
+        try errorHandle.close()
+        return CLIProcessResult(
+            status: process.terminationStatus,
+            standardOutput: try String(contentsOfFile: outputPath, encoding: .utf8),
+            standardError: try String(contentsOfFile: errorPath, encoding: .utf8))
+    }
+}
+
+/// The built binary could not be found.
+struct CLIBinaryNotFound: Error, CustomStringConvertible {
+    let description: String
+}
+
+@Suite(.serialized)
+struct CLIProcessTests {
+    @Test func versionPrintsTheVersion() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let result = try CLIBinary.run(["--version"], in: directory)
+        #expect(result.status == 0)
+        #expect(result.standardOutput == "auth-handler 0.1.0\n")
+        #expect(result.standardError == "")
+    }
+
+    @Test func helpListsTheCommands() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let result = try CLIBinary.run(["--help"], in: directory)
+        #expect(result.status == 0)
+        for command in ["serve", "--once", "fake-idp", "demo", "check-config", "--version"] {
+            #expect(result.standardOutput.contains(command), "\(command) missing from --help")
+        }
+        #expect(result.standardError == "")
+    }
+
+    /// Runs in a temporary working directory, so it also proves relative secret paths follow the config file.
+    @Test func exampleConfigChecksOK() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let result = try CLIBinary.run(["check-config", "--config", ConfigFixture.examplePath], in: directory)
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput == "config OK: \(ConfigFixture.examplePath)\n")
+        #expect(result.standardError == "")
+    }
+
+    @Test func brokenConfigNamesEveryBadPathAndExits78() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let config = try directory.write(
+            "config.json",
+            """
+            {
+              "publicURL": "https//auth.example.com",
+              "allowedRedirectURLs": ["https://app.example.com/done"],
+              "providers": {
+                "google.com": {"clientId": "c", "clientSecret": {"file": "missing-secret"}},
+                "oidc.corp": {"protocol": "saml", "issuer": "https://corp.example", "clientId": "c",
+                              "clientSecret": {"env": "CORP_SECRET"}}
+              }
+            }
+            """)
+        let result = try CLIBinary.run(
+            ["check-config", "--config", config], environment: ["CORP_SECRET": "corp-secret-value"], in: directory)
+        #expect(result.status == 78)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        for path in [
+            #"providers["google.com"].clientSecret.file: "#, #"providers["oidc.corp"].protocol: "#, "publicURL: ",
+        ] {
+            #expect(lines.contains { $0.hasPrefix(path) }, "no line for \(path) in \(lines)")
+        }
+        #expect(lines.count == 3)
+        #expect(!result.standardOutput.contains("corp-secret-value"))
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(result.standardError.hasPrefix("auth-handler: config '\(config)' has 3 problems"))
+    }
+
+    @Test func missingConfigFileExits78WithOneLine() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let missing = (directory.path as NSString).appendingPathComponent("absent.json")
+        for (arguments, environment) in [
+            (["check-config", "--config", missing], [:]),
+            (["check-config"], ["AUTH_HANDLER_CONFIG": missing]),
+        ] {
+            let result = try CLIBinary.run(arguments, environment: environment, in: directory)
+            #expect(result.status == 78)
+            #expect(result.standardOutput == "")
+            #expect(
+                result.standardError
+                    == "auth-handler: config file '\(missing)' does not exist; pass --config FILE or set AUTH_HANDLER_CONFIG\n"
+            )
+        }
+    }
+
+    @Test func badOptionExits64WithOneLine() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let result = try CLIBinary.run(["--prot", "8080"], in: directory)
+        #expect(result.status == 64)
+        #expect(result.standardOutput == "")
+        #expect(
+            result.standardError
+                == "auth-handler: unknown option '--prot' (did you mean '--port'?); see 'auth-handler --help'\n")
+    }
+
+    @Test func commandsNotYetBuiltExit64Honestly() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let result = try CLIBinary.run(["demo"], in: directory)
+        #expect(result.status == 64)
+        #expect(result.standardError == "auth-handler: 'demo' is not available in this build yet\n")
+    }
+}
