@@ -9,7 +9,11 @@ public enum Base64 {
 
     /// Decodes standard base64 (padding required); nil when the input is not base64.
     public static func decode(_ string: String) -> [UInt8]? {
-        Data(base64Encoded: string).map { [UInt8]($0) }
+        let utf8 = Array(string.utf8)
+        guard utf8.count % 4 == 0, isWellFormed(utf8, extraAlphabet: (UInt8(ascii: "+"), UInt8(ascii: "/"))) else {
+            return nil
+        }
+        return Data(base64Encoded: Data(utf8)).map { [UInt8]($0) }
     }
 
     /// base64url without `=` padding.
@@ -29,19 +33,37 @@ public enum Base64 {
     /// Decodes base64url with or without padding; nil when the input has characters outside the
     /// base64url alphabet (a `+` or `/` is refused, as RFC 7515 §2 requires).
     public static func urlDecode(_ string: String) -> [UInt8]? {
-        var utf8: [UInt8] = []
-        utf8.reserveCapacity(string.utf8.count + 3)
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "-"): utf8.append(UInt8(ascii: "+"))
-            case UInt8(ascii: "_"): utf8.append(UInt8(ascii: "/"))
-            case UInt8(ascii: "+"), UInt8(ascii: "/"): return nil
-            default: utf8.append(byte)
-            }
-        }
+        var utf8 = Array(string.utf8)
+        guard isWellFormed(utf8, extraAlphabet: (UInt8(ascii: "-"), UInt8(ascii: "_"))) else { return nil }
         while utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
         if utf8.count % 4 == 1 { return nil }
+        for index in utf8.indices {
+            switch utf8[index] {
+            case UInt8(ascii: "-"): utf8[index] = UInt8(ascii: "+")
+            case UInt8(ascii: "_"): utf8[index] = UInt8(ascii: "/")
+            default: break
+            }
+        }
         while utf8.count % 4 != 0 { utf8.append(UInt8(ascii: "=")) }
         return Data(base64Encoded: Data(utf8)).map { [UInt8]($0) }
+    }
+
+    /// True when `utf8` is alphabet characters followed by at most two `=`.
+    ///
+    /// corelibs-foundation's `Data(base64Encoded:)` accepts `=` in the middle (`"Zg=a"` decodes), so
+    /// the shape is checked here before it sees the input.
+    private static func isWellFormed(_ utf8: [UInt8], extraAlphabet: (UInt8, UInt8)) -> Bool {
+        let body = utf8.prefix { $0 != UInt8(ascii: "=") }
+        let padding = utf8.count - body.count
+        guard padding <= 2, utf8.suffix(padding).allSatisfy({ $0 == UInt8(ascii: "=") }) else { return false }
+        return body.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                byte == extraAlphabet.0 || byte == extraAlphabet.1
+            }
+        }
     }
 }

@@ -23,7 +23,8 @@ public struct CryptoError: Error, CustomStringConvertible, Sendable, Equatable {
             messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         return CryptoError(
-            operation: operation, detail: messages.isEmpty ? "OpenSSL reported no error" : messages.joined(separator: "; "))
+            operation: operation,
+            detail: messages.isEmpty ? "OpenSSL reported no error" : messages.joined(separator: "; "))
     }
 
     public var description: String { "\(operation) failed: \(detail)" }

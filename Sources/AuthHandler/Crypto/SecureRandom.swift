@@ -4,6 +4,9 @@ import COpenSSL
 public enum SecureRandom {
     /// `count` random bytes; throws if the generator is not seeded (never silently weak).
     public static func bytes(_ count: Int) throws(CryptoError) -> [UInt8] {
+        guard count >= 0, count <= Int(Int32.max) else {
+            throw CryptoError(operation: "RAND_bytes", detail: "cannot draw \(count) bytes")
+        }
         var output = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return output }
         let ok = output.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32(count)) }
