@@ -19,3 +19,15 @@ CURLcode shim_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t
 CURLcode shim_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+CURLcode shim_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list) {
+    return curl_easy_setopt(handle, option, list);
+}
+
+CURLcode shim_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}

@@ -7,4 +7,10 @@ CURLcode shim_curl_easy_setopt_string(CURL *handle, CURLoption option, const cha
 CURLcode shim_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode shim_curl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
 CURLcode shim_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+/// curl_easy_setopt for a `struct curl_slist *` (CURLOPT_HTTPHEADER and friends).
+CURLcode shim_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list);
+/// curl_easy_setopt for a data callback (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION).
+CURLcode shim_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback callback);
+/// curl_multi_setopt for a long value.
+CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 #endif

@@ -1,0 +1,41 @@
+/// An outbound HTTP request.
+public struct HTTPRequest: Sendable {
+    /// The method, e.g. `"GET"` or `"POST"`.
+    public var method: String
+    /// An absolute `http` or `https` URL.
+    public var url: String
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The limit for the whole exchange, connecting included.
+    public var timeout: Duration
+
+    public init(
+        method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+        timeout: Duration = .seconds(30)
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// A response to an `HTTPRequest` (any status; only transport failures throw).
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The seam for outbound HTTP: production uses `HTTPClient`, tests inject fakes.
+public protocol HTTPFetching: Sendable {
+    /// Performs `request`; throws `HTTPClientError` on transport failure, `CancellationError` when cancelled.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}

@@ -1,0 +1,306 @@
+import CMicroHTTPD
+import CShims
+import Synchronization
+
+/// An async request handler: it may suspend as long as it likes without holding an MHD thread.
+public typealias HTTPServerHandler = @Sendable (ServerRequest) async -> ServerResponse
+
+/// The object behind MHD's callback context pointer: turns MHD callbacks into Swift handler tasks.
+///
+/// `@unchecked Sendable`: its stored properties are immutable, atomics, or behind `registry`'s mutex; MHD calls
+/// it from its worker threads and handler tasks call it from the Swift pool.
+final class HTTPListenerCore: @unchecked Sendable {
+    /// Handler tasks whose MHD connection is suspended, keyed by their request context.
+    private struct Registry {
+        var suspended: [ObjectIdentifier: HTTPRequestContext] = [:]
+        var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
+        /// Set once stopping gives up on in-flight work: nothing may be suspended any more.
+        var closed = false
+    }
+
+    let handler: HTTPServerHandler
+    let configuration: HTTPServerConfiguration
+    private let registry = Mutex(Registry())
+    /// Requests between MHD's URI-log callback and its completion callback.
+    let liveRequests = Atomic<Int>(0)
+    /// Whether responses should carry `Connection: close` because the server is stopping.
+    let draining = Atomic<Bool>(false)
+
+    init(handler: @escaping HTTPServerHandler, configuration: HTTPServerConfiguration) {
+        self.handler = handler
+        self.configuration = configuration
+    }
+
+    var suspendedCount: Int { registry.withLock { $0.suspended.count } }
+
+    // MARK: MHD callbacks (on MHD worker threads)
+
+    /// MHD_OPTION_URI_LOG_CALLBACK: the first callback of every request, with the raw request target.
+    ///
+    /// Why here: MHD unescapes the path and splits off the query before the access handler sees it; this is
+    /// the only place the raw query string is available. The context returned becomes `*req_cls`.
+    func requestStarted(uri: UnsafePointer<CChar>?, connection: OpaquePointer) -> UnsafeMutableRawPointer {
+        let rawURI = uri.flatMap { String(validatingCString: $0) }
+        let context = HTTPRequestContext(rawURI: rawURI, connection: connection)
+        liveRequests.add(1, ordering: .relaxed)
+        return Unmanaged.passRetained(context).toOpaque()
+    }
+
+    /// MHD_OPTION_NOTIFY_COMPLETED: releases the context retained in `requestStarted`.
+    func requestCompleted(_ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let raw = requestContext.pointee else { return }
+        requestContext.pointee = nil
+        Unmanaged<HTTPRequestContext>.fromOpaque(raw).release()
+        liveRequests.subtract(1, ordering: .relaxed)
+    }
+
+    /// The MHD access handler, called several times per request (headers, each body chunk, final, resumed).
+    func access(
+        connection: OpaquePointer, method: UnsafePointer<CChar>, uploadSize: UnsafeMutablePointer<Int>,
+        uploadData: UnsafePointer<CChar>?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let raw = requestContext.pointee else { return shim_mhd_no }
+        let context = Unmanaged<HTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
+        switch context.stage {
+        case .headers:
+            // Why not answer now: queuing on the first call makes MHD close the connection afterwards
+            // (FIELD-NOTES, keep-alive). Only refusals of a request with a body are queued early.
+            context.stage = .body
+            context.headers = Self.headers(of: connection)
+            let methodText = String(cString: method)
+            if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
+                return reject(context, .text("Request header fields too large\n", status: 431))
+            }
+            if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes
+            {
+                return reject(context, .text("Request body too large\n", status: 413))
+            }
+            return shim_mhd_yes
+        case .body:
+            let size = uploadSize.pointee
+            if size > 0 {
+                uploadSize.pointee = 0
+                if context.pendingRejection != nil {
+                    context.discardedBytes += size
+                    // Draining a refused body keeps the connection usable; past this, close it instead.
+                    return context.discardedBytes > 4 * configuration.maxBodyBytes ? shim_mhd_no : shim_mhd_yes
+                }
+                guard context.body.count + size <= configuration.maxBodyBytes, let uploadData else {
+                    context.body = []
+                    return reject(context, .text("Request body too large\n", status: 413))
+                }
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                    context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                }
+                return shim_mhd_yes
+            }
+            if let rejection = context.pendingRejection {
+                context.stage = .answered
+                return queue(rejection, on: connection)
+            }
+            switch makeRequest(method: String(cString: method), context: context) {
+            case .request(let request):
+                return run(request, context: context)
+            case .refused(let refusal):
+                context.stage = .answered
+                return queue(refusal, on: connection)
+            }
+        case .suspended:
+            let response: ServerResponse =
+                context.outcome.withLock { outcome in
+                    switch outcome {
+                    case .finished(let response), .abandoned(let response): response
+                    case .running: nil
+                    }
+                } ?? .text("Internal Server Error\n", status: 500)
+            context.stage = .answered
+            return queue(response, on: connection)
+        case .answered:
+            uploadSize.pointee = 0
+            return shim_mhd_yes
+        }
+    }
+
+    // MARK: Handler tasks
+
+    /// Suspends the connection and runs the handler as a task that resumes it when done.
+    private func run(_ request: ServerRequest, context: HTTPRequestContext) -> MHD_Result {
+        let key = ObjectIdentifier(context)
+        let admitted = registry.withLock { registry in
+            guard !registry.closed else { return false }
+            registry.suspended[key] = context
+            return true
+        }
+        guard admitted else {
+            context.stage = .answered
+            return queue(.text("Service Unavailable: shutting down\n", status: 503), on: context.connection)
+        }
+        context.stage = .suspended
+        MHD_suspend_connection(context.connection)
+        let handler = self.handler
+        let task = Task {
+            let response = await handler(request)
+            self.finish(context, outcome: .finished(response))
+        }
+        registry.withLock { registry in
+            if registry.suspended[key] != nil { registry.tasks[key] = task }
+        }
+        return shim_mhd_yes
+    }
+
+    /// Records the outcome and resumes the connection, unless another party already did.
+    private func finish(_ context: HTTPRequestContext, outcome: HTTPRequestContext.Outcome) {
+        guard context.settle(outcome) else { return }
+        MHD_resume_connection(context.connection)
+        // Removed only after MHD_resume_connection returned, so an empty registry means no resume is running.
+        registry.withLock { registry in
+            registry.suspended[ObjectIdentifier(context)] = nil
+            registry.tasks[ObjectIdentifier(context)] = nil
+        }
+    }
+
+    /// Refuses new suspensions, then answers 503 to every suspended request and cancels its handler.
+    ///
+    /// Why: MHD_stop_daemon panics when a connection is still suspended (libmicrohttpd daemon.c,
+    /// "MHD_stop_daemon() called while we have suspended connections").
+    func abandonSuspendedRequests() {
+        let (contexts, tasks) = registry.withLock { registry in
+            registry.closed = true
+            return (registry.suspended, registry.tasks)
+        }
+        for (key, context) in contexts {
+            let unavailable = ServerResponse.text("Service Unavailable: shutting down\n", status: 503)
+            guard context.settle(.abandoned(unavailable)) else { continue }
+            tasks[key]?.cancel()
+            MHD_resume_connection(context.connection)
+            registry.withLock { registry in
+                registry.suspended[key] = nil
+                registry.tasks[key] = nil
+            }
+        }
+    }
+
+    // MARK: Building requests and responses
+
+    /// Refuses a request: queued at once when body bytes are pending (MHD then skips them and closes),
+    /// otherwise on the final call so the connection stays alive.
+    private func reject(_ context: HTTPRequestContext, _ response: ServerResponse) -> MHD_Result {
+        if context.headers["Content-Length"].map({ $0 != "0" }) ?? (context.headers["Transfer-Encoding"] != nil) {
+            if queue(response, on: context.connection) == shim_mhd_yes {
+                context.stage = .answered
+                return shim_mhd_yes
+            }
+            // Why the fallback: MHD 0.9.75 accepts a response only before the body is read or after all of
+            // it (MHD_queue_response checks the connection state); mid-body, discard the rest and answer then.
+        }
+        context.pendingRejection = response
+        return shim_mhd_yes
+    }
+
+    /// A parsed request, or the response refusing it.
+    private enum Parsed {
+        case request(ServerRequest)
+        case refused(ServerResponse)
+    }
+
+    private func makeRequest(method: String, context: HTTPRequestContext) -> Parsed {
+        guard let rawURI = context.rawURI else {
+            return .refused(.text("Bad Request: the request target is not valid UTF-8\n", status: 400))
+        }
+        let path: Substring
+        let rawQuery: Substring
+        if let question = rawURI.firstIndex(of: "?") {
+            path = rawURI[..<question]
+            rawQuery = rawURI[rawURI.index(after: question)...]
+        } else {
+            path = rawURI[...]
+            rawQuery = ""
+        }
+        let queryItems: [URLFormField]
+        do {
+            queryItems = try FormURLEncoding.decode(String(rawQuery))
+        } catch {
+            return .refused(.text("Bad Request: query string: \(error)\n", status: 400))
+        }
+        var formFields: [URLFormField] = []
+        if ServerRequest.isFormURLEncoded(contentType: context.headers["Content-Type"]) {
+            do {
+                formFields = try FormURLEncoding.decode(bytes: context.body)
+            } catch {
+                return .refused(.text("Bad Request: form body: \(error)\n", status: 400))
+            }
+        }
+        let remote = shim_mhd_connection_client_address(context.connection).flatMap {
+            HTTPSocketAddress.describe(UnsafeRawPointer($0))?.description
+        }
+        return .request(
+            ServerRequest(
+                method: method, path: String(path), rawQuery: String(rawQuery), queryItems: queryItems,
+                headers: context.headers, body: context.body, formFields: formFields, remoteAddress: remote))
+    }
+
+    /// Bytes of the request line and header block as sent (`name: value\r\n` per field).
+    private func headerBytes(method: String, context: HTTPRequestContext) -> Int {
+        let requestLine = method.utf8.count + (context.rawURI?.utf8.count ?? 0) + " HTTP/1.1\r\n ".utf8.count
+        return context.headers.reduce(requestLine) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    }
+
+    /// The request's header fields in order, as MHD parsed them.
+    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        var fields: [HTTPHeaders.Field] = []
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values(
+                connection, .HEADER_KIND,
+                { cls, _, key, value in
+                    guard let cls, let key else { return shim_mhd_yes }
+                    let fields = cls.assumingMemoryBound(to: [HTTPHeaders.Field].self)
+                    fields.pointee.append(
+                        HTTPHeaders.Field(name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+                    return shim_mhd_yes
+                }, pointer)
+        }
+        return HTTPHeaders(fields)
+    }
+
+    /// Hands a response to MHD; an invalid header or status from a handler becomes a 500.
+    private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
+        var status = response.status
+        var built = makeMHDResponse(response)
+        if built == nil {
+            status = 500
+            built = makeMHDResponse(.text("Internal Server Error\n", status: 500))
+        }
+        guard let built else { return shim_mhd_no }
+        defer { MHD_destroy_response(built) }
+        return MHD_queue_response(connection, UInt32(status), built)
+    }
+
+    private func makeMHDResponse(_ response: ServerResponse) -> OpaquePointer? {
+        guard (100...999).contains(response.status) else { return nil }
+        let created = response.body.withUnsafeBytes { shim_mhd_create_response_copying($0.baseAddress, $0.count) }
+        guard let created else { return nil }
+        for field in response.headers {
+            // MHD computes these itself and refuses application-supplied copies.
+            let lowered = field.name.lowercased()
+            if lowered == "content-length" || lowered == "transfer-encoding" { continue }
+            // MHD 0.9.75 refuses an empty value (MHD_add_response_header returns MHD_NO); an empty field
+            // carries nothing, so it is left out rather than turning the response into a 500.
+            if field.value.isEmpty { continue }
+            // MHD does not check for line breaks itself; a CR or LF would let a handler inject header lines.
+            guard !field.name.isEmpty, !field.name.contains(":"), !field.name.contains(" "),
+                !HTTPHeaders.containsLineBreak(field.name), !HTTPHeaders.containsLineBreak(field.value)
+            else {
+                MHD_destroy_response(created)
+                return nil
+            }
+            if MHD_add_response_header(created, field.name, field.value) != shim_mhd_yes {
+                MHD_destroy_response(created)
+                return nil
+            }
+        }
+        if draining.load(ordering: .relaxed) {
+            _ = MHD_add_response_header(created, "Connection", "close")
+        }
+        return created
+    }
+}

@@ -1,0 +1,226 @@
+import CMicroHTTPD
+import CShims
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An HTTP/1.1 server on GNU libmicrohttpd that runs each request's handler as a Swift task.
+///
+/// The server binds each listen address itself and hands the socket to its own MHD daemon through
+/// `MHD_OPTION_LISTEN_SOCKET`. Why not let MHD bind: one code path serves configured addresses and sockets
+/// adopted from systemd, `getsockname` reports the real port of `:0`, IPv6 sockets get `IPV6_V6ONLY`, and a
+/// failing `bind` reports its own `errno` instead of MHD's generic NULL.
+///
+/// MHD threads only parse and write: a request's connection is suspended while its handler runs and resumed when
+/// the task returns, so a slow handler holds no thread. Call `stop(gracePeriod:)` for a graceful shutdown;
+/// `deinit` stops at once, answering 503 to requests still running.
+public final class HTTPServer: Sendable {
+    /// One MHD daemon and the listening socket it serves.
+    private struct Listener {
+        let daemon: OpaquePointer
+        let fd: Int32
+    }
+
+    private struct State {
+        var listeners: [Listener]
+        var core: Unmanaged<HTTPListenerCore>?
+        var stopping = false
+    }
+
+    /// Where the server listens, with the real port when port 0 was asked for; in the order given.
+    public let addresses: [HTTPListenAddress]
+    private let core: HTTPListenerCore
+    private let state: Mutex<State>
+
+    /// Binds `addresses` (`"127.0.0.1:0"`, `"[::1]:8080"`) and starts serving with `handler`.
+    public convenience init(
+        listeningOn addresses: [String], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        handler: @escaping HTTPServerHandler
+    ) throws(HTTPServerError) {
+        var parsed: [HTTPListenAddress] = []
+        for address in addresses { parsed.append(try HTTPListenAddress(address)) }
+        try self.init(listeningOn: parsed, configuration: configuration, handler: handler)
+    }
+
+    /// Binds `addresses` and starts serving with `handler`.
+    public convenience init(
+        listeningOn addresses: [HTTPListenAddress], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        handler: @escaping HTTPServerHandler
+    ) throws(HTTPServerError) {
+        guard !addresses.isEmpty else {
+            throw HTTPServerError(operation: "listen", subject: "[]", detail: "no listen address given")
+        }
+        var fds: [Int32] = []
+        do throws(HTTPServerError) {
+            for address in addresses {
+                fds.append(try HTTPListeningSocket.open(address, backlog: configuration.listenBacklog))
+            }
+        } catch {
+            for fd in fds { close(fd) }
+            throw error
+        }
+        try self.init(ownedSockets: fds, configuration: configuration, handler: handler)
+    }
+
+    /// Serves already bound, listening TCP sockets, e.g. from systemd socket activation (`LISTEN_FDS`).
+    ///
+    /// The server owns the descriptors from here on, failure included, and closes them when it stops.
+    public convenience init(
+        adoptingListeningSockets fds: [Int32], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        handler: @escaping HTTPServerHandler
+    ) throws(HTTPServerError) {
+        do throws(HTTPServerError) {
+            guard !fds.isEmpty else {
+                throw HTTPServerError(operation: "adopt", subject: "[]", detail: "no socket given")
+            }
+            for fd in fds {
+                var accepting: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 else {
+                    throw HTTPServerError.systemCall("getsockopt(SO_ACCEPTCONN)", subject: "fd \(fd)")
+                }
+                guard accepting != 0 else {
+                    throw HTTPServerError(
+                        operation: "adopt", subject: "fd \(fd)", detail: "the socket is not listening")
+                }
+                try HTTPListeningSocket.makeNonBlocking(fd, subject: "fd \(fd)")
+            }
+        } catch {
+            for fd in fds { close(fd) }
+            throw error
+        }
+        try self.init(ownedSockets: fds, configuration: configuration, handler: handler)
+    }
+
+    private init(
+        ownedSockets fds: [Int32], configuration: HTTPServerConfiguration, handler: @escaping HTTPServerHandler
+    ) throws(HTTPServerError) {
+        try? ProcessSetup.ensureInitialized()
+        let core = HTTPListenerCore(handler: handler, configuration: configuration)
+        // Retained for as long as any daemon may call back; released in `finishStop` after the last one stopped.
+        let retained = Unmanaged.passRetained(core)
+        var listeners: [Listener] = []
+        var addresses: [HTTPListenAddress] = []
+        do throws(HTTPServerError) {
+            for fd in fds {
+                addresses.append(try HTTPListeningSocket.boundAddress(of: fd))
+                let daemon = try Self.startDaemon(fd: fd, configuration: configuration, context: retained.toOpaque())
+                listeners.append(Listener(daemon: daemon, fd: fd))
+            }
+        } catch {
+            for listener in listeners { MHD_stop_daemon(listener.daemon) }
+            for fd in fds { close(fd) }
+            retained.release()
+            throw error
+        }
+        self.addresses = addresses
+        self.core = core
+        self.state = Mutex(State(listeners: listeners, core: retained))
+    }
+
+    deinit {
+        guard let listeners = beginStop() else { return }
+        core.abandonSuspendedRequests()
+        finishStop(listeners)
+    }
+
+    /// Stops gracefully: stops accepting, lets requests in flight finish for up to `gracePeriod`, then
+    /// answers 503 to any still running and closes everything. Later calls return at once.
+    public func stop(gracePeriod: Duration = .seconds(10)) async {
+        guard let listeners = beginStop() else { return }
+        await waitForRequestsToComplete(within: gracePeriod)
+        core.abandonSuspendedRequests()
+        // Give the 503s a moment to be written: MHD_stop_daemon closes connections without flushing them.
+        await waitForRequestsToComplete(within: .seconds(1))
+        finishStop(listeners)
+    }
+
+    /// The number of requests received and not yet completed (for tests and readiness).
+    var requestsInFlight: Int { core.liveRequests.load(ordering: .relaxed) }
+
+    private func waitForRequestsToComplete(within limit: Duration) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: limit)
+        while core.liveRequests.load(ordering: .relaxed) > 0, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Quiesces every daemon and shuts its socket so new connections are refused; nil when already stopping.
+    private func beginStop() -> [Listener]? {
+        let listeners = state.withLock { state -> [Listener]? in
+            guard !state.stopping else { return nil }
+            state.stopping = true
+            return state.listeners
+        }
+        guard let listeners else { return nil }
+        core.draining.store(true, ordering: .relaxed)
+        for listener in listeners {
+            // A quiesced socket is ours again: MHD will not close it, and its threads may still hold the
+            // descriptor until MHD_stop_daemon, so it is closed only then (microhttpd.h, MHD_quiesce_daemon).
+            if MHD_quiesce_daemon(listener.daemon) >= 0 {
+                // Why shutdown: the kernel would otherwise keep completing handshakes into the backlog of a
+                // socket nobody accepts from; on Linux, shutdown of a listening socket refuses them instead.
+                _ = shutdown(listener.fd, Int32(SHUT_RDWR))
+            }
+        }
+        return listeners
+    }
+
+    /// Stops the daemons once nothing is suspended, closes the sockets and releases the callback context.
+    private func finishStop(_ listeners: [Listener]) {
+        // Only handler tasks between settling and leaving the registry remain: a few instructions each.
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(2))
+        while core.suspendedCount > 0, clock.now < deadline { sched_yield() }
+        for listener in listeners {
+            MHD_stop_daemon(listener.daemon)
+            close(listener.fd)
+        }
+        state.withLock { state in
+            state.core?.release()
+            state.core = nil
+            state.listeners = []
+        }
+    }
+
+    private static func startDaemon(
+        fd: Int32, configuration: HTTPServerConfiguration, context: UnsafeMutableRawPointer
+    ) throws(HTTPServerError) -> OpaquePointer {
+        var options = shim_mhd_daemon_config()
+        options.flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+        options.listen_fd = fd
+        options.thread_pool_size = UInt32(clamping: configuration.threadPoolSize)
+        options.connection_limit = UInt32(clamping: configuration.connectionLimit)
+        options.connection_timeout_seconds = UInt32(clamping: configuration.connectionTimeoutSeconds)
+        // Why twice the header limit: the pool also holds MHD's read buffer and the response headers; the exact
+        // header limit is enforced by the access handler, this only bounds memory (MHD answers 431 beyond it).
+        options.connection_memory_limit = max(32 * 1024, 2 * configuration.maxHeaderBytes)
+        options.access_handler = { cls, connection, _, method, _, uploadData, uploadSize, requestContext in
+            guard let cls, let connection, let method, let uploadSize, let requestContext else { return shim_mhd_no }
+            return Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().access(
+                connection: connection, method: method, uploadSize: uploadSize, uploadData: uploadData,
+                requestContext: requestContext)
+        }
+        options.access_handler_context = context
+        options.uri_log = { cls, uri, connection in
+            guard let cls, let connection else { return nil }
+            return Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().requestStarted(
+                uri: uri, connection: connection)
+        }
+        options.uri_log_context = context
+        options.request_completed = { cls, _, requestContext, _ in
+            guard let cls, let requestContext else { return }
+            Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(requestContext)
+        }
+        options.request_completed_context = context
+        guard let daemon = shim_mhd_start_daemon(&options) else {
+            // MHD_start_daemon reports no reason; errno is usually left by the failing call inside it.
+            throw .systemCall("MHD_start_daemon", subject: "fd \(fd)")
+        }
+        return daemon
+    }
+}

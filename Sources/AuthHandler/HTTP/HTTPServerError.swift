@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Why `HTTPServer` could not start: the call that failed, the address involved and `errno` when there is one.
+public struct HTTPServerError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The failing call or step, e.g. `"bind"` or `"MHD_start_daemon"`.
+    public let operation: String
+    /// The listen address or socket involved, e.g. `"127.0.0.1:8080"` or `"fd 3"`.
+    public let subject: String
+    /// `errno` after a failed system call, else nil.
+    public let errorNumber: Int32?
+    /// A plain explanation.
+    public let detail: String
+
+    public init(operation: String, subject: String, errorNumber: Int32? = nil, detail: String) {
+        self.operation = operation
+        self.subject = subject
+        self.errorNumber = errorNumber
+        self.detail = detail
+    }
+
+    /// An error for a failed system call, reading `errno` now.
+    static func systemCall(_ operation: String, subject: String) -> HTTPServerError {
+        let number = errno
+        return HTTPServerError(
+            operation: operation, subject: subject, errorNumber: number, detail: String(cString: strerror(number)))
+    }
+
+    public var description: String {
+        if let errorNumber {
+            return "\(operation) \(subject) failed: \(detail) (errno \(errorNumber))"
+        }
+        return "\(operation) \(subject) failed: \(detail)"
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import Testing
+
+@testable import AuthHandler
+
+/// Echoes the parsed request as text, one `key=value` line per property.
+private let echoHandler: HTTPServerHandler = { request in
+    var lines = [
+        "method=\(request.method)", "path=\(request.path)", "rawQuery=\(request.rawQuery)",
+        "remote=\(request.remoteAddress ?? "-")", "bodyBytes=\(request.body.count)",
+        "xtest=\(request.headers["x-TEST"] ?? "-")",
+    ]
+    lines += request.queryItems.map { "query:\($0.name)=\($0.value)" }
+    lines += request.formFields.map { "form:\($0.name)=\($0.value)" }
+    return .text(lines.joined(separator: "\n"))
+}
+
+struct HTTPServerTests {
+    @Test func servesOnIPv4AndIPv6EphemeralPortsAndReportsRealPorts() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0", "[::1]:0"], handler: echoHandler)
+        let client = try HTTPClient()
+        #expect(server.addresses.count == 2)
+        #expect(server.addresses.allSatisfy { $0.port != 0 })
+        #expect(server.addresses[0].description == "127.0.0.1:\(server.addresses[0].port)")
+        #expect(server.addresses[1].description == "[::1]:\(server.addresses[1].port)")
+        for address in server.addresses {
+            let response = try await client.send(HTTPRequest(url: "http://\(address)/hello"))
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("path=/hello"))
+        }
+        await server.stop()
+    }
+
+    @Test func parsesMethodPathQueryHeadersFormBodyAndRemoteAddress() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let client = try HTTPClient()
+        let response = try await client.send(
+            HTTPRequest(
+                method: "POST", url: "\(server.baseURL)/__/auth/handler?providerId=x&a=b+c&a=%E2%9C%93",
+                headers: ["Content-Type": "application/x-www-form-urlencoded; charset=UTF-8", "X-Test": "yes"],
+                body: Array("state=s1&code=c%2F2".utf8)))
+        let text = String(decoding: response.body, as: UTF8.self)
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "text/plain; charset=utf-8")
+        #expect(text.contains("method=POST"))
+        #expect(text.contains("path=/__/auth/handler\n"))
+        #expect(text.contains("rawQuery=providerId=x&a=b+c&a=%E2%9C%93"))
+        #expect(text.contains("query:providerId=x\nquery:a=b c\nquery:a=✓"))
+        #expect(text.contains("form:state=s1\nform:code=c/2"))
+        #expect(text.contains("xtest=yes"))
+        #expect(text.contains("remote=127.0.0.1:"))
+        await server.stop()
+        #expect(server.requestsInFlight == 0)
+    }
+
+    @Test func answersBadRequestToAnUndecodableQuery() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let client = try HTTPClient()
+        let response = try await client.send(HTTPRequest(url: "\(server.baseURL)/x?a=%ZZ"))
+        #expect(response.status == 400)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("'%' must be followed by two hexadecimal"))
+        await server.stop()
+    }
+
+    @Test func responseConveniencesSetTypeAndLocation() async throws {
+        struct Payload: Encodable { let ok: Bool }
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { request in
+            switch request.path {
+            case "/json": (try? ServerResponse.json(Payload(ok: true))) ?? .text("encoding failed", status: 500)
+            case "/html": .html("<p>hi</p>", status: 201)
+            default: .redirect(to: "https://app.example.com/done?code=1", status: 303)
+            }
+        }
+        let client = try HTTPClient()
+        let json = try await client.send(HTTPRequest(url: "\(server.baseURL)/json"))
+        #expect(json.headers["Content-Type"] == "application/json")
+        #expect(String(decoding: json.body, as: UTF8.self) == #"{"ok":true}"#)
+        let html = try await client.send(HTTPRequest(url: "\(server.baseURL)/html"))
+        #expect(html.status == 201)
+        #expect(html.headers["content-type"] == "text/html; charset=utf-8")
+        // The client never follows redirects: the 303 itself comes back.
+        let redirect = try await client.send(HTTPRequest(url: "\(server.baseURL)/go"))
+        #expect(redirect.status == 303)
+        #expect(redirect.headers["location"] == "https://app.example.com/done?code=1")
+        await server.stop()
+    }
+
+    @Test func dropsEmptyResponseHeadersAndAnswers500ToInvalidOnes() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { request in
+            request.path == "/empty"
+                ? ServerResponse(headers: ["X-Empty": "", "X-Kept": "1"], body: Array("ok".utf8))
+                : ServerResponse(headers: ["X-Bad": "a\r\nSet-Cookie: injected=1"])
+        }
+        let client = try HTTPClient()
+        let empty = try await client.send(HTTPRequest(url: "\(server.baseURL)/empty"))
+        #expect(empty.status == 200)
+        #expect(empty.headers["x-kept"] == "1")
+        #expect(empty.headers["x-empty"] == nil)
+        let injected = try await client.send(HTTPRequest(url: "\(server.baseURL)/bad"))
+        #expect(injected.status == 500)
+        #expect(injected.headers["set-cookie"] == nil)
+        await server.stop()
+    }
+
+    @Test func adoptsAnAlreadyListeningSocket() async throws {
+        let fd = try HTTPListeningSocket.open(HTTPListenAddress("127.0.0.1:0"), backlog: 16)
+        let port = try HTTPListeningSocket.boundAddress(of: fd).port
+        let server = try HTTPServer(adoptingListeningSockets: [fd], handler: echoHandler)
+        #expect(server.addresses == [try HTTPListenAddress(host: "127.0.0.1", port: port)])
+        let response = try await HTTPClient().send(HTTPRequest(url: "http://127.0.0.1:\(port)/adopted"))
+        #expect(response.status == 200)
+        await server.stop()
+        // The server owned the descriptor and closed it.
+        #expect(fcntl(fd, F_GETFD) == -1)
+    }
+
+    @Test func refusesToAdoptASocketThatIsNotListening() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(throws: HTTPServerError.self) {
+            _ = try HTTPServer(adoptingListeningSockets: [fd], handler: echoHandler)
+        }
+    }
+
+    @Test func reportsBindFailuresWithErrno() throws {
+        let first = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        do {
+            _ = try HTTPServer(listeningOn: ["127.0.0.1:\(first.firstPort)"], handler: echoHandler)
+            Issue.record("binding a port in use succeeded")
+        } catch {
+            #expect(error.operation == "bind")
+            #expect(error.errorNumber == EADDRINUSE)
+            #expect(error.description.contains("127.0.0.1:\(first.firstPort)"))
+        }
+        #expect(throws: HTTPServerError.self) { try HTTPListenAddress("localhost:80") }
+    }
+
+    @Test func keepsTheConnectionAliveAcrossRequests() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let port = server.firstPort
+        let (first, second) = await httpTestOffPool { () -> (HTTPRawResponse?, HTTPRawResponse?) in
+            guard let connection = HTTPRawConnection(port: port) else { return (nil, nil) }
+            connection.write("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
+            let first = connection.readResponse()
+            connection.write("GET /two HTTP/1.1\r\nHost: x\r\n\r\n")
+            return (first, connection.readResponse())
+        }
+        #expect(first?.status == 200)
+        #expect(first?.head.lowercased().contains("connection: close") == false)
+        #expect(second?.status == 200)
+        #expect(second?.body.contains("path=/two") == true)
+        await server.stop()
+    }
+
+    @Test func answers413ToAnAnnouncedOversizeBodyWithoutReadingItAndKeepsServing() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let port = server.firstPort
+        let response = await httpTestOffPool {
+            // Only the head is sent: a 413 proves the server answered without waiting for 100,000 bytes.
+            let connection = HTTPRawConnection(port: port)
+            connection?.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+            return connection?.readResponse()
+        }
+        #expect(response?.status == 413)
+        let next = try await HTTPClient().send(HTTPRequest(url: "\(server.baseURL)/after"))
+        #expect(next.status == 200)
+        await server.stop()
+    }
+
+    @Test func answers413ToAChunkedBodyThatGrowsPastTheLimit() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let port = server.firstPort
+        let response = await httpTestOffPool {
+            let connection = HTTPRawConnection(port: port)
+            connection?.write("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = String(repeating: "a", count: 16 * 1024)
+            for _ in 0..<5 { connection?.write("4000\r\n\(chunk)\r\n") }
+            connection?.write("0\r\n\r\n")
+            return connection?.readResponse()
+        }
+        #expect(response?.status == 413)
+        let next = try await HTTPClient().send(HTTPRequest(url: "\(server.baseURL)/after"))
+        #expect(next.status == 200)
+        await server.stop()
+        #expect(server.requestsInFlight == 0)
+    }
+
+    @Test func acceptsABodyAtTheLimit() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let response = try await HTTPClient().send(
+            HTTPRequest(method: "PUT", url: "\(server.baseURL)/", body: [UInt8](repeating: 7, count: 64 * 1024)))
+        #expect(String(decoding: response.body, as: UTF8.self).contains("bodyBytes=65536"))
+        await server.stop()
+    }
+
+    @Test func refusesOversizeHeadersAndKeepsServing() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let port = server.firstPort
+        let (justOver, far) = await httpTestOffPool { () -> (HTTPRawResponse?, HTTPRawResponse?) in
+            let justOver = HTTPRawConnection(port: port)
+            justOver?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 17 * 1024))\r\n\r\n")
+            let far = HTTPRawConnection(port: port)
+            far?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 100 * 1024))\r\n\r\n")
+            return (justOver?.readResponse(), far?.readResponse())
+        }
+        #expect(justOver?.status == 431)
+        // Past MHD's connection memory pool, MHD itself refuses (431) or drops the connection.
+        #expect(far == nil || far?.status == 431)
+        let client = try HTTPClient()
+        let fits = try await client.send(
+            HTTPRequest(url: "\(server.baseURL)/", headers: ["X-Big": String(repeating: "c", count: 15 * 1024)]))
+        #expect(fits.status == 200)
+        await server.stop()
+        #expect(server.requestsInFlight == 0)
+    }
+
+    @Test func aSlowHandlerDoesNotBlockAFastOne() async throws {
+        let slowStarted = HTTPTestGate()
+        let releaseSlow = HTTPTestGate()
+        let server = try HTTPServer(
+            listeningOn: ["127.0.0.1:0"], configuration: HTTPServerConfiguration(threadPoolSize: 1)
+        ) { request in
+            if request.path == "/slow" {
+                slowStarted.open()
+                await releaseSlow.wait()
+            }
+            return .text(request.path)
+        }
+        let client = try HTTPClient()
+        let slow = Task { try await client.send(HTTPRequest(url: "\(server.baseURL)/slow")) }
+        await slowStarted.wait()
+        // With one MHD thread, this only succeeds because the slow request's connection is suspended.
+        let fast = try await client.send(HTTPRequest(url: "\(server.baseURL)/fast", timeout: .seconds(5)))
+        #expect(String(decoding: fast.body, as: UTF8.self) == "/fast")
+        releaseSlow.open()
+        #expect(String(decoding: try await slow.value.body, as: UTF8.self) == "/slow")
+        await server.stop()
+    }
+
+    @Test func gracefulStopLetsAnInFlightRequestFinishAndStopsAccepting() async throws {
+        let started = HTTPTestGate()
+        let release = HTTPTestGate()
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
+            started.open()
+            await release.wait()
+            return .text("finished")
+        }
+        let port = server.firstPort
+        let client = try HTTPClient()
+        let inFlight = Task { try await client.send(HTTPRequest(url: "\(server.baseURL)/work")) }
+        await started.wait()
+        let stopping = Task { await server.stop(gracePeriod: .seconds(10)) }
+        // Wait until stop has quiesced the listener: new connections are refused from then on.
+        let refused = await httpTestOffPool {
+            for _ in 0..<5000 {
+                guard let probe = HTTPRawConnection(port: port) else { return true }
+                _ = probe
+                usleep(1000)
+            }
+            return false
+        }
+        #expect(refused)
+        release.open()
+        let response = try await inFlight.value
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == "finished")
+        #expect(response.headers["connection"]?.lowercased() == "close")
+        await stopping.value
+        #expect(server.requestsInFlight == 0)
+    }
+
+    @Test func stopAnswers503ToAHandlerThatOutlivesTheGracePeriod() async throws {
+        let started = HTTPTestGate()
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
+            started.open()
+            try? await Task.sleep(for: .seconds(60))
+            return .text("too late")
+        }
+        let client = try HTTPClient()
+        let inFlight = Task { try await client.send(HTTPRequest(url: "\(server.baseURL)/stuck")) }
+        await started.wait()
+        let clock = ContinuousClock()
+        let elapsed = await clock.measure { await server.stop(gracePeriod: .milliseconds(100)) }
+        #expect(elapsed < .seconds(5))
+        #expect(try await inFlight.value.status == 503)
+    }
+
+    @Test func releasingTheServerStopsIt() async throws {
+        var server: HTTPServer? = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
+        let port = server?.firstPort ?? 0
+        server = nil
+        let connected = await httpTestOffPool { HTTPRawConnection(port: port) != nil }
+        #expect(!connected)
+    }
+
+    @Test func headerLookupIgnoresCase() {
+        var headers: HTTPHeaders = ["Content-Type": "text/plain", "Set-Cookie": "a=1"]
+        headers.add(name: "set-cookie", value: "b=2")
+        #expect(headers["content-type"] == "text/plain")
+        #expect(headers.values(for: "SET-COOKIE") == ["a=1", "b=2"])
+        headers.set(name: "CONTENT-TYPE", value: "text/html")
+        #expect(headers.values(for: "Content-Type") == ["text/html"])
+        #expect(headers["missing"] == nil)
+    }
+}
