@@ -45,6 +45,11 @@ let package = Package(
             name: "auth-handler",
             dependencies: ["AuthHandler", "FakeIdP"]
         ),
+        .executableTarget(
+            name: "auth-handler-bench",
+            dependencies: ["AuthHandler"],
+            path: "bench/Sources/auth-handler-bench"
+        ),
         .testTarget(
             name: "AuthHandlerTests",
             dependencies: ["AuthHandler"]

@@ -1,0 +1,155 @@
+import Foundation
+
+/// The fake IdP's clients, users and rules; every key is optional in JSON and defaults as CONTRACT §4 says.
+public struct FakeIdPConfiguration: Codable, Sendable {
+    /// An OAuth 1.0a consumer (Twitter "API key" and "API secret").
+    public struct OAuth1Consumer: Codable, Sendable, Hashable {
+        public var key: String
+        public var secret: String
+        public init(key: String, secret: String) {
+            self.key = key
+            self.secret = secret
+        }
+    }
+
+    /// An OAuth 2 client; `secret == nil` is a public client, for which PKCE is mandatory.
+    public struct OAuth2Client: Codable, Sendable, Hashable {
+        public var id: String
+        public var secret: String?
+        public init(id: String, secret: String?) {
+            self.id = id
+            self.secret = secret
+        }
+    }
+
+    public var oauth1Consumers: [OAuth1Consumer]
+    public var oauth2Clients: [OAuth2Client]
+    public var users: [FakeUser]
+    /// Exact redirect URIs (OAuth 2 `redirect_uri` and OAuth 1.0a `oauth_callback`) accepted; when
+    /// nil, any `http://127.0.0.1:PORT/__/auth/handler` or `http://[::1]:PORT/__/auth/handler` is.
+    public var redirectURIs: [String]?
+    /// Whether `login_hint` / `screen_name` naming a configured user skips the login page.
+    public var autoApprove: Bool
+    /// Lifetime of an OAuth 2 authorization code.
+    public var codeLifetimeSeconds: Int
+    /// Lifetime of an OAuth 1.0a request token.
+    public var requestTokenLifetimeSeconds: Int
+    /// Lifetime of access tokens and ID tokens.
+    public var accessTokenLifetimeSeconds: Int
+    /// Allowed distance between an OAuth 1.0a `oauth_timestamp` and the fake IdP's clock.
+    public var timestampWindowSeconds: Int
+    /// The API key the fake Identity Toolkit backend requires (`?key=`); nil accepts any non-empty key.
+    public var backendAPIKey: String?
+
+    public init(
+        oauth1Consumers: [OAuth1Consumer] = [OAuth1Consumer(key: "fake-consumer-key", secret: "fake-consumer-secret")],
+        oauth2Clients: [OAuth2Client] = [
+            OAuth2Client(id: "fake-client-id", secret: "fake-client-secret"),
+            OAuth2Client(id: "fake-public-client", secret: nil),
+        ],
+        users: [FakeUser] = FakeUser.defaults,
+        redirectURIs: [String]? = nil,
+        autoApprove: Bool = true,
+        codeLifetimeSeconds: Int = 60,
+        requestTokenLifetimeSeconds: Int = 300,
+        accessTokenLifetimeSeconds: Int = 3600,
+        timestampWindowSeconds: Int = 300,
+        backendAPIKey: String? = nil
+    ) {
+        self.oauth1Consumers = oauth1Consumers
+        self.oauth2Clients = oauth2Clients
+        self.users = users
+        self.redirectURIs = redirectURIs
+        self.autoApprove = autoApprove
+        self.codeLifetimeSeconds = codeLifetimeSeconds
+        self.requestTokenLifetimeSeconds = requestTokenLifetimeSeconds
+        self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
+        self.timestampWindowSeconds = timestampWindowSeconds
+        self.backendAPIKey = backendAPIKey
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case oauth1Consumers, oauth2Clients, users, redirectURIs, autoApprove, codeLifetimeSeconds
+        case requestTokenLifetimeSeconds, accessTokenLifetimeSeconds, timestampWindowSeconds, backendAPIKey
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = FakeIdPConfiguration()
+        oauth1Consumers =
+            try container.decodeIfPresent([OAuth1Consumer].self, forKey: .oauth1Consumers) ?? defaults.oauth1Consumers
+        oauth2Clients =
+            try container.decodeIfPresent([OAuth2Client].self, forKey: .oauth2Clients) ?? defaults.oauth2Clients
+        users = try container.decodeIfPresent([FakeUser].self, forKey: .users) ?? defaults.users
+        redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs)
+        autoApprove = try container.decodeIfPresent(Bool.self, forKey: .autoApprove) ?? defaults.autoApprove
+        codeLifetimeSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .codeLifetimeSeconds) ?? defaults.codeLifetimeSeconds
+        requestTokenLifetimeSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .requestTokenLifetimeSeconds)
+            ?? defaults.requestTokenLifetimeSeconds
+        accessTokenLifetimeSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .accessTokenLifetimeSeconds)
+            ?? defaults.accessTokenLifetimeSeconds
+        timestampWindowSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .timestampWindowSeconds) ?? defaults.timestampWindowSeconds
+        backendAPIKey = try container.decodeIfPresent(String.self, forKey: .backendAPIKey)
+    }
+
+    /// Reads a JSON file; unknown keys are refused so that a typo does not silently fall back to a default.
+    public static func load(path: String) throws -> FakeIdPConfiguration {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw FakeIdPConfigurationError(
+                message: "cannot read fake IdP config \(path): \(error.localizedDescription)")
+        }
+        if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            let known = Set(CodingKeys.allCases.map(\.rawValue))
+            let unknown = object.keys.filter { !known.contains($0) }.sorted()
+            if !unknown.isEmpty {
+                throw FakeIdPConfigurationError(
+                    message: "fake IdP config \(path): unknown key(s) \(unknown.joined(separator: ", ")); "
+                        + "known keys are \(known.sorted().joined(separator: ", "))")
+            }
+        }
+        do {
+            return try JSONDecoder().decode(FakeIdPConfiguration.self, from: data)
+        } catch {
+            throw FakeIdPConfigurationError(message: "fake IdP config \(path) is not valid: \(error)")
+        }
+    }
+
+    func user(named name: String) -> FakeUser? {
+        users.first { $0.name == name }
+    }
+
+    func user(id: String) -> FakeUser? {
+        users.first { $0.id == id }
+    }
+
+    func oauth1Secret(forConsumer key: String) -> String? {
+        oauth1Consumers.first { $0.key == key }?.secret
+    }
+
+    func oauth2Client(id: String) -> OAuth2Client? {
+        oauth2Clients.first { $0.id == id }
+    }
+
+    /// Whether `uri` may receive the browser: exactly listed, or by default a loopback handler URL.
+    func acceptsRedirectURI(_ uri: String) -> Bool {
+        if let redirectURIs { return redirectURIs.contains(uri) }
+        guard let components = URLComponents(string: uri), components.scheme == "http",
+            components.path == "/__/auth/handler", components.port != nil,
+            components.query == nil, components.fragment == nil, components.user == nil, components.password == nil
+        else { return false }
+        return components.host == "127.0.0.1" || components.host == "[::1]" || components.host == "::1"
+    }
+}
+
+/// A fake IdP configuration file that cannot be used, with what to fix.
+public struct FakeIdPConfigurationError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

@@ -1,0 +1,224 @@
+import AuthHandler
+import Foundation
+
+/// A request the fake IdP received, kept for test assertions (`GET /__fake/requests`).
+public struct FakeRecordedRequest: Codable, Sendable, Equatable {
+    public var method: String
+    public var path: String
+    public var query: String
+    public var headers: [String: String]
+    public var body: String
+    /// Seconds since 1970 on the fake IdP's clock.
+    public var time: Double
+}
+
+/// An OAuth 1.0a request token between `request_token` and `access_token`.
+struct FakeRequestToken: Sendable {
+    var token: String
+    var secret: String
+    var consumerKey: String
+    var callback: String
+    var issuedAt: Date
+    /// Set when the user approved: the verifier and who approved.
+    var verifier: String?
+    var userID: String?
+}
+
+/// An OAuth 1.0a access token and its secret.
+struct FakeOAuth1AccessToken: Sendable {
+    var secret: String
+    var consumerKey: String
+    var userID: String
+}
+
+/// An OAuth 2 authorization code waiting for the token endpoint.
+struct FakeAuthorizationCode: Sendable {
+    var clientID: String
+    var redirectURI: String
+    var scope: String
+    var nonce: String?
+    var codeChallenge: String?
+    var userID: String
+    var issuedAt: Date
+}
+
+/// An OAuth 2 access or refresh token.
+struct FakeOAuth2Token: Sendable {
+    var clientID: String
+    var scope: String
+    var userID: String
+    var expiresAt: Date
+}
+
+/// Everything the fake IdP remembers between requests. One actor, so each check-and-consume is atomic.
+actor FakeIdPState {
+    let configuration: FakeIdPConfiguration
+    private var clockOffset: TimeInterval = 0
+    private var requestTokens: [String: FakeRequestToken] = [:]
+    private var oauth1AccessTokens: [String: FakeOAuth1AccessToken] = [:]
+    /// `consumer key \n timestamp \n nonce` of every signed request inside the timestamp window.
+    private var seenNonces: [String: Date] = [:]
+    private var codes: [String: FakeAuthorizationCode] = [:]
+    private var accessTokens: [String: FakeOAuth2Token] = [:]
+    private var refreshTokens: [String: FakeOAuth2Token] = [:]
+    private var failures = FakeFailureQueue()
+    private var recorded: [FakeRecordedRequest] = []
+    /// Federated ids (`providerId:subject`) the fake backend has signed in before, with their local id.
+    private var backendAccounts: [String: String] = [:]
+    private static let recordLimit = 1000
+
+    init(configuration: FakeIdPConfiguration) {
+        self.configuration = configuration
+    }
+
+    // MARK: Clock
+
+    /// The fake IdP's clock: the real time plus whatever the control API advanced it by.
+    func now() -> Date {
+        Date().addingTimeInterval(clockOffset)
+    }
+
+    func advanceClock(seconds: TimeInterval) {
+        clockOffset += seconds
+    }
+
+    // MARK: Control API
+
+    func queue(_ failure: FakeFailure) {
+        failures.add(failure)
+    }
+
+    func nextFailure(for endpoint: FakeEndpoint) -> FakeFailureKind? {
+        failures.next(for: endpoint)
+    }
+
+    func pendingFailures() -> [FakeFailure] {
+        failures.pending
+    }
+
+    func record(_ request: FakeRecordedRequest) {
+        recorded.append(request)
+        if recorded.count > Self.recordLimit { recorded.removeFirst(recorded.count - Self.recordLimit) }
+    }
+
+    func recordedRequests() -> [FakeRecordedRequest] {
+        recorded
+    }
+
+    /// Forgets queued failures and recorded requests (tokens and codes stay valid).
+    func reset() {
+        failures.removeAll()
+        recorded.removeAll()
+    }
+
+    // MARK: OAuth 1.0a
+
+    /// Records a nonce; false when the same consumer used it with the same timestamp before.
+    func useNonce(consumerKey: String, timestamp: String, nonce: String) -> Bool {
+        let current = now()
+        let window = TimeInterval(configuration.timestampWindowSeconds)
+        seenNonces = seenNonces.filter { current.timeIntervalSince($0.value) <= 2 * window }
+        let key = "\(consumerKey)\n\(timestamp)\n\(nonce)"
+        if seenNonces[key] != nil { return false }
+        seenNonces[key] = current
+        return true
+    }
+
+    func issueRequestToken(consumerKey: String, callback: String) throws -> FakeRequestToken {
+        let token = FakeRequestToken(
+            token: try SecureRandom.base64URLString(byteCount: 24),
+            secret: try SecureRandom.base64URLString(byteCount: 24),
+            consumerKey: consumerKey, callback: callback, issuedAt: now())
+        requestTokens[token.token] = token
+        return token
+    }
+
+    /// The request token if it exists and has not expired.
+    func requestToken(_ token: String) -> FakeRequestToken? {
+        guard let entry = requestTokens[token] else { return nil }
+        guard now().timeIntervalSince(entry.issuedAt) <= TimeInterval(configuration.requestTokenLifetimeSeconds) else {
+            requestTokens[token] = nil
+            return nil
+        }
+        return entry
+    }
+
+    /// Marks the request token approved by `userID`; returns the verifier.
+    func approveRequestToken(_ token: String, userID: String) throws -> String? {
+        guard var entry = requestToken(token), entry.verifier == nil else { return nil }
+        let verifier = try SecureRandom.base64URLString(byteCount: 16)
+        entry.verifier = verifier
+        entry.userID = userID
+        requestTokens[token] = entry
+        return verifier
+    }
+
+    /// Removes the request token on denial, so it can never be exchanged.
+    func denyRequestToken(_ token: String) {
+        requestTokens[token] = nil
+    }
+
+    /// Consumes the request token (single use) whatever the outcome of the checks that follow.
+    func consumeRequestToken(_ token: String) -> FakeRequestToken? {
+        guard let entry = requestToken(token) else { return nil }
+        requestTokens[token] = nil
+        return entry
+    }
+
+    func issueOAuth1AccessToken(consumerKey: String, userID: String) throws -> (token: String, secret: String) {
+        let token = "\(userID)-" + (try SecureRandom.base64URLString(byteCount: 24))
+        let secret = try SecureRandom.base64URLString(byteCount: 24)
+        oauth1AccessTokens[token] = FakeOAuth1AccessToken(secret: secret, consumerKey: consumerKey, userID: userID)
+        return (token, secret)
+    }
+
+    func oauth1AccessToken(_ token: String) -> FakeOAuth1AccessToken? {
+        oauth1AccessTokens[token]
+    }
+
+    // MARK: OAuth 2
+
+    func issueCode(_ code: FakeAuthorizationCode) throws -> String {
+        let value = try SecureRandom.base64URLString(byteCount: 32)
+        codes[value] = code
+        return value
+    }
+
+    /// Consumes the code (single use): a second redemption finds nothing.
+    func consumeCode(_ value: String) -> FakeAuthorizationCode? {
+        codes.removeValue(forKey: value)
+    }
+
+    func issueTokens(clientID: String, scope: String, userID: String) throws -> (access: String, refresh: String) {
+        let expiresAt = now().addingTimeInterval(TimeInterval(configuration.accessTokenLifetimeSeconds))
+        let grant = FakeOAuth2Token(clientID: clientID, scope: scope, userID: userID, expiresAt: expiresAt)
+        let access = try SecureRandom.base64URLString(byteCount: 32)
+        let refresh = try SecureRandom.base64URLString(byteCount: 32)
+        accessTokens[access] = grant
+        refreshTokens[refresh] = grant
+        return (access, refresh)
+    }
+
+    /// The grant behind a bearer access token that has not expired.
+    func accessToken(_ value: String) -> FakeOAuth2Token? {
+        guard let grant = accessTokens[value], grant.expiresAt > now() else { return nil }
+        return grant
+    }
+
+    func consumeRefreshToken(_ value: String) -> FakeOAuth2Token? {
+        refreshTokens.removeValue(forKey: value)
+    }
+
+    // MARK: Backend
+
+    /// The local id for a federated id, and whether it was created now.
+    func backendAccount(federatedID: String, linkingTo localID: String?) -> (localID: String, isNew: Bool)? {
+        if let existing = backendAccounts[federatedID] {
+            if let localID, localID != existing { return nil }
+            return (existing, false)
+        }
+        let local = localID ?? "uid-\(backendAccounts.count + 1)"
+        backendAccounts[federatedID] = local
+        return (local, localID == nil)
+    }
+}

@@ -1,0 +1,58 @@
+/// A user the fake IdP can sign in, and how the fake sign-in backend treats them.
+public struct FakeUser: Codable, Sendable, Hashable {
+    /// What the fake Identity Toolkit backend answers for this user.
+    public enum BackendBehavior: String, Codable, Sendable {
+        /// A normal sign-in.
+        case signIn
+        /// `needConfirmation`: an account with this e-mail exists with a different credential.
+        case needConfirmation
+        /// `mfaPendingCredential` + `mfaInfo`: a second factor is required.
+        case secondFactor
+    }
+
+    /// The login name (`login_hint`, `screen_name`, or typed on the login page).
+    public var name: String
+    /// The stable subject / user id.
+    public var id: String
+    public var email: String
+    public var displayName: String
+    public var backendBehavior: BackendBehavior
+
+    public init(
+        name: String, id: String, email: String, displayName: String, backendBehavior: BackendBehavior = .signIn
+    ) {
+        self.name = name
+        self.id = id
+        self.email = email
+        self.displayName = displayName
+        self.backendBehavior = backendBehavior
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, id, email, displayName, backendBehavior
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        id = try container.decodeIfPresent(String.self, forKey: .id) ?? name
+        email = try container.decodeIfPresent(String.self, forKey: .email) ?? "\(name)@example.com"
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName) ?? name.capitalized
+        backendBehavior = try container.decodeIfPresent(BackendBehavior.self, forKey: .backendBehavior) ?? .signIn
+    }
+
+    /// The login name that denies instead of approving.
+    public static let denyingName = "deny"
+
+    /// alice, bob, conflict (the backend answers `needConfirmation`) and mfa (`mfaPendingCredential`).
+    public static let defaults: [FakeUser] = [
+        FakeUser(name: "alice", id: "1001", email: "alice@example.com", displayName: "Alice Example"),
+        FakeUser(name: "bob", id: "1002", email: "bob@example.com", displayName: "Bob Example"),
+        FakeUser(
+            name: "conflict", id: "1003", email: "conflict@example.com", displayName: "Conflict Example",
+            backendBehavior: .needConfirmation),
+        FakeUser(
+            name: "mfa", id: "1004", email: "mfa@example.com", displayName: "MFA Example",
+            backendBehavior: .secondFactor),
+    ]
+}
