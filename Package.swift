@@ -54,6 +54,11 @@ let package = Package(
             name: "AuthHandlerTests",
             dependencies: ["AuthHandler"]
         ),
+        .testTarget(
+            name: "FakeIdPTests",
+            dependencies: ["FakeIdP", "AuthHandler"],
+            exclude: ["python"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -66,9 +66,19 @@ actor FakeIdPState {
     /// Federated ids (`providerId:subject`) the fake backend has signed in before, with their local id.
     private var backendAccounts: [String: String] = [:]
     private static let recordLimit = 1000
+    /// The RS256 key that signs ID tokens (and the fake backend's tokens); only its public half is in the JWKS.
+    private(set) var signingKey: SigningKey
+    private var keyGeneration = 1
 
-    init(configuration: FakeIdPConfiguration) {
+    init(configuration: FakeIdPConfiguration) throws {
         self.configuration = configuration
+        signingKey = try SigningKey.generate(.rs256, keyID: "fake-key-1")
+    }
+
+    /// Replaces the signing key: a new `kid`, and the old key leaves the JWKS.
+    func rotateKeys() throws {
+        keyGeneration += 1
+        signingKey = try SigningKey.generate(.rs256, keyID: "fake-key-\(keyGeneration)")
     }
 
     // MARK: Clock

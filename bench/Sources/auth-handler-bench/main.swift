@@ -19,6 +19,17 @@ func measure(seconds: Double, batch: Int = 1000, _ body: () throws -> Void) reth
 }
 
 let arguments = CommandLine.arguments.dropFirst()
+
+// `serve-302`: the HTTP listener alone answering a static redirect, for wrk (bench/listener.sh).
+if arguments.first == "serve-302" {
+    let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
+        ServerResponse.redirect(to: "https://idp.example/authorize?client_id=bench")
+    }
+    // Unbuffered, so that the script waiting for this line sees it at once.
+    FileHandle.standardOutput.write(Data("listening on \(server.addresses[0])\n".utf8))
+    while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
 let seconds = arguments.first.flatMap(Double.init) ?? 2.0
 
 // Twitter's "Creating a signature" request: the same one bench/oauthlib_sign.py signs.
