@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AuthHandler
@@ -31,6 +32,31 @@ struct HTTPConcurrencyTests {
         #expect(elapsed < .seconds(2), "took \(elapsed)")
         // Every request slept 200 ms: a serial server would need 40 s.
         #expect(elapsed >= .milliseconds(200))
+        await server.stop()
+    }
+}
+
+/// Throughput probe, off by default: `HTTP_BENCH=1 swift test --filter HTTPThroughputProbe` runs `wrk`
+/// against a 302 handler and prints its report (the figure goes into the field notes, not into an assertion).
+struct HTTPThroughputProbe {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["HTTP_BENCH"] != nil))
+    func wrkAgainstARedirectHandler() async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
+            .redirect(to: "https://app.example.com/done")
+        }
+        let output = await httpTestOffPool { () -> String in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
+            process.arguments = ["-t2", "-c64", "-d5s", "--latency", "\(server.baseURL)/"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            do { try process.run() } catch { return "wrk failed: \(error)" }
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        print(output)
+        #expect(output.contains("Requests/sec"))
         await server.stop()
     }
 }

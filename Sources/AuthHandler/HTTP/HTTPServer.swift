@@ -97,7 +97,12 @@ public final class HTTPServer: Sendable {
     private init(
         ownedSockets fds: [Int32], configuration: HTTPServerConfiguration, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
-        try? ProcessSetup.ensureInitialized()
+        do {
+            try ProcessSetup.ensureInitialized()
+        } catch {
+            for fd in fds { close(fd) }
+            throw HTTPServerError(operation: error.operation, subject: "process setup", detail: error.detail)
+        }
         let core = HTTPListenerCore(handler: handler, configuration: configuration)
         // Retained for as long as any daemon may call back; released in `finishStop` after the last one stopped.
         let retained = Unmanaged.passRetained(core)
