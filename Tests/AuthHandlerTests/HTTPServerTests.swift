@@ -213,6 +213,29 @@ struct HTTPServerTests {
         #expect(server.requestsInFlight == 0)
     }
 
+    @Test func closesConnectionsBeyondTheLimitAndIdleOnesAfterTheTimeout() async throws {
+        let server = try HTTPServer(
+            listeningOn: ["127.0.0.1:0"],
+            configuration: HTTPServerConfiguration(connectionLimit: 1, connectionTimeoutSeconds: 1, threadPoolSize: 1),
+            handler: echoHandler)
+        let port = server.firstPort
+        let (first, secondClosed, firstClosedWhenIdle) = await httpTestOffPool {
+            () -> (HTTPRawResponse?, Bool, Bool) in
+            let held = HTTPRawConnection(port: port)
+            held?.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+            let first = held?.readResponse()
+            // MHD accepts the second connection and closes it at once: the limit is one.
+            let extra = HTTPRawConnection(port: port)
+            let secondClosed = extra?.isClosedByPeer() ?? true
+            // The idle kept-alive connection is closed by the 1 s timeout (the read timeout is 5 s).
+            return (first, secondClosed, held?.isClosedByPeer() ?? false)
+        }
+        #expect(first?.status == 200)
+        #expect(secondClosed)
+        #expect(firstClosedWhenIdle)
+        await server.stop()
+    }
+
     @Test func aSlowHandlerDoesNotBlockAFastOne() async throws {
         let slowStarted = HTTPTestGate()
         let releaseSlow = HTTPTestGate()
