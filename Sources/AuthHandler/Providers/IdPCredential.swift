@@ -1,0 +1,41 @@
+/// The credential an identity provider issued, as the result JSON carries it (CONTRACT §3.3 `credential`).
+///
+/// OAuth 1.0a fills `accessToken` and `secret`; OAuth 2 `accessToken` (and the optional members); OIDC also
+/// `idToken`. Absent members are written as JSON `null`, as the contract shows.
+public struct IdPCredential: Sendable, Hashable, Codable {
+    public var accessToken: String?
+    /// OAuth 1.0a token secret.
+    public var secret: String?
+    public var idToken: String?
+    public var refreshToken: String?
+    /// Seconds until `accessToken` expires, as the IdP said.
+    public var expiresIn: Int?
+    /// Scopes granted, space-separated as the IdP said.
+    public var scope: String?
+
+    public init(
+        accessToken: String? = nil, secret: String? = nil, idToken: String? = nil, refreshToken: String? = nil,
+        expiresIn: Int? = nil, scope: String? = nil
+    ) {
+        self.accessToken = accessToken
+        self.secret = secret
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.scope = scope
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken, secret, idToken, refreshToken, expiresIn, scope
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encode(secret, forKey: .secret)
+        try container.encode(idToken, forKey: .idToken)
+        try container.encode(refreshToken, forKey: .refreshToken)
+        try container.encode(expiresIn, forKey: .expiresIn)
+        try container.encode(scope, forKey: .scope)
+    }
+}

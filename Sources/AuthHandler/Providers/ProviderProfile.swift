@@ -1,0 +1,36 @@
+/// Who signed in, as the provider describes them (CONTRACT §3.3 `profile`).
+public struct ProviderProfile: Sendable, Hashable, Codable {
+    /// The provider's stable user id (`sub`, Twitter `id_str`, GitHub `id`, Facebook `id`).
+    public var id: String
+    /// A handle where the provider has one (Twitter `screen_name`, GitHub `login`).
+    public var screenName: String?
+    public var displayName: String?
+    /// The e-mail address, only when the provider says it is verified (or gives it as the account's own).
+    public var email: String?
+    /// The provider's profile document(s) as received, for apps that need more.
+    public var raw: JSONValue
+
+    public init(
+        id: String, screenName: String? = nil, displayName: String? = nil, email: String? = nil,
+        raw: JSONValue = .object([:])
+    ) {
+        self.id = id
+        self.screenName = screenName
+        self.displayName = displayName
+        self.email = email
+        self.raw = raw
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, screenName, displayName, email, raw
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(screenName, forKey: .screenName)
+        try container.encode(displayName, forKey: .displayName)
+        try container.encode(email, forKey: .email)
+        try container.encode(raw, forKey: .raw)
+    }
+}
