@@ -1,0 +1,41 @@
+import Foundation
+
+/// A sign-in between its start and the IdP's callback, stored under its `state` (OAuth 2) or its request
+/// token (OAuth 1.0a). Everything the callback checks against comes from here, never from the callback.
+struct PendingSession: Codable, Sendable, Equatable {
+    var providerID: String
+    var redirectURL: String
+    var authType: AuthType
+    var eventID: String?
+    /// base64url SHA-256 of the app's redemption verifier, when the app gave one.
+    var resultChallenge: String?
+    var scopes: [String]
+    /// OAuth 2 / OIDC: the PKCE verifier and, for OIDC, the nonce sent in the authorization request.
+    var codeVerifier: String?
+    var nonce: String?
+    /// OAuth 1.0a: the request token and its secret.
+    var requestToken: String?
+    var requestTokenSecret: String?
+    var createdAt: Date
+    var expiresAt: Date
+}
+
+/// A completed sign-in waiting for the app to redeem its one-time result code.
+struct StoredResult: Codable, Sendable, Equatable {
+    var providerID: String
+    var authType: AuthType
+    var eventID: String?
+    var resultChallenge: String?
+    var credential: IdPCredential
+    var profile: ProviderProfile
+    /// The handler URL the IdP sent the browser to (Identity Toolkit's `requestUri`).
+    var requestURI: String
+    var createdAt: Date
+}
+
+extension PendingSession {
+    /// The store key of an OAuth 2 session.
+    static func key(state: String) -> String { "state:" + state }
+    /// The store key of an OAuth 1.0a session.
+    static func key(requestToken: String) -> String { "oauth1:" + requestToken }
+}

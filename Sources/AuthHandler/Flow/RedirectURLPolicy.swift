@@ -1,0 +1,87 @@
+import Foundation
+
+/// Decides where the handler may send the browser back (`allowedRedirectURLs`, CONTRACT §2).
+///
+/// A `redirectUrl` matches an entry when scheme, host, port and path are equal — no prefixes, no wildcards,
+/// no normalisation. For a loopback host (`127.0.0.1`, `[::1]`) an entry without a port matches any port
+/// (RFC 8252 §7.3). Anything a browser might read differently from us is refused before matching: no
+/// backslashes, whitespace, control or non-ASCII characters, percent-escapes in the authority, user info,
+/// fragments, or dot segments in the path.
+public struct RedirectURLPolicy: Sendable {
+    /// One parsed entry (or candidate): the parts that are compared.
+    struct Target: Sendable, Equatable {
+        var scheme: String
+        var host: String?
+        var port: Int?
+        var path: String
+        var query: String?
+    }
+
+    private let entries: [Target]
+
+    /// Entries that do not parse are dropped here; `check-config` reports them.
+    public init(allowed: [String]) {
+        entries = allowed.compactMap { Self.parse($0) }
+    }
+
+    /// Whether `candidate` may receive the browser.
+    public func allows(_ candidate: String) -> Bool {
+        guard let target = Self.parse(candidate) else { return false }
+        return entries.contains { entry in
+            guard entry.scheme == target.scheme, entry.host == target.host, entry.path == target.path else {
+                return false
+            }
+            if entry.port == target.port { return true }
+            return entry.port == nil && Self.isLoopback(entry.host)
+        }
+    }
+
+    /// `candidate` with `fields` added to its query, for the 303 back to the app.
+    public static func appending(_ fields: [URLFormField], to candidate: String) -> String {
+        guard !fields.isEmpty else { return candidate }
+        let separator =
+            candidate.contains("?") ? (candidate.hasSuffix("?") || candidate.hasSuffix("&") ? "" : "&") : "?"
+        return candidate + separator + FormURLEncoding.encode(fields)
+    }
+
+    static func isLoopback(_ host: String?) -> Bool {
+        host == "127.0.0.1" || host == "[::1]"
+    }
+
+    /// Parses strictly; nil for anything ambiguous.
+    static func parse(_ text: String) -> Target? {
+        guard !text.isEmpty, text.utf8.count <= 2048 else { return nil }
+        for byte in text.utf8 {
+            // Printable ASCII only, and never a backslash (browsers treat it as a slash in special schemes).
+            guard byte > 0x20, byte < 0x7f, byte != UInt8(ascii: "\\") else { return nil }
+        }
+        guard !text.contains("#"), let components = URLComponents(string: text),
+            let scheme = components.scheme?.lowercased(), !scheme.isEmpty
+        else { return nil }
+        guard components.user == nil, components.password == nil else { return nil }
+        let percentHost = components.percentEncodedHost
+        if let percentHost, percentHost.contains("%") { return nil }
+        let path = components.percentEncodedPath
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !segments.contains(where: { $0 == "." || $0 == ".." || $0.lowercased().contains("%2e") }) else {
+            return nil
+        }
+        var host = percentHost?.lowercased()
+        if let candidate = host, candidate.contains(":"), !candidate.hasPrefix("[") { host = "[\(candidate)]" }
+        if scheme == "http" || scheme == "https" {
+            // Web URLs need a host and an absolute path; `https:/x` or `https:x` are refused.
+            guard let host, !host.isEmpty, text.lowercased().hasPrefix(scheme + "://") else { return nil }
+            guard path.isEmpty || path.hasPrefix("/") else { return nil }
+        } else {
+            // Custom-scheme app URLs (`com.example.app:/auth`); script-capable schemes never.
+            guard !["javascript", "data", "vbscript", "file", "blob", "about"].contains(scheme) else { return nil }
+        }
+        var port = components.port
+        if port == nil {
+            port = nil
+        } else if (scheme == "https" && port == 443) || (scheme == "http" && port == 80) {
+            port = nil
+        }
+        return Target(scheme: scheme, host: host, port: port, path: path, query: components.percentEncodedQuery)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Turns handler results into HTTP responses: the contract's security headers on every response, and
+/// errors as JSON or HTML by the request's `Accept`.
+public enum ResponseRendering {
+    /// CONTRACT §3: on every response the daemon sends.
+    static let securityHeaders: [(String, String)] = [
+        ("Cache-Control", "no-store"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
+    ]
+
+    /// Adds the security headers (replacing any the handler set) and returns the response.
+    public static func secured(_ response: ServerResponse) -> ServerResponse {
+        var response = response
+        for (name, value) in securityHeaders { response.headers.set(name: name, value: value) }
+        if response.status == 503 { response.headers.set(name: "Retry-After", value: "5") }
+        return response
+    }
+
+    /// The error as JSON when `accept` prefers `application/json`, otherwise a small HTML page.
+    public static func error(_ error: HandlerError, accept: String?) -> ServerResponse {
+        if prefersJSON(accept) {
+            var members: [String: JSONValue] = error.details
+            members["code"] = .string(error.code)
+            members["message"] = .string(error.message)
+            return json(.object(["error": .object(members)]), status: error.status)
+        }
+        let page = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Sign-in failed</title></head>
+            <body><h1>Sign-in failed</h1>
+            <p><code id="error-code">\(htmlEscape(error.code))</code></p>
+            <p id="error-message">\(htmlEscape(error.message))</p>
+            </body></html>
+            """
+        return secured(ServerResponse.html(page, status: error.status))
+    }
+
+    /// A JSON response with the security headers.
+    public static func json(_ value: JSONValue, status: Int = 200) -> ServerResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return secured(
+            ServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(body)))
+    }
+
+    /// Whether an `Accept` header prefers `application/json` over `text/html` (RFC 9110 §12.5.1 q-values).
+    public static func prefersJSON(_ accept: String?) -> Bool {
+        guard let accept, !accept.isEmpty else { return false }
+        var jsonQuality = -1.0
+        var htmlQuality = -1.0
+        var wildcardQuality = -1.0
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let mediaType = parts.first?.lowercased() else { continue }
+            var quality = 1.0
+            for parameter in parts.dropFirst() where parameter.lowercased().hasPrefix("q=") {
+                quality = Double(parameter.dropFirst(2)) ?? 0
+            }
+            switch mediaType {
+            case "application/json": jsonQuality = max(jsonQuality, quality)
+            case "text/html": htmlQuality = max(htmlQuality, quality)
+            case "*/*", "application/*": wildcardQuality = max(wildcardQuality, quality)
+            default: break
+            }
+        }
+        if jsonQuality <= 0 { return false }
+        let html = htmlQuality >= 0 ? htmlQuality : wildcardQuality
+        return jsonQuality > html
+    }
+
+    /// Escapes text for HTML element content and double-quoted attributes.
+    public static func htmlEscape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}
