@@ -1,0 +1,235 @@
+import Foundation
+import Synchronization
+
+/// A `SessionStore` in one SQLite file (WAL mode), so a restart loses no pending sign-in or unredeemed result.
+///
+/// Concurrency: one connection, opened `SQLITE_OPEN_NOMUTEX`, behind a `Mutex`. Our own lock rather than
+/// `SQLITE_OPEN_FULLMUTEX` because FULLMUTEX serializes single calls only: it would not keep a capacity check
+/// and its insert in one transaction, nor keep `sqlite3_errmsg` belonging to the call that failed. The async
+/// methods take the lock on the calling cooperative thread: each holds it for one or two statements on tiny
+/// rows (microseconds; WAL with `synchronous=NORMAL` does not fsync on commit), so a dedicated thread would
+/// cost more than it saves. The one long wait is another process holding the file's write lock, bounded by
+/// the busy timeout.
+public final class SQLiteSessionStore: SessionStore {
+    /// The default bound on unexpired pending sign-ins.
+    public static let defaultMaxPending = 10_000
+
+    private let connection: Mutex<SQLiteConnection>
+    private let maxPending: Int
+    private let currentDate: @Sendable () -> Date
+
+    /// Opens (creating if needed, mode 0600) the store at `path`, whose directory must exist.
+    ///
+    /// - Parameters:
+    ///   - maxPending: unexpired pending sign-ins beyond which `insertPending` throws `.capacityReached`.
+    ///   - busyTimeout: how long a call waits for another process's lock on the file before `.unavailable`.
+    ///   - currentDate: the clock `insertPending` counts unexpired sign-ins against.
+    public init(
+        path: String,
+        maxPending: Int = SQLiteSessionStore.defaultMaxPending,
+        busyTimeout: Duration = .seconds(2),
+        currentDate: @escaping @Sendable () -> Date = { Date() }
+    ) throws(StoreError) {
+        try StoreFile.prepare(path: path)
+        let connection = try SQLiteConnection.open(path: path)
+        // Capped at a day before multiplying, so no Duration can overflow the arithmetic.
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = max(0, min(seconds, 86_400) * 1000 + attoseconds / 1_000_000_000_000_000)
+        try connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
+        try Self.configure(connection)
+        try SQLiteSchema.migrate(connection)
+        self.connection = Mutex(connection)
+        self.maxPending = maxPending
+        self.currentDate = currentDate
+    }
+
+    /// Per-file and per-connection settings; the first statement that reads the file, so a file that is not a
+    /// database fails here with `SQLITE_NOTADB`.
+    private static func configure(_ connection: SQLiteConnection) throws(StoreError) {
+        // Persistent in the file; answers the mode in effect, which stays "delete" where WAL is impossible
+        // (no shared memory, e.g. some network file systems): https://sqlite.org/pragma.html#pragma_journal_mode
+        let mode = try connection.withStatement("PRAGMA journal_mode = WAL", operation: "set WAL journal mode") {
+            statement throws(StoreError) in
+            guard try statement.step() else { return "" }
+            return statement.text(0)
+        }
+        guard mode.lowercased() == "wal" else {
+            throw StoreError(
+                .unavailable, detail: "set WAL journal mode: the file system left journal mode \"\(mode)\"")
+        }
+        // Per connection, not stored in the file. NORMAL in WAL mode: a commit survives a process crash; a power
+        // loss may roll back the last commits but never corrupts: https://sqlite.org/pragma.html#pragma_synchronous
+        try connection.execute("PRAGMA synchronous = NORMAL", operation: "set synchronous")
+        // Deleted rows (consumed verifiers, redeemed credentials) are overwritten with zeros, not left in free pages.
+        try connection.execute("PRAGMA secure_delete = ON", operation: "set secure_delete")
+    }
+
+    public func insertPending(key: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = currentDate().timeIntervalSince1970
+        let maxPending = maxPending
+        try locked { connection throws(StoreError) in
+            try connection.inTransaction(operation: "insert pending") { () throws(StoreError) in
+                let live = try connection.withStatement(
+                    "SELECT count(*) FROM pending WHERE expires_at > ?1", operation: "count pending"
+                ) { statement throws(StoreError) in
+                    try statement.bind(1, double: now)
+                    guard try statement.step() else { return 0 }
+                    return statement.int(0)
+                }
+                guard live < maxPending else {
+                    throw StoreError(
+                        .capacityReached, detail: "\(live) unexpired pending sign-ins, the limit is \(maxPending)")
+                }
+                try connection.withStatement(
+                    "INSERT INTO pending(key_hash, payload, expires_at) VALUES (?1, ?2, ?3)",
+                    operation: "insert pending"
+                ) { statement throws(StoreError) in
+                    try statement.bind(1, blob: keyHash)
+                    try statement.bind(2, blob: payload)
+                    try statement.bind(3, double: expiresAt.timeIntervalSince1970)
+                    try statement.finish()
+                }
+            }
+        }
+    }
+
+    public func consumePending(key: String, now: Date) async throws(StoreError) -> [UInt8]? {
+        let keyHash = try StoreKeyDigest.of(key)
+        // One statement, so one transaction: of two callers, only one DELETE finds the row.
+        let row: (payload: [UInt8], expiresAt: Double)? = try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                "DELETE FROM pending WHERE key_hash = ?1 RETURNING payload, expires_at", operation: "consume pending"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, blob: keyHash)
+                guard try statement.step() else { return nil }
+                let row = (payload: statement.blob(0), expiresAt: statement.double(1))
+                // The autocommit transaction commits when the statement completes; a commit failure (disk full,
+                // I/O error) surfaces here rather than being swallowed by finalize.
+                try statement.finish()
+                return row
+            }
+        }
+        guard let row, row.expiresAt > now.timeIntervalSince1970 else { return nil }
+        return row.payload
+    }
+
+    public func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
+        let codeHash = try StoreKeyDigest.of(code)
+        try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                "INSERT INTO results(code_hash, payload, expires_at) VALUES (?1, ?2, ?3)", operation: "insert result"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, blob: codeHash)
+                try statement.bind(2, blob: payload)
+                try statement.bind(3, double: expiresAt.timeIntervalSince1970)
+                try statement.finish()
+            }
+        }
+    }
+
+    public func claimResult(code: String, now: Date, lease: TimeInterval) async throws(StoreError) -> [UInt8]? {
+        let codeHash = try StoreKeyDigest.of(code)
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                """
+                UPDATE results SET claimed_until = ?1
+                WHERE code_hash = ?2 AND expires_at > ?3 AND (claimed_until IS NULL OR claimed_until <= ?3)
+                RETURNING payload
+                """,
+                operation: "claim result"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, double: nowSeconds + lease)
+                try statement.bind(2, blob: codeHash)
+                try statement.bind(3, double: nowSeconds)
+                guard try statement.step() else { return nil }
+                let payload = statement.blob(0)
+                try statement.finish()
+                return payload
+            }
+        }
+    }
+
+    public func releaseResult(code: String) async throws(StoreError) {
+        let codeHash = try StoreKeyDigest.of(code)
+        try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                "UPDATE results SET claimed_until = NULL WHERE code_hash = ?1", operation: "release result"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, blob: codeHash)
+                try statement.finish()
+            }
+        }
+    }
+
+    public func deleteResult(code: String) async throws(StoreError) {
+        let codeHash = try StoreKeyDigest.of(code)
+        try locked { connection throws(StoreError) in
+            try connection.withStatement("DELETE FROM results WHERE code_hash = ?1", operation: "delete result") {
+                statement throws(StoreError) in
+                try statement.bind(1, blob: codeHash)
+                try statement.finish()
+            }
+        }
+    }
+
+    public func sweep(now: Date) async throws(StoreError) -> Int {
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in
+            try connection.inTransaction(operation: "sweep") { () throws(StoreError) in
+                var removed = 0
+                for table in ["pending", "results"] {
+                    try connection.withStatement(
+                        "DELETE FROM \(table) WHERE expires_at <= ?1", operation: "sweep \(table)"
+                    ) { statement throws(StoreError) in
+                        try statement.bind(1, double: nowSeconds)
+                        try statement.finish()
+                    }
+                    removed += connection.changes
+                }
+                return removed
+            }
+        }
+    }
+
+    public func pendingCount(now: Date) async throws(StoreError) -> Int {
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                "SELECT count(*) FROM pending WHERE expires_at > ?1", operation: "count pending"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, double: nowSeconds)
+                guard try statement.step() else { return 0 }
+                return statement.int(0)
+            }
+        }
+    }
+
+    public func isHealthy() async -> Bool {
+        do {
+            // Reads a table, so a file that became unreadable or corrupt shows here.
+            try locked { connection throws(StoreError) in
+                try connection.withStatement("SELECT 1 FROM pending LIMIT 1", operation: "health check") {
+                    statement throws(StoreError) in
+                    try statement.finish()
+                }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Runs SQL on the store's connection, for tests that change per-connection limits (`max_page_count`).
+    func executeOnConnection(_ sql: String) throws(StoreError) {
+        try locked { connection throws(StoreError) in try connection.execute(sql, operation: "test") }
+    }
+
+    /// Runs `body` with the connection, one caller at a time.
+    private func locked<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try connection.withLock { connection throws(StoreError) -> Result in try body(connection) }
+    }
+}
