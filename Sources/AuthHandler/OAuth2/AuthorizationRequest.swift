@@ -1,0 +1,90 @@
+/// The OAuth 2.0 / OpenID Connect authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1).
+///
+/// Parameters come in CONTRACT §3.1 order: `response_type=code`, `client_id`, `redirect_uri`, `scope`,
+/// `state`, `code_challenge`, `code_challenge_method=S256`, `nonce` (OIDC), `response_mode` (only for
+/// `form_post`), then the custom parameters in the order given. A query already in the endpoint is kept
+/// in front (RFC 6749 §3.1).
+public struct AuthorizationRequest: Sendable, Hashable {
+    /// Why the authorization URL could not be built.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// A custom parameter uses a name the handler sets itself.
+        case reservedParameter(ReservedParameters.Violation)
+        /// The authorization endpoint cannot carry a query; the reason says why.
+        case invalidEndpoint(String)
+
+        public var description: String {
+            switch self {
+            case .reservedParameter(let violation):
+                violation.description
+            case .invalidEndpoint(let reason):
+                "the authorization endpoint cannot be used: \(reason); fix the provider's endpoints.authorization"
+            }
+        }
+    }
+
+    /// The provider's authorization endpoint, possibly with a query of its own.
+    public var endpoint: String
+    public var clientID: String
+    /// `publicURL + "/__/auth/handler"`.
+    public var redirectURI: String
+    /// Sent space-joined as `scope`; omitted when empty.
+    public var scopes: [String]
+    public var state: String
+    /// The S256 challenge of the session's PKCE verifier.
+    public var codeChallenge: String
+    /// The OpenID Connect nonce; nil for plain OAuth 2.
+    public var nonce: String?
+    /// Whether to ask for `response_mode=form_post` (the default `query` is never sent).
+    public var usesFormPost: Bool
+    /// Provider-specific extras (`prompt`, `login_hint`, `hd`, ...), appended last in order.
+    public var customParameters: [URLFormField]
+
+    /// Creates a request.
+    public init(
+        endpoint: String, clientID: String, redirectURI: String, scopes: [String], state: String,
+        codeChallenge: String, nonce: String? = nil, usesFormPost: Bool = false, customParameters: [URLFormField] = []
+    ) {
+        self.endpoint = endpoint
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.state = state
+        self.codeChallenge = codeChallenge
+        self.nonce = nonce
+        self.usesFormPost = usesFormPost
+        self.customParameters = customParameters
+    }
+
+    /// The parameters the handler sets, in contract order, before the custom ones.
+    public var protocolParameters: [URLFormField] {
+        var fields = [
+            URLFormField(name: "response_type", value: "code"),
+            URLFormField(name: "client_id", value: clientID),
+            URLFormField(name: "redirect_uri", value: redirectURI),
+        ]
+        if !scopes.isEmpty { fields.append(URLFormField(name: "scope", value: scopes.joined(separator: " "))) }
+        fields.append(URLFormField(name: "state", value: state))
+        fields.append(URLFormField(name: "code_challenge", value: codeChallenge))
+        fields.append(URLFormField(name: "code_challenge_method", value: PKCE.challengeMethod))
+        if let nonce { fields.append(URLFormField(name: "nonce", value: nonce)) }
+        if usesFormPost { fields.append(URLFormField(name: "response_mode", value: "form_post")) }
+        return fields
+    }
+
+    /// The URL to redirect the browser to; refuses reserved custom parameters (never drops them).
+    public func url() throws(Failure) -> String {
+        do {
+            try ReservedParameters.validate(customParameters, for: .oauth2)
+        } catch {
+            throw .reservedParameter(error)
+        }
+        // RFC 6749 §3.1: the endpoint URI "MUST NOT include a fragment component".
+        guard !endpoint.contains("#") else { throw .invalidEndpoint("it has a fragment") }
+        guard endpoint.hasPrefix("https://") || endpoint.hasPrefix("http://") else {
+            throw .invalidEndpoint("it is not an absolute http or https URL")
+        }
+        let query = FormURLEncoding.encode(protocolParameters + customParameters)
+        guard endpoint.contains("?") else { return endpoint + "?" + query }
+        return endpoint.hasSuffix("?") || endpoint.hasSuffix("&") ? endpoint + query : endpoint + "&" + query
+    }
+}

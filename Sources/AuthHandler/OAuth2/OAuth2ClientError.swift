@@ -1,0 +1,111 @@
+import Foundation
+
+/// Why a call to an OAuth 2 token or user-info endpoint failed.
+///
+/// Only the IdP's `error` code and a sanitized, bounded `error_description` are kept (RFC 6749 §5.2);
+/// never the code, verifier, secret, token or a URL query.
+public enum OAuth2ClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which endpoint failed.
+    public enum Endpoint: String, Sendable, Hashable {
+        /// The token endpoint (authorization-code exchange).
+        case token
+        /// The user-info (profile) endpoint.
+        case userInfo = "userinfo"
+    }
+
+    /// The IdP answered with an RFC 6749 §5.2 (or RFC 6750 §3) error.
+    case providerError(endpoint: Endpoint, status: Int, code: String, description: String?)
+    /// The IdP answered a non-2xx status without a usable error document.
+    case httpStatus(endpoint: Endpoint, status: Int)
+    /// The body is not the JSON object (or, for the token endpoint, form answer) the protocol requires.
+    case invalidResponse(endpoint: Endpoint, status: Int, reason: String)
+    /// The token answer has no `access_token`.
+    case missingAccessToken(status: Int)
+    /// The token answer's `token_type` is not `Bearer` (RFC 6750); `tokenType` is sanitized.
+    case unsupportedTokenType(String)
+    /// The request could not be sent or no answer came; `detail` is the transport error without any query.
+    case transport(endpoint: Endpoint, detail: String)
+    /// The task was cancelled while waiting for the IdP.
+    case cancelled(endpoint: Endpoint)
+
+    /// Longest `error` code kept.
+    public static let maximumCodeLength = 64
+    /// Longest `error_description` kept.
+    public static let maximumDescriptionLength = 200
+
+    /// The IdP's HTTP status, when it answered.
+    public var httpStatus: Int? {
+        switch self {
+        case .providerError(_, let status, _, _), .httpStatus(_, let status), .invalidResponse(_, let status, _),
+            .missingAccessToken(let status):
+            status
+        case .unsupportedTokenType, .transport, .cancelled:
+            nil
+        }
+    }
+
+    /// The IdP's `error` code, when it sent one.
+    public var providerCode: String? {
+        if case .providerError(_, _, let code, _) = self { return code }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .providerError(let endpoint, let status, let code, let description):
+            "the \(endpoint.rawValue) endpoint answered HTTP \(status) with error \(code)"
+                + (description.map { " (\($0))" } ?? "") + "; " + Self.advice(forCode: code)
+        case .httpStatus(let endpoint, let status):
+            "the \(endpoint.rawValue) endpoint answered HTTP \(status) without an OAuth error document; "
+                + "check the endpoint URL and the provider's status"
+        case .invalidResponse(let endpoint, let status, let reason):
+            "the \(endpoint.rawValue) endpoint answered HTTP \(status) with an unusable body: \(reason); "
+                + "check that the endpoint is the provider's \(endpoint.rawValue) URL"
+        case .missingAccessToken(let status):
+            "the token endpoint answered HTTP \(status) without access_token; check the token endpoint URL"
+        case .unsupportedTokenType(let type):
+            "the token endpoint issued a \(type) token; only Bearer tokens (RFC 6750) are supported"
+        case .transport(let endpoint, let detail):
+            "the \(endpoint.rawValue) request failed in transport: \(detail); check the endpoint and the network"
+        case .cancelled(let endpoint):
+            "the \(endpoint.rawValue) request was cancelled before the provider answered"
+        }
+    }
+
+    static func advice(forCode code: String) -> String {
+        switch code {
+        case "invalid_grant":
+            "the code is expired, used or was issued for another redirect_uri or verifier; sign in again"
+        case "invalid_client": "check the client id, the client secret and tokenEndpointAuth"
+        case "unauthorized_client": "the client may not use the authorization code grant; check its registration"
+        case "invalid_token": "the access token was refused; sign in again"
+        case "insufficient_scope": "request the scopes this endpoint needs"
+        default: "see the provider's documentation for this error"
+        }
+    }
+
+    /// An `error` code kept only if it is 1–64 characters of RFC 6749 §5.2's `%x20-21 / %x23-5B / %x5D-7E`.
+    static func sanitizedCode(_ code: String) -> String? {
+        guard !code.isEmpty, code.utf8.count <= maximumCodeLength,
+            code.utf8.allSatisfy({ (0x20...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C })
+        else { return nil }
+        return code
+    }
+
+    /// `text` with anything outside printable ASCII replaced by `?`, each of `redacting` replaced by
+    /// `<redacted>` (an IdP may echo what it was sent), cut to `maximumDescriptionLength`.
+    static func sanitizedDescription(_ text: String, redacting values: [String]) -> String? {
+        var cleaned = String(
+            decoding: text.utf8.map { (0x20...0x7E).contains($0) ? $0 : 0x3F },
+            as: UTF8.self)
+        for value in values where value.utf8.count >= 4 {
+            cleaned = cleaned.replacingOccurrences(of: value, with: "<redacted>")
+        }
+        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
+        guard !cleaned.isEmpty else { return nil }
+        if cleaned.utf8.count > maximumDescriptionLength {
+            cleaned = String(decoding: cleaned.utf8.prefix(maximumDescriptionLength - 3), as: UTF8.self) + "..."
+        }
+        return cleaned
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// The defaults of a built-in provider id (CONTRACT §2): real endpoints, scopes, issuer, ID-token
+/// algorithm, profile mapping. Any `endpoints` key in the configuration replaces the default.
+public struct BuiltInProvider: Sendable {
+    /// The Facebook Graph API version in the default URLs (v26.0, released 2026-07-29; see
+    /// https://developers.facebook.com/docs/graph-api/changelog/versions/).
+    public static let facebookGraphVersion = "v26.0"
+
+    public let id: String
+    public let protocolKind: ProviderConfig.ProtocolKind
+    public let endpoints: ProviderEndpoints
+    public let scopes: [String]
+    /// The issuer ID tokens carry; nil for OAuth 1.0a and plain OAuth 2.
+    public let issuer: ExpectedIssuer?
+    /// The issuer whose discovery document describes the provider (differs from `issuer` for Microsoft).
+    public let discoveryIssuer: URL?
+    public let idTokenAlgorithms: [JWSAlgorithm]
+    public let profileMapping: ProfileMapping
+    public let responseMode: ProviderConfig.ResponseMode?
+    /// Whether the provider documents only form-body client credentials at its token endpoint.
+    public let requiresClientSecretPost: Bool
+
+    /// The built-in defaults for `id`, or nil for a custom id.
+    public static func named(_ id: String) -> BuiltInProvider? {
+        all.first { $0.id == id }
+    }
+
+    /// Every built-in provider.
+    public static let all: [BuiltInProvider] = [twitter, google, microsoft, apple, facebook, github]
+
+    /// Twitter (X) OAuth 1.0a; `oauth/authenticate` signs in an already-authorized user without a prompt.
+    public static let twitter = BuiltInProvider(
+        id: "twitter.com", protocolKind: .oauth1,
+        endpoints: ProviderEndpoints(
+            requestToken: url("https://api.twitter.com/oauth/request_token"),
+            authorize: url("https://api.twitter.com/oauth/authenticate"),
+            accessToken: url("https://api.twitter.com/oauth/access_token"),
+            profile: url(
+                "https://api.twitter.com/1.1/account/verify_credentials.json?include_email=true&skip_status=true")),
+        scopes: [], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [], profileMapping: .twitter,
+        responseMode: nil, requiresClientSecretPost: false)
+
+    /// Google, from https://accounts.google.com/.well-known/openid-configuration.
+    public static let google = BuiltInProvider(
+        id: "google.com", protocolKind: .oidc,
+        endpoints: ProviderEndpoints(
+            authorization: url("https://accounts.google.com/o/oauth2/v2/auth"),
+            token: url("https://oauth2.googleapis.com/token"),
+            userInfo: url("https://openidconnect.googleapis.com/v1/userinfo"),
+            jwks: url("https://www.googleapis.com/oauth2/v3/certs")),
+        scopes: ["openid", "email", "profile"], issuer: .exact("https://accounts.google.com"),
+        discoveryIssuer: url("https://accounts.google.com"), idTokenAlgorithms: [.rs256], profileMapping: .oidc,
+        responseMode: .query, requiresClientSecretPost: false)
+
+    /// Microsoft identity platform v2.0, `common` tenant: tokens carry their tenant's issuer.
+    public static let microsoft = BuiltInProvider(
+        id: "microsoft.com", protocolKind: .oidc,
+        endpoints: ProviderEndpoints(
+            authorization: url("https://login.microsoftonline.com/common/oauth2/v2.0/authorize"),
+            token: url("https://login.microsoftonline.com/common/oauth2/v2.0/token"),
+            userInfo: url("https://graph.microsoft.com/oidc/userinfo"),
+            jwks: url("https://login.microsoftonline.com/common/discovery/v2.0/keys")),
+        scopes: ["openid", "email", "profile"],
+        issuer: .tenantTemplate("https://login.microsoftonline.com/{tenantid}/v2.0"),
+        discoveryIssuer: url("https://login.microsoftonline.com/common/v2.0"), idTokenAlgorithms: [.rs256],
+        profileMapping: .oidc, responseMode: .query, requiresClientSecretPost: false)
+
+    /// Sign in with Apple: `form_post` (required when name or email is requested), no userinfo endpoint,
+    /// and a token endpoint that takes the client secret in the body only.
+    public static let apple = BuiltInProvider(
+        id: "apple.com", protocolKind: .oidc,
+        endpoints: ProviderEndpoints(
+            authorization: url("https://appleid.apple.com/auth/authorize"),
+            token: url("https://appleid.apple.com/auth/token"), jwks: url("https://appleid.apple.com/auth/keys")),
+        scopes: ["name", "email"], issuer: .exact("https://appleid.apple.com"),
+        discoveryIssuer: url("https://appleid.apple.com"), idTokenAlgorithms: [.rs256], profileMapping: .oidc,
+        responseMode: .formPost, requiresClientSecretPost: true)
+
+    /// Facebook Login (manual flow) and the Graph API `/me`.
+    public static let facebook = BuiltInProvider(
+        id: "facebook.com", protocolKind: .oauth2,
+        endpoints: ProviderEndpoints(
+            authorization: url("https://www.facebook.com/\(facebookGraphVersion)/dialog/oauth"),
+            token: url("https://graph.facebook.com/\(facebookGraphVersion)/oauth/access_token"),
+            userInfo: url("https://graph.facebook.com/\(facebookGraphVersion)/me?fields=id,name,email")),
+        scopes: ["email", "public_profile"], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [],
+        profileMapping: .facebook, responseMode: .query, requiresClientSecretPost: true)
+
+    /// GitHub OAuth apps; the e-mail comes from `/user/emails` (``ProviderDescriptor/emailsEndpoint``).
+    public static let github = BuiltInProvider(
+        id: "github.com", protocolKind: .oauth2,
+        endpoints: ProviderEndpoints(
+            authorization: url("https://github.com/login/oauth/authorize"),
+            token: url("https://github.com/login/oauth/access_token"), userInfo: url("https://api.github.com/user")),
+        scopes: ["read:user", "user:email"], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [],
+        profileMapping: .github, responseMode: .query, requiresClientSecretPost: true)
+
+    /// A literal URL of this file; nil only for a typo, which the built-in provider tests catch.
+    private static func url(_ string: String) -> URL? { URL(string: string) }
+}
