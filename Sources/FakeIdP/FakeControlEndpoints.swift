@@ -30,7 +30,7 @@ extension FakeIdPRouter {
                 ?? .text("fake-idp: cannot encode requests\n", status: 500)
         case ("DELETE", "__fake/requests"), ("POST", "__fake/reset"):
             await state.reset()
-            return .json(["reset": true] as [String: Bool]) ?? .text("{}", status: 200)
+            return Self.json(["reset": true])
         case ("POST", "__fake/clock"):
             struct Advance: Decodable { var advanceSeconds: Double }
             guard let advance = try? JSONDecoder().decode(Advance.self, from: Data(request.body)),
@@ -71,12 +71,5 @@ extension FakeIdPRouter {
 
     private static func path(_ keys: [any CodingKey]) -> String {
         keys.map(\.stringValue).joined(separator: ".")
-    }
-}
-
-extension ServerResponse {
-    /// A JSON response, or nil when `value` cannot be encoded.
-    fileprivate static func json(_ value: [String: Bool]) -> ServerResponse? {
-        try? ServerResponse.json(value)
     }
 }

@@ -2,10 +2,11 @@ import AuthHandler
 import FakeIdP
 import Foundation
 
-// `serve`, `--once` and `demo` are plugged in here as they land; until then they report
-// "not available in this build yet" and exit 64.
+// `--once` is plugged in here when it lands; until then it reports "not available in this build yet" and exits 64.
 var runners = CommandRunners()
+runners.serve = { options, context in await ServeCommand.run(options, context: context) }
 runners.fakeIdP = { options, context in await FakeIdPCommand.run(options, context: context) }
+runners.demo = { options, context in await DemoCommand.run(options, context: context) }
 let context = CommandContext(environment: ProcessInfo.processInfo.environment, output: .standard)
 let program = CommandLineProgram(runners: runners, context: context)
 let exitCode = await program.run(arguments: Array(CommandLine.arguments.dropFirst()))

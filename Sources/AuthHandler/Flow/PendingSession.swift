@@ -30,6 +30,8 @@ struct StoredResult: Codable, Sendable, Equatable {
     var profile: ProviderProfile
     /// The handler URL the IdP sent the browser to (Identity Toolkit's `requestUri`).
     var requestURI: String
+    /// The OIDC nonce of the authorization request (Identity Toolkit checks it against the `id_token`).
+    var nonce: String?
     var createdAt: Date
 }
 

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Redeeming a result: CONTRACT §3.3. The credential is handed to the sign-in backend here.
+extension SignInFlow {
+    /// The result JSON for a redemption form (`code`, `verifier`, `idToken`).
+    public func redeem(_ fields: [URLFormField]) async throws(HandlerError) -> RedemptionAnswer {
+        let began = now()
+        for name in ["code", "verifier", "idToken"] where fields.all(named: name).count > 1 {
+            throw .invalidRequest("\(name) is given more than once; send it once")
+        }
+        guard let code = fields.first(named: "code"), !code.isEmpty, code.utf8.count <= 512 else {
+            throw .invalidRequest("code is required: the code the handler added to your redirectUrl")
+        }
+        let payload: [UInt8]?
+        do {
+            payload = try await store.claimResult(code: code, now: now(), lease: settings.redemptionLease)
+        } catch {
+            throw Self.storeFailure(error)
+        }
+        guard let payload, let result = Self.decode(StoredResult.self, from: payload) else {
+            metrics.redemption(outcome: "invalid-result-code")
+            log.log(.warning, "signin.redeem", ["outcome": "invalid-result-code"])
+            throw .invalidResultCode("the result code is unknown, expired or already redeemed; sign in again")
+        }
+        do throws(RedeemFailure) {
+            let answer = try await redeem(result, fields: fields)
+            do {
+                try await finish(code: code, redeemed: true)
+            } catch {
+                throw RedeemFailure(error: error, keepsCode: false)
+            }
+            metrics.redemption(outcome: "success")
+            log.log(
+                .info, "signin.redeem",
+                ["provider": result.providerID, "outcome": "success", "latency_ms": milliseconds(since: began)])
+            return answer
+        } catch let failure {
+            // Only a definite answer uses the code up; anything the app can retry leaves it redeemable.
+            let error = failure.error
+            try? await finish(code: code, redeemed: !failure.keepsCode)
+            metrics.redemption(outcome: error.code)
+            log.log(
+                .warning, "signin.redeem",
+                [
+                    "provider": result.providerID, "outcome": error.code, "latency_ms": milliseconds(since: began),
+                    "reason": error.message,
+                ])
+            throw error
+        }
+    }
+
+    private func redeem(_ result: StoredResult, fields: [URLFormField]) async throws(RedeemFailure) -> RedemptionAnswer
+    {
+        if let challenge = result.resultChallenge {
+            guard let verifier = fields.first(named: "verifier"),
+                PKCE.verify(verifier: verifier, matchesChallenge: challenge)
+            else {
+                throw RedeemFailure(
+                    error: .invalidResultCode(
+                        "the verifier is missing or does not match the resultChallenge of this sign-in"),
+                    keepsCode: true)
+            }
+        }
+        let idToken = fields.first(named: "idToken")
+        if result.authType.requiresIDToken, idToken?.isEmpty ?? true {
+            throw RedeemFailure(
+                error: .invalidRequest(
+                    "idToken is required for \(result.authType.rawValue): send the user's current ID token"),
+                keepsCode: true)
+        }
+        guard let provider = providers[result.providerID] else {
+            throw RedeemFailure(error: .backendError("\(result.providerID) is no longer configured"), keepsCode: false)
+        }
+        let request = BackendSignInRequest(
+            providerId: result.providerID, protocolKind: provider.protocolKind, credential: result.credential,
+            profile: result.profile, authType: result.authType, requestUri: result.requestURI,
+            idToken: result.authType.requiresIDToken ? idToken : nil, eventId: result.eventID, nonce: result.nonce)
+        let signIn: JSONValue?
+        do {
+            signIn = try await backend.signIn(request)
+        } catch {
+            var details = error.details
+            if case .accountExistsWithDifferentCredential = error {
+                details["credential"] = Self.credentialJSON(result.credential)
+            }
+            throw RedeemFailure(
+                error: HandlerError(
+                    status: error.httpStatus, code: error.code, message: error.description, details: details),
+                keepsCode: error.isTransient)
+        }
+        return RedemptionAnswer(
+            providerId: result.providerID, authType: result.authType, eventId: result.eventID,
+            credential: result.credential, profile: result.profile, signIn: signIn)
+    }
+
+    private func finish(code: String, redeemed: Bool) async throws(HandlerError) {
+        do {
+            if redeemed {
+                try await store.deleteResult(code: code)
+            } else {
+                try await store.releaseResult(code: code)
+            }
+        } catch {
+            throw Self.storeFailure(error)
+        }
+    }
+
+    static func credentialJSON(_ credential: IdPCredential) -> JSONValue {
+        guard let data = try? JSONEncoder().encode(credential), let value = JSONValue.parse(Array(data)) else {
+            return .null
+        }
+        return value
+    }
+}
+
+/// A failed redemption, and whether the result code stays redeemable (a wrong verifier, a missing idToken,
+/// a transient backend failure) or is used up (a definite answer from the backend).
+struct RedeemFailure: Error {
+    var error: HandlerError
+    var keepsCode: Bool
+}
+
+/// The `200` answer of `POST /__/auth/result` (CONTRACT §3.3).
+public struct RedemptionAnswer: Sendable, Encodable {
+    public var providerId: String
+    public var authType: AuthType
+    public var eventId: String?
+    public var credential: IdPCredential
+    public var profile: ProviderProfile
+    /// The backend's answer; null for backend `none`.
+    public var signIn: JSONValue?
+
+    enum CodingKeys: String, CodingKey {
+        case providerId, authType, eventId, credential, profile, signIn
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(providerId, forKey: .providerId)
+        try container.encode(authType, forKey: .authType)
+        try container.encode(eventId, forKey: .eventId)
+        try container.encode(credential, forKey: .credential)
+        try container.encode(profile, forKey: .profile)
+        try container.encode(signIn ?? .null, forKey: .signIn)
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+
+/// Starting a sign-in: CONTRACT §3.1.
+extension SignInFlow {
+    /// Checks a start request and returns where to send the browser (the IdP), after saving the pending session.
+    public func start(_ fields: [URLFormField]) async throws(HandlerError) -> String {
+        let began = now()
+        let request = try StartRequest(fields: fields, flow: self)
+        let provider = request.provider
+        do {
+            let location: String
+            switch provider.protocolKind {
+            case .oauth1: location = try await startOAuth1(request)
+            case .oauth2, .oidc: location = try await startOAuth2(request)
+            }
+            metrics.signInStarted(provider: provider.id)
+            log.log(
+                .info, "signin.start",
+                ["provider": provider.id, "outcome": "redirect", "latency_ms": milliseconds(since: began)])
+            return location
+        } catch {
+            metrics.signInFailed(provider: provider.id, outcome: error.code)
+            log.log(
+                .warning, "signin.start",
+                [
+                    "provider": provider.id, "outcome": error.code, "latency_ms": milliseconds(since: began),
+                    "reason": error.message,
+                ])
+            throw error
+        }
+    }
+
+    private func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> String {
+        let provider = request.provider
+        guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
+            throw .providerError("\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
+        }
+        let temporary: OAuth1Client.TemporaryCredentials
+        do {
+            temporary = try await client.requestToken(callback: settings.redirectURI)
+        } catch {
+            throw .providerError("the \(provider.id) request-token call failed: \(error)")
+        }
+        let location: String
+        do {
+            location = try client.authorizeURL(token: temporary.token, customParameters: request.customParameters)
+        } catch {
+            throw .providerError("cannot build the \(provider.id) authorize URL: \(error)")
+        }
+        var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
+        session.requestToken = temporary.token
+        session.requestTokenSecret = temporary.secret
+        try await save(session, key: PendingSession.key(requestToken: temporary.token))
+        return location
+    }
+
+    private func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> String {
+        let provider = request.provider
+        let endpoints = try await resolvedEndpoints(provider)
+        guard let authorization = endpoints.authorization else {
+            throw .providerError("\(provider.id) has no authorization endpoint; set endpoints.authorization")
+        }
+        let state: String
+        let verifier: String
+        let challenge: String
+        var nonce: String?
+        do {
+            state = try SecureRandom.base64URLString(byteCount: 32)
+            verifier = try PKCE.makeVerifier()
+            challenge = try PKCE.challenge(forVerifier: verifier)
+            if provider.protocolKind == .oidc { nonce = try SecureRandom.base64URLString(byteCount: 32) }
+        } catch {
+            throw HandlerError(status: 500, code: "internal-error", message: "the random generator failed")
+        }
+        var scopes = request.scopes(defaults: provider.defaultScopes)
+        if provider.protocolKind == .oidc, !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        let authorizationRequest = provider.authorizationRequest(
+            endpoint: authorization, redirectURI: settings.redirectURI, scopes: scopes, state: state,
+            codeChallenge: challenge, nonce: nonce, customParameters: request.customParameters)
+        let location: String
+        do {
+            location = try authorizationRequest.url()
+        } catch {
+            throw .providerError("cannot build the \(provider.id) authorization URL: \(error)")
+        }
+        var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
+        session.scopes = scopes
+        session.codeVerifier = verifier
+        session.nonce = nonce
+        try await save(session, key: PendingSession.key(state: state))
+        return location
+    }
+
+    private func save(_ session: PendingSession, key: String) async throws(HandlerError) {
+        let payload = try Self.encode(session)
+        do {
+            try await store.insertPending(key: key, payload: payload, expiresAt: session.expiresAt)
+        } catch {
+            throw Self.storeFailure(error)
+        }
+    }
+}
+
+/// A start request's parameters, each checked, in the order CONTRACT §3.1 lists the refusals.
+struct StartRequest {
+    let provider: ProviderDescriptor
+    let redirectURL: String
+    let authType: AuthType
+    let eventID: String?
+    let requestedScopes: [String]
+    let customParameters: [URLFormField]
+    let resultChallenge: String?
+
+    static let maximumEventIDLength = 512
+
+    init(fields: [URLFormField], flow: SignInFlow) throws(HandlerError) {
+        for name in [
+            "providerId", "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge",
+        ]
+        where fields.all(named: name).count > 1 {
+            throw .invalidRequest("\(name) is given more than once; send it once")
+        }
+        guard let providerID = fields.first(named: "providerId"), !providerID.isEmpty else {
+            throw .invalidRequest("providerId is required; add providerId=<a configured provider id> to the URL")
+        }
+        guard let provider = flow.providers[providerID] else {
+            let known = flow.providers.ids.joined(separator: ", ")
+            throw .invalidProvider(
+                "'\(SignInFlow.shortened(providerID))' is not a configured provider; configured: \(known)")
+        }
+        self.provider = provider
+
+        if let given = fields.first(named: "redirectUrl"), !given.isEmpty {
+            guard flow.settings.redirectPolicy.allows(given) else {
+                throw .unauthorizedRedirectURL(
+                    "redirectUrl is not in allowedRedirectURLs; add the exact URL (scheme, host, port and path) "
+                        + "to allowedRedirectURLs in the config")
+            }
+            redirectURL = given
+        } else if let fallback = flow.settings.defaultRedirectURL {
+            redirectURL = fallback
+        } else {
+            throw .invalidRequest("redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
+        }
+
+        let authTypeName = fields.first(named: "authType") ?? AuthType.signInViaRedirect.rawValue
+        guard let authType = AuthType(rawValue: authTypeName) else {
+            throw .unsupportedAuthType(
+                "authType '\(SignInFlow.shortened(authTypeName))' is not supported; use signInViaRedirect, "
+                    + "linkViaRedirect or reauthViaRedirect")
+        }
+        self.authType = authType
+
+        let eventID = fields.first(named: "eventId")
+        if let eventID {
+            guard eventID.utf8.count <= Self.maximumEventIDLength,
+                eventID.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f })
+            else {
+                throw .invalidRequest("eventId must be at most 512 printable characters")
+            }
+        }
+        self.eventID = eventID
+
+        var scopes: [String] = []
+        for scope in (fields.first(named: "scopes") ?? "").split(separator: ",") {
+            let trimmed = scope.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { continue }
+            // RFC 6749 §3.3 scope-token: %x21 / %x23-5B / %x5D-7E.
+            guard
+                trimmed.utf8.allSatisfy({ $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) })
+            else {
+                throw .invalidRequest(
+                    "scope '\(SignInFlow.shortened(trimmed))' has characters a scope cannot have (RFC 6749 §3.3)")
+            }
+            if !scopes.contains(trimmed) { scopes.append(trimmed) }
+        }
+        requestedScopes = scopes
+
+        customParameters = try Self.customParameters(fields.first(named: "customParameters"), provider: provider)
+
+        let challenge = fields.first(named: "resultChallenge")
+        if let challenge {
+            guard challenge.utf8.count == 43, Base64.urlDecode(challenge)?.count == 32 else {
+                throw .invalidRequest(
+                    "resultChallenge must be the base64url SHA-256 (43 characters) of your redemption verifier")
+            }
+        }
+        resultChallenge = challenge
+    }
+
+    /// `customParameters`: a JSON object of strings, none of them reserved for the provider's protocol.
+    static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(HandlerError) -> [URLFormField] {
+        guard let text, !text.isEmpty else { return [] }
+        guard let object = JSONValue.parse(Array(text.utf8))?.objectValue else {
+            throw .invalidRequest(#"customParameters must be a JSON object of strings, e.g. {"login_hint":"a@b.c"}"#)
+        }
+        var fields: [URLFormField] = []
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            guard let string = value.stringValue else {
+                throw .invalidRequest("customParameters.\(SignInFlow.shortened(name)) must be a string")
+            }
+            fields.append(URLFormField(name: name, value: string))
+        }
+        let family: ReservedParameters.ProtocolFamily = provider.protocolKind == .oauth1 ? .oauth1 : .oauth2
+        do {
+            try ReservedParameters.validate(fields, for: family)
+        } catch {
+            throw .reservedCustomParameter(error.description)
+        }
+        return fields
+    }
+
+    /// The provider's default scopes followed by the requested ones, without repeats.
+    func scopes(defaults: [String]) -> [String] {
+        var scopes = defaults
+        for scope in requestedScopes where !scopes.contains(scope) { scopes.append(scope) }
+        return scopes
+    }
+
+    func session(createdAt: Date, ttl: TimeInterval) -> PendingSession {
+        PendingSession(
+            providerID: provider.id, redirectURL: redirectURL, authType: authType, eventID: eventID,
+            resultChallenge: resultChallenge, scopes: requestedScopes, codeVerifier: nil, nonce: nil,
+            requestToken: nil, requestTokenSecret: nil, createdAt: createdAt,
+            expiresAt: createdAt.addingTimeInterval(ttl))
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The sign-in flow of CONTRACT §3: start a sign-in, take the IdP's callback, redeem the result.
+///
+/// Every check happens here in the order the contract gives; the HTTP layer only routes and renders.
+/// Protocol work is delegated to `OAuth1Client`, `OAuth2TokenClient`, `IDTokenValidator` and the
+/// `SignInBackend`; state lives in the `SessionStore`.
+public final class SignInFlow: Sendable {
+    /// What the flow needs to know about its deployment.
+    public struct Settings: Sendable {
+        /// `publicURL + "/__/auth/handler"`: the redirect URI (and OAuth 1.0a callback) sent to every IdP.
+        public var redirectURI: String
+        public var redirectPolicy: RedirectURLPolicy
+        /// Where the browser goes back when the start request has no `redirectUrl` (`--once`); nil in `serve`,
+        /// where `redirectUrl` is required.
+        public var defaultRedirectURL: String?
+        public var sessionTTL: TimeInterval
+        public var resultTTL: TimeInterval
+        /// Timeout of each call to the IdP.
+        public var providerTimeout: Duration
+        /// How long a redemption in flight holds its result before another may try.
+        public var redemptionLease: TimeInterval
+
+        public init(
+            redirectURI: String, redirectPolicy: RedirectURLPolicy, defaultRedirectURL: String? = nil,
+            sessionTTL: TimeInterval = 600, resultTTL: TimeInterval = 120, providerTimeout: Duration = .seconds(10),
+            redemptionLease: TimeInterval = 30
+        ) {
+            self.redirectURI = redirectURI
+            self.redirectPolicy = redirectPolicy
+            self.defaultRedirectURL = defaultRedirectURL
+            self.sessionTTL = sessionTTL
+            self.resultTTL = resultTTL
+            self.providerTimeout = providerTimeout
+            self.redemptionLease = redemptionLease
+        }
+    }
+
+    let settings: Settings
+    let providers: ProviderRegistry
+    let store: any SessionStore
+    let backend: any SignInBackend
+    let http: any HTTPFetching
+    let discovery: OIDCDiscovery
+    let validator: IDTokenValidator
+    let log: EventLog
+    let metrics: Metrics
+    let now: @Sendable () -> Date
+
+    public init(
+        settings: Settings, providers: ProviderRegistry, store: any SessionStore, backend: any SignInBackend,
+        http: any HTTPFetching, log: EventLog, metrics: Metrics, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.settings = settings
+        self.providers = providers
+        self.store = store
+        self.backend = backend
+        self.http = http
+        self.discovery = OIDCDiscovery(http: http, requestTimeout: settings.providerTimeout, now: now)
+        self.validator = IDTokenValidator(
+            keys: JWKSCache(http: http, requestTimeout: settings.providerTimeout, now: now))
+        self.log = log
+        self.metrics = metrics
+        self.now = now
+    }
+
+    /// Milliseconds since `start`, for log lines.
+    func milliseconds(since start: Date) -> String {
+        String(Int((now().timeIntervalSince(start) * 1000).rounded()))
+    }
+
+    /// A provider-supplied or user-supplied value cut to a length safe to echo in a message.
+    static func shortened(_ value: String, limit: Int = 64) -> String {
+        value.count <= limit ? value : String(value.prefix(limit)) + "…"
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws(HandlerError) -> [UInt8] {
+        do {
+            return Array(try JSONEncoder().encode(value))
+        } catch {
+            throw HandlerError(status: 500, code: "internal-error", message: "could not encode the sign-in state")
+        }
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from payload: [UInt8]) -> T? {
+        try? JSONDecoder().decode(type, from: Data(payload))
+    }
+
+    /// Maps a store failure: a full store or an unusable one both answer 503, so the client retries.
+    static func storeFailure(_ error: StoreError) -> HandlerError {
+        switch error.kind {
+        case .capacityReached:
+            .unavailable("too many sign-ins are in progress; try again in a minute")
+        case .unavailable:
+            .unavailable("the session store is unavailable; try again shortly (the operator should check the logs)")
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Synchronization
+
+/// `auth-handler serve [--config FILE]`: the daemon.
+public enum ServeCommand {
+    /// How often expired sessions and results are swept from the store.
+    static let sweepInterval: Duration = .seconds(30)
+
+    /// Loads the config, builds the service, serves until SIGINT/SIGTERM, then drains and stops.
+    public static func run(_ options: ServeOptions, context: CommandContext) async -> AuthHandlerExitCode {
+        let log = EventLog()
+        let environment = SecretEnvironment(variables: context.environment)
+        let config: AuthHandlerConfig
+        switch loadConfig(path: options.config.path, environment: environment, log: log) {
+        case .success(let loaded): config = loaded
+        case .failure(let message): return context.fail(.config, message)
+        }
+        let signals = TerminationSignals()
+        let running: RunningService
+        do {
+            running = try await RunningService.start(
+                config: config, environment: environment, log: log, defaultStore: .sqlite,
+                listenFDs: SystemdSockets.listenFDs(environment: context.environment))
+        } catch {
+            return context.fail(error.exitCode, error.message)
+        }
+        context.output.line("auth-handler listening on \(running.baseURL)")
+        let signal = await signals.next()
+        log.log(.info, "shutdown", ["signal": signal.map(String.init) ?? "none"])
+        await running.stop()
+        return .success
+    }
+
+    /// The validated config, or one line saying what is wrong and what to do.
+    static func loadConfig(path: String, environment: SecretEnvironment, log: EventLog) -> ConfigOutcome {
+        let report: ConfigReport
+        do {
+            report = try ConfigLoader(environment: environment).load(fileAt: path)
+        } catch {
+            return .failure("\(error)")
+        }
+        for warning in report.warnings {
+            log.log(.warning, "config", ["path": warning.path.description, "problem": warning.message])
+        }
+        guard let config = report.config, report.errors.isEmpty else {
+            let first = report.errors.first.map { "\($0.path): \($0.message)" } ?? "the config is not valid"
+            return .failure(
+                "\(path) has \(report.errors.count) problem(s), the first: \(first); "
+                    + "run 'auth-handler check-config --config \(path)' to see them all")
+        }
+        return .success(config)
+    }
+
+    enum ConfigOutcome {
+        case success(AuthHandlerConfig)
+        case failure(String)
+    }
+}
+
+/// Why the service could not start, as an exit code and one line.
+public struct ServiceStartError: Error, Sendable {
+    public let exitCode: AuthHandlerExitCode
+    public let message: String
+}
+
+/// A started service: the HTTP server, the flow behind it, and the store sweeper.
+public final class RunningService: Sendable {
+    /// `http://HOST:PORT` of the first listen address (with the real port).
+    public let baseURL: String
+    public let service: AuthHandlerService
+    private let server: HTTPServer
+    private let sweeper: Task<Void, Never>
+
+    private init(baseURL: String, service: AuthHandlerService, server: HTTPServer, sweeper: Task<Void, Never>) {
+        self.baseURL = baseURL
+        self.service = service
+        self.server = server
+        self.sweeper = sweeper
+    }
+
+    /// Builds everything the config describes and starts listening.
+    public static func start(
+        config: AuthHandlerConfig, environment: SecretEnvironment, log: EventLog, defaultStore: StoreConfig.Kind,
+        listenFDs: [Int32]? = nil, defaultRedirectURL: String? = nil
+    ) async throws(ServiceStartError) -> RunningService {
+        do {
+            try ProcessSetup.ensureInitialized()
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "process setup failed: \(error)")
+        }
+        let providers: ProviderRegistry
+        do {
+            providers = try ProviderRegistry(config: config, environment: environment)
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "\(error); run check-config")
+        }
+        let http: HTTPClient
+        do {
+            http = try HTTPClient()
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "cannot start the HTTP client: \(error)")
+        }
+        let backend: any SignInBackend
+        do {
+            backend = try makeSignInBackend(config: config.backend, secrets: environment, fetcher: http)
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
+        }
+        let store = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
+
+        // The handler needs the service, and the service needs the bound port (for the redirect URI).
+        let slot = Mutex<AuthHandlerService?>(nil)
+        let handler: HTTPServerHandler = { request in
+            guard let service = slot.withLock({ $0 }) else {
+                return ResponseRendering.secured(.text("starting\n", status: 503))
+            }
+            return await service.handle(request)
+        }
+        let server: HTTPServer
+        do {
+            if let listenFDs, !listenFDs.isEmpty {
+                server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
+            } else {
+                let addresses = try config.listen.map { address throws(HTTPServerError) in
+                    try HTTPListenAddress(
+                        host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
+                }
+                server = try HTTPServer(listeningOn: addresses, handler: handler)
+            }
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "cannot listen: \(error); check 'listen' in the config")
+        }
+        let baseURL = "http://\(server.addresses[0])"
+        let publicURL = config.publicURL.map { $0.absoluteString } ?? baseURL
+        let settings = SignInFlow.Settings(
+            redirectURI: publicURL + "/__/auth/handler",
+            redirectPolicy: RedirectURLPolicy(allowed: config.allowedRedirectURLs.map(\.absoluteString)),
+            defaultRedirectURL: defaultRedirectURL, sessionTTL: TimeInterval(config.sessionTTLSeconds),
+            resultTTL: TimeInterval(config.resultTTLSeconds))
+        let metrics = Metrics()
+        let flow = SignInFlow(
+            settings: settings, providers: providers, store: store, backend: backend, http: http, log: log,
+            metrics: metrics)
+        let service = AuthHandlerService(flow: flow, store: store, metrics: metrics, log: log)
+        slot.withLock { $0 = service }
+        let sweeper = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: ServeCommand.sweepInterval)
+                if let swept = try? await store.sweep(now: Date()), swept > 0 {
+                    log.log(.info, "store.sweep", ["removed": String(swept)])
+                }
+            }
+        }
+        log.log(
+            .info, "listening",
+            ["addresses": server.addresses.map(\.description).joined(separator: ","), "publicURL": publicURL])
+        return RunningService(baseURL: baseURL, service: service, server: server, sweeper: sweeper)
+    }
+
+    /// Drains: `/readyz` turns 503, new connections are refused, requests in flight finish (10 s at most).
+    public func stop() async {
+        service.beginDraining()
+        sweeper.cancel()
+        await server.stop(gracePeriod: .seconds(10))
+    }
+
+    static func makeStore(_ config: StoreConfig, defaultKind: StoreConfig.Kind, environment: SecretEnvironment)
+        throws(ServiceStartError) -> any SessionStore
+    {
+        let kind = config.path == nil && config.kind == .sqlite && defaultKind == .memory ? .memory : config.kind
+        switch kind {
+        case .memory:
+            return MemorySessionStore()
+        case .sqlite:
+            let directory = environment.variables["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+            let path = config.path ?? (directory ?? "/var/lib/auth-handler") + "/state.sqlite"
+            do {
+                return try SQLiteSessionStore(path: path)
+            } catch {
+                throw ServiceStartError(
+                    exitCode: .config,
+                    message: "cannot open the session store \(path): \(error); set store.path or $STATE_DIRECTORY")
+            }
+        }
+    }
+}
+
+/// Listening sockets passed by systemd socket activation (`sd_listen_fds(3)`).
+public enum SystemdSockets {
+    /// The descriptors 3…3+N−1 when `LISTEN_PID` is this process and `LISTEN_FDS` is N; nil otherwise.
+    public static func listenFDs(environment: [String: String]) -> [Int32]? {
+        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap(Int32.init), count > 0, count < 64
+        else { return nil }
+        return (0..<count).map { 3 + $0 }
+    }
+}
