@@ -1,0 +1,58 @@
+import AuthHandler
+import Foundation
+
+/// An OAuth 2 error the fake OIDC provider answers (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1).
+struct FakeOIDCError: Error, Equatable {
+    /// The `error` code, e.g. `invalid_grant`.
+    var code: String
+    /// The `error_description`: what failed and what to send instead.
+    var description: String
+
+    static func invalidRequest(_ description: String) -> FakeOIDCError {
+        FakeOIDCError(code: "invalid_request", description: description)
+    }
+
+    static func invalidClient(_ description: String) -> FakeOIDCError {
+        FakeOIDCError(code: "invalid_client", description: description)
+    }
+
+    static func invalidGrant(_ description: String) -> FakeOIDCError {
+        FakeOIDCError(code: "invalid_grant", description: description)
+    }
+
+    static func invalidScope(_ description: String) -> FakeOIDCError {
+        FakeOIDCError(code: "invalid_scope", description: description)
+    }
+
+    static func accessDenied(_ description: String) -> FakeOIDCError {
+        FakeOIDCError(code: "access_denied", description: description)
+    }
+
+    static func serverError(_ description: String) -> FakeOIDCError {
+        FakeOIDCError(code: "server_error", description: description)
+    }
+
+    /// The error as the token endpoint answers it: JSON, 401 with a Basic challenge for `invalid_client`,
+    /// 400 otherwise (RFC 6749 §5.2), 500 for `server_error`.
+    var tokenResponse: ServerResponse {
+        let status =
+            switch code {
+            case "invalid_client": 401
+            case "server_error": 500
+            default: 400
+            }
+        var response = FakeIdPRouter.json(["error": code, "error_description": description], status: status)
+        if status == 401 {
+            // RFC 7235 §3.1: a 401 must carry a challenge; RFC 6749 §5.2 names the scheme the client tried.
+            response.headers.set(name: "WWW-Authenticate", value: #"Basic realm="fake-idp""#)
+        }
+        response.headers.set(name: "Cache-Control", value: "no-store")
+        response.headers.set(name: "Pragma", value: "no-cache")
+        return response
+    }
+
+    /// The `error` and `error_description` fields of an authorization error response.
+    var redirectFields: [URLFormField] {
+        [URLFormField(name: "error", value: code), URLFormField(name: "error_description", value: description)]
+    }
+}
