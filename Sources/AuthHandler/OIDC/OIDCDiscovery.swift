@@ -1,0 +1,117 @@
+import Foundation
+
+/// Fetches and caches OpenID Provider metadata per issuer (OpenID Connect Discovery 1.0 §4).
+///
+/// The document must name exactly the configured issuer (§4.3) and only https (or loopback http)
+/// endpoints. Documents are cached for `timeToLive`; concurrent first requests for one issuer share a
+/// single fetch. Failures are not cached, so the next sign-in tries again.
+public actor OIDCDiscovery {
+    /// The path appended to the issuer (§4.1).
+    public static let wellKnownPath = "/.well-known/openid-configuration"
+
+    private let http: any HTTPFetching
+    private let timeToLive: TimeInterval
+    private let requestTimeout: Duration
+    private let now: @Sendable () -> Date
+    private var cached: [String: (metadata: OIDCProviderMetadata, fetchedAt: Date)] = [:]
+    private var inFlight: [String: Task<Result<OIDCProviderMetadata, OIDCError>, Never>] = [:]
+
+    /// - Parameters:
+    ///   - timeToLive: how long a fetched document is used before it is fetched again (default one hour).
+    ///   - now: the clock, injected so tests can move time.
+    public init(
+        http: any HTTPFetching, timeToLive: TimeInterval = 3600, requestTimeout: Duration = .seconds(10),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.http = http
+        self.timeToLive = timeToLive
+        self.requestTimeout = requestTimeout
+        self.now = now
+    }
+
+    /// The metadata for `issuer`, from the cache or fetched.
+    ///
+    /// - Parameter documentIssuer: the `issuer` value the document must carry when the provider documents
+    ///   one different from the URL it is fetched under (Microsoft's multi-tenant documents say
+    ///   `https://login.microsoftonline.com/{tenantid}/v2.0`); nil means `issuer` itself, as §4.3 requires.
+    public func metadata(for issuer: String, documentIssuer: String? = nil) async throws(OIDCError)
+        -> OIDCProviderMetadata
+    {
+        let key = issuer + "\u{0}" + (documentIssuer ?? "")
+        let current = now()
+        if let entry = cached[key], current.timeIntervalSince(entry.fetchedAt) < timeToLive {
+            return entry.metadata
+        }
+        let task: Task<Result<OIDCProviderMetadata, OIDCError>, Never>
+        if let running = inFlight[key] {
+            task = running
+        } else {
+            let http = self.http
+            let timeout = requestTimeout
+            task = Task {
+                let result = await Self.fetch(
+                    issuer: issuer, documentIssuer: documentIssuer ?? issuer, http: http, timeout: timeout)
+                self.finish(key: key, result: result)
+                return result
+            }
+            inFlight[key] = task
+        }
+        return try await task.value.get()
+    }
+
+    /// Drops every cached document (for a configuration reload).
+    public func removeAll() {
+        cached.removeAll()
+    }
+
+    private func finish(key: String, result: Result<OIDCProviderMetadata, OIDCError>) {
+        inFlight[key] = nil
+        if case .success(let metadata) = result {
+            cached[key] = (metadata, now())
+        }
+    }
+
+    /// The discovery URL for `issuer`: a terminating `/` is removed before the well-known path (§4).
+    static func discoveryURL(issuer: String) -> String {
+        var base = Substring(issuer)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        return base + wellKnownPath
+    }
+
+    private static func fetch(issuer: String, documentIssuer: String, http: any HTTPFetching, timeout: Duration)
+        async -> Result<OIDCProviderMetadata, OIDCError>
+    {
+        do throws(OIDCError) {
+            try OIDCURLPolicy.check(issuer, field: "issuer")
+            let url = discoveryURL(issuer: issuer)
+            let body = try await OIDCDocumentFetch.get(url, document: .discovery, http: http, timeout: timeout)
+            let metadata = try decode(body, url: HTTPClientError.redactedTarget(url))
+            guard metadata.issuer == documentIssuer else {
+                throw .discoveryIssuerMismatch(expected: documentIssuer, received: metadata.issuer)
+            }
+            try OIDCURLPolicy.check(metadata.authorizationEndpoint, field: "authorization_endpoint")
+            try OIDCURLPolicy.check(metadata.tokenEndpoint, field: "token_endpoint")
+            if let userinfo = metadata.userinfoEndpoint {
+                try OIDCURLPolicy.check(userinfo, field: "userinfo_endpoint")
+            }
+            try OIDCURLPolicy.check(metadata.jwksURI, field: "jwks_uri")
+            return .success(metadata)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func decode(_ body: [UInt8], url: String) throws(OIDCError) -> OIDCProviderMetadata {
+        do {
+            return try JSONDecoder().decode(OIDCProviderMetadata.self, from: Data(body))
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw .malformedDocument(
+                .discovery, url: url, reason: "the required member \"\(key.stringValue)\" is missing")
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+            let member = context.codingPath.first?.stringValue ?? "document"
+            throw .malformedDocument(.discovery, url: url, reason: "the member \"\(member)\" has the wrong type")
+        } catch {
+            throw .malformedDocument(.discovery, url: url, reason: "not a JSON object")
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+
+@testable import AuthHandler
+
+struct OIDCJWKSCacheTests {
+    static let uri = OIDCTestTokens.jwksURI
+
+    @Test func keysAreFoundByKidAndAlgorithm() async throws {
+        let rsa = try SigningKey.generate(.rs256, keyID: "r1")
+        let ec = try SigningKey.generate(.es256, keyID: "e1")
+        let http = OIDCFakeHTTP()
+        http.serveKeys(Self.uri, [rsa.publicKey.jwk, ec.publicKey.jwk])
+        let cache = JWKSCache(http: http)
+        let found = try await cache.keys(jwksURI: Self.uri, keyID: "e1", algorithm: .es256)
+        #expect(found.map(\.jwk) == [ec.publicKey.jwk])
+        #expect(http.fetchCount(Self.uri) == 1)
+    }
+
+    @Test func unusableKeysAreSkippedNotFatal() throws {
+        let good = try SigningKey.generate(.rs256, keyID: "good")
+        var encryption = good.publicKey.jwk
+        encryption.kid = "enc"
+        encryption.use = "enc"
+        let body = """
+            {"keys": [42, {"kty": "oct", "kid": "hmac", "k": "c2VjcmV0"},
+                      {"kty": "RSA", "kid": "short", "n": "\(CryptoTestVectors.rsa1024Modulus)", "e": "AQAB"},
+                      {"kty": "EC", "kid": "p384", "crv": "P-384", "x": "AA", "y": "AA"},
+                      \(String(decoding: try JSONEncoder().encode(encryption), as: UTF8.self)),
+                      \(String(decoding: try JSONEncoder().encode(good.publicKey.jwk), as: UTF8.self))]}
+            """
+        let set = try JSONWebKeySet(parsing: Array(body.utf8), url: Self.uri)
+        #expect(set.keys.map(\.keyID) == ["good"])
+        #expect(set.skipped == 5)
+    }
+
+    @Test func documentWithoutKeysArrayIsMalformed() {
+        #expect(
+            throws: OIDCError.malformedDocument(
+                .keySet, url: Self.uri, reason: "not a JSON object with a \"keys\" array")
+        ) {
+            try JSONWebKeySet(parsing: Array("{\"key\": []}".utf8), url: Self.uri)
+        }
+    }
+
+    @Test func timeToLiveIsHonoured() async throws {
+        let key = try SigningKey.generate(.es256, keyID: "k")
+        let http = OIDCFakeHTTP()
+        http.serveKeys(Self.uri, [key.publicKey.jwk])
+        let clock = OIDCTestClock()
+        let cache = JWKSCache(http: http, timeToLive: 600, now: clock.read)
+        _ = try await cache.keys(jwksURI: Self.uri, keyID: "k", algorithm: .es256)
+        clock.advance(by: 599)
+        _ = try await cache.keys(jwksURI: Self.uri, keyID: "k", algorithm: .es256)
+        #expect(http.fetchCount(Self.uri) == 1)
+        clock.advance(by: 1)
+        _ = try await cache.keys(jwksURI: Self.uri, keyID: "k", algorithm: .es256)
+        #expect(http.fetchCount(Self.uri) == 2)
+    }
+
+    @Test func unknownKidRefetchesOnceThenIsRateLimited() async throws {
+        let old = try SigningKey.generate(.es256, keyID: "old")
+        let new = try SigningKey.generate(.es256, keyID: "new")
+        let http = OIDCFakeHTTP()
+        http.serveKeys(Self.uri, [old.publicKey.jwk])
+        let clock = OIDCTestClock()
+        let cache = JWKSCache(http: http, refetchInterval: 10, now: clock.read)
+        _ = try await cache.keys(jwksURI: Self.uri, keyID: "old", algorithm: .es256)
+
+        http.serveKeys(Self.uri, [new.publicKey.jwk])
+        clock.advance(by: 10)
+        let rotated = try await cache.keys(jwksURI: Self.uri, keyID: "new", algorithm: .es256)
+        #expect(rotated.map(\.keyID) == ["new"])
+        #expect(http.fetchCount(Self.uri) == 2)
+
+        clock.advance(by: 9)
+        let error = await oidcError { () async throws(OIDCError) in
+            try await cache.keys(jwksURI: Self.uri, keyID: "sprayed", algorithm: .es256)
+        }
+        #expect(error == .unknownKeyID(kid: "sprayed", algorithm: .es256))
+        #expect(http.fetchCount(Self.uri) == 2)
+
+        clock.advance(by: 1)
+        _ = await oidcError { () async throws(OIDCError) in
+            try await cache.keys(jwksURI: Self.uri, keyID: "sprayed-again", algorithm: .es256)
+        }
+        #expect(http.fetchCount(Self.uri) == 3)
+    }
+
+    @Test func unknownKidOnTheFirstFetchIsNotFetchedTwice() async throws {
+        let key = try SigningKey.generate(.es256, keyID: "k")
+        let http = OIDCFakeHTTP()
+        http.serveKeys(Self.uri, [key.publicKey.jwk])
+        let error = await oidcError { () async throws(OIDCError) in
+            // A fixed clock: under load a real one may pass the 10 s interval between the two reads.
+            try await JWKSCache(http: http, now: OIDCTestClock().read)
+                .keys(jwksURI: Self.uri, keyID: "other", algorithm: .es256)
+        }
+        #expect(error == .unknownKeyID(kid: "other", algorithm: .es256))
+        #expect(http.fetchCount(Self.uri) == 1)
+    }
+
+    @Test func failedFetchesAreRateLimitedToo() async throws {
+        let http = OIDCFakeHTTP()
+        http.serve(Self.uri, HTTPResponse(status: 500))
+        let clock = OIDCTestClock()
+        let cache = JWKSCache(http: http, now: clock.read)
+        for _ in 0..<3 {
+            let error = await oidcError { () async throws(OIDCError) in
+                try await cache.keys(jwksURI: Self.uri, keyID: "k", algorithm: .rs256)
+            }
+            #expect(error == .unexpectedStatus(.keySet, url: Self.uri, status: 500))
+        }
+        #expect(http.fetchCount(Self.uri) == 1)
+        clock.advance(by: 10)
+        _ = await oidcError { () async throws(OIDCError) in
+            try await cache.keys(jwksURI: Self.uri, keyID: "k", algorithm: .rs256)
+        }
+        #expect(http.fetchCount(Self.uri) == 2)
+    }
+
+    @Test func keyWithoutKidNeedsExactlyOneKeyOfTheType() async throws {
+        let rsa = try SigningKey.generate(.rs256, keyID: "r1")
+        let ec = try SigningKey.generate(.es256, keyID: "e1")
+        let http = OIDCFakeHTTP()
+        http.serveKeys(Self.uri, [rsa.publicKey.jwk, ec.publicKey.jwk])
+        let cache = JWKSCache(http: http)
+        let only = try await cache.keys(jwksURI: Self.uri, keyID: nil, algorithm: .rs256)
+        #expect(only.map(\.keyID) == ["r1"])
+
+        let second = try SigningKey.generate(.rs256, keyID: "r2")
+        let crowded = OIDCFakeHTTP()
+        crowded.serveKeys(Self.uri, [rsa.publicKey.jwk, second.publicKey.jwk])
+        let error = await oidcError { () async throws(OIDCError) in
+            try await JWKSCache(http: crowded).keys(jwksURI: Self.uri, keyID: nil, algorithm: .rs256)
+        }
+        #expect(error == .keyNotIdentified(algorithm: .rs256, candidates: 2))
+    }
+
+    @Test func errorsNameTheURLWithoutItsQuery() async {
+        let uri = "https://idp.example/jwks?api_key=s3cret"
+        let http = OIDCFakeHTTP()
+        http.serve(uri, HTTPResponse(status: 502))
+        let error = await oidcError { () async throws(OIDCError) in
+            try await JWKSCache(http: http).keys(jwksURI: uri, keyID: "k", algorithm: .rs256)
+        }
+        #expect(error == .unexpectedStatus(.keySet, url: "https://idp.example/jwks", status: 502))
+        #expect(error?.description.contains("s3cret") == false)
+    }
+
+    @Test func plainHTTPKeySetOnANonLoopbackHostIsRefused() async {
+        let http = OIDCFakeHTTP()
+        let error = await oidcError { () async throws(OIDCError) in
+            try await JWKSCache(http: http).keys(jwksURI: "http://idp.example/jwks", keyID: "k", algorithm: .rs256)
+        }
+        #expect(error == .insecureURL(field: "jwks_uri", url: "http://idp.example/jwks"))
+        #expect(http.fetchCount("http://idp.example/jwks") == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func concurrentFirstRequestsShareOneFetch() async throws {
+        let key = try SigningKey.generate(.es256, keyID: "k")
+        let gate = HTTPTestGate()
+        let http = OIDCFakeHTTP(gate: gate)
+        http.serveKeys(Self.uri, [key.publicKey.jwk])
+        let clock = OIDCTestClock()
+        let cache = JWKSCache(http: http, timeToLive: 0, now: clock.read)
+        let callers = 8
+        let allArrived = clock.gate(afterReads: callers)
+        try await withThrowingTaskGroup(of: [PublicKey].self) { group in
+            for _ in 0..<callers {
+                group.addTask { try await cache.keys(jwksURI: Self.uri, keyID: "k", algorithm: .es256) }
+            }
+            await allArrived.wait()
+            gate.open()
+            for try await keys in group { #expect(keys.count == 1) }
+        }
+        #expect(http.fetchCount(Self.uri) == 1)
+    }
+}
