@@ -54,6 +54,14 @@ let package = Package(
             name: "AuthHandlerTests",
             dependencies: ["AuthHandler"]
         ),
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["AuthHandler", "TestSupport"]
+        ),
         .testTarget(
             name: "FakeIdPTests",
             dependencies: ["FakeIdP", "AuthHandler"],

@@ -15,6 +15,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var sessionTTLSeconds: Int
     /// How long a result code stays redeemable.
     public var resultTTLSeconds: Int
+    /// How long one call to an IdP (request token, token exchange, userinfo, discovery, JWKS) may take.
+    public var providerTimeoutSeconds: Int
     /// Where the handler may send the browser back.
     public var allowedRedirectURLs: [URL]
     /// Where a redeemed credential is handed.
@@ -28,12 +30,15 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public static let defaultSessionTTLSeconds = 600
     /// The default `resultTTLSeconds`.
     public static let defaultResultTTLSeconds = 120
+    /// The default `providerTimeoutSeconds`.
+    public static let defaultProviderTimeoutSeconds = 10
 
     /// Creates a config; every argument has the documented default.
     public init(
         listen: [ListenAddress] = AuthHandlerConfig.defaultListen, publicURL: URL? = nil,
         store: StoreConfig = StoreConfig(), sessionTTLSeconds: Int = AuthHandlerConfig.defaultSessionTTLSeconds,
-        resultTTLSeconds: Int = AuthHandlerConfig.defaultResultTTLSeconds, allowedRedirectURLs: [URL] = [],
+        resultTTLSeconds: Int = AuthHandlerConfig.defaultResultTTLSeconds,
+        providerTimeoutSeconds: Int = AuthHandlerConfig.defaultProviderTimeoutSeconds, allowedRedirectURLs: [URL] = [],
         backend: BackendConfig = BackendConfig(), providers: [String: ProviderConfig] = [:]
     ) {
         self.listen = listen
@@ -41,6 +46,7 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
         self.store = store
         self.sessionTTLSeconds = sessionTTLSeconds
         self.resultTTLSeconds = resultTTLSeconds
+        self.providerTimeoutSeconds = providerTimeoutSeconds
         self.allowedRedirectURLs = allowedRedirectURLs
         self.backend = backend
         self.providers = providers

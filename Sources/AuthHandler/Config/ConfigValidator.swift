@@ -12,8 +12,8 @@ struct ConfigValidator {
     private(set) var problems: [ConfigProblem] = []
 
     static let topLevelKeys = [
-        "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "allowedRedirectURLs", "backend",
-        "providers",
+        "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "providerTimeoutSeconds",
+        "allowedRedirectURLs", "backend", "providers",
     ]
     static let storeKeys = ["kind", "path"]
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
@@ -46,6 +46,11 @@ struct ConfigValidator {
             let seconds = positiveInteger(value, at: path.key("resultTTLSeconds"))
         {
             config.resultTTLSeconds = seconds
+        }
+        if let value = fields["providerTimeoutSeconds"],
+            let seconds = positiveInteger(value, at: path.key("providerTimeoutSeconds"))
+        {
+            config.providerTimeoutSeconds = seconds
         }
         if let value = fields["allowedRedirectURLs"] {
             config.allowedRedirectURLs = redirectURLs(value, at: path.key("allowedRedirectURLs"))

@@ -5,9 +5,10 @@ import Foundation
 extension SignInFlow {
     /// Whether `fields` are an IdP's authorization response rather than a start request.
     public static func isCallback(_ fields: [URLFormField]) -> Bool {
-        fields.first(named: "providerId") == nil
-            && (fields.first(named: "state") != nil || fields.first(named: "oauth_token") != nil
-                || fields.first(named: "denied") != nil)
+        guard fields.first(named: "providerId") == nil else { return false }
+        return ["state", "code", "error", "oauth_token", "oauth_verifier", "denied"].contains { name in
+            fields.first(named: name) != nil
+        }
     }
 
     /// Handles an authorization response; returns the app URL to send the browser to (303).

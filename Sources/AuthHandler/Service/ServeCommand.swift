@@ -102,7 +102,9 @@ public final class RunningService: Sendable {
         }
         let backend: any SignInBackend
         do {
-            backend = try makeSignInBackend(config: config.backend, secrets: environment, fetcher: http)
+            backend = try makeSignInBackend(
+                config: config.backend, secrets: environment, fetcher: http,
+                timeout: .seconds(config.providerTimeoutSeconds))
         } catch {
             throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
         }
@@ -136,7 +138,8 @@ public final class RunningService: Sendable {
             redirectURI: publicURL + "/__/auth/handler",
             redirectPolicy: RedirectURLPolicy(allowed: config.allowedRedirectURLs.map(\.absoluteString)),
             defaultRedirectURL: defaultRedirectURL, sessionTTL: TimeInterval(config.sessionTTLSeconds),
-            resultTTL: TimeInterval(config.resultTTLSeconds))
+            resultTTL: TimeInterval(config.resultTTLSeconds),
+            providerTimeout: .seconds(config.providerTimeoutSeconds))
         let metrics = Metrics()
         let flow = SignInFlow(
             settings: settings, providers: providers, store: store, backend: backend, http: http, log: log,

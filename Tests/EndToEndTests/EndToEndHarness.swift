@@ -1,0 +1,277 @@
+import AuthHandler
+import Foundation
+import TestSupport
+import Testing
+
+/// A real `auth-handler fake-idp` and a real `auth-handler serve` against it, both on 127.0.0.1:0, and a
+/// browser made of the project's HTTP client (it follows nothing by itself; each hop is explicit).
+final class EndToEnd: Sendable {
+    /// The app's redirect URL, allowed in every daemon's config.
+    static let appRedirect = "https://app.example.com/signed-in"
+
+    let directory: URL
+    let idp: RunningAuthHandler
+    let idpURL: String
+    let daemon: RunningAuthHandler
+    let daemonURL: String
+    let browser: HTTPClient
+
+    /// Which sign-in backend the daemon hands credentials to.
+    enum Backend {
+        case none
+        case identityToolkit
+        case webhook(url: String, secret: String)
+    }
+
+    private init(
+        directory: URL, idp: RunningAuthHandler, idpURL: String, daemon: RunningAuthHandler, daemonURL: String,
+        browser: HTTPClient
+    ) {
+        self.directory = directory
+        self.idp = idp
+        self.idpURL = idpURL
+        self.daemon = daemon
+        self.daemonURL = daemonURL
+        self.browser = browser
+    }
+
+    /// Starts both processes; `settings` adds or replaces top-level config keys (e.g. `sessionTTLSeconds`).
+    static func start(backend: Backend = .none, settings: [String: String] = [:]) async throws -> EndToEnd {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let idp = try RunningAuthHandler(["fake-idp", "--listen", "127.0.0.1:0"])
+        guard let idpURL = await idp.waitForLine(startingWith: "fake-idp listening on ") else {
+            idp.terminateIfRunning()
+            throw TestProcessError("fake-idp did not start: \(idp.standardError)")
+        }
+        for (name, value) in [
+            ("twitter-secret", "fake-consumer-secret"), ("client-secret", "fake-client-secret"),
+            ("api-key", "e2e-api-key"),
+        ] {
+            try Data(value.utf8).write(to: directory.appendingPathComponent(name))
+        }
+        if case .webhook(_, let secret) = backend {
+            try Data(secret.utf8).write(to: directory.appendingPathComponent("webhook-secret"))
+        }
+        let configPath = directory.appendingPathComponent("config.json")
+        try Data(config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
+            .write(to: configPath)
+        let daemon = try RunningAuthHandler(["serve", "--config", configPath.path])
+        guard let daemonURL = await daemon.waitForLine(startingWith: "auth-handler listening on ") else {
+            idp.terminateIfRunning()
+            daemon.terminateIfRunning()
+            throw TestProcessError("auth-handler serve did not start: \(daemon.standardError)")
+        }
+        return EndToEnd(
+            directory: directory, idp: idp, idpURL: idpURL, daemon: daemon, daemonURL: daemonURL,
+            browser: try HTTPClient())
+    }
+
+    /// Stops both processes (SIGTERM) and removes the temporary directory; returns the daemon's exit status.
+    @discardableResult
+    func stop() async -> Int32 {
+        let status = await daemon.stop()
+        await idp.stop()
+        try? FileManager.default.removeItem(at: directory)
+        return status
+    }
+
+    static func config(idp: String, directory: URL, backend: Backend, settings: [String: String]) -> String {
+        let secret = { (name: String) in "{\"file\": \"\(directory.appendingPathComponent(name).path)\"}" }
+        let backendJSON: String
+        switch backend {
+        case .none:
+            backendJSON = #"{"kind": "none"}"#
+        case .identityToolkit:
+            backendJSON =
+                "{\"kind\": \"identitytoolkit\", \"url\": \"\(idp)/identitytoolkit/v1\", \"apiKey\": \(secret("api-key"))}"
+        case .webhook(let url, _):
+            backendJSON = "{\"kind\": \"webhook\", \"url\": \"\(url)\", \"secret\": \(secret("webhook-secret"))}"
+        }
+        var topLevel: [String: String] = [
+            "listen": #"["127.0.0.1:0"]"#,
+            "store": "{\"kind\": \"sqlite\", \"path\": \"\(directory.appendingPathComponent("state.sqlite").path)\"}",
+            "allowedRedirectURLs": "[\"\(appRedirect)\", \"http://127.0.0.1/done\"]",
+            "providerTimeoutSeconds": "2",
+            "backend": backendJSON,
+            "providers": """
+            {
+              "twitter.com": {"consumerKey": "fake-consumer-key", "consumerSecret": \(secret("twitter-secret")),
+                "endpoints": {"requestToken": "\(idp)/oauth1/request_token", "authorize": "\(idp)/oauth1/authenticate",
+                              "accessToken": "\(idp)/oauth1/access_token",
+                              "profile": "\(idp)/oauth1/account/verify_credentials.json?include_email=true"}},
+              "google.com": {"clientId": "fake-client-id", "clientSecret": \(secret("client-secret")),
+                "issuer": "\(idp)/oidc"},
+              "github.com": {"clientId": "fake-client-id", "clientSecret": \(secret("client-secret")),
+                "endpoints": {"authorization": "\(idp)/oidc/authorize", "token": "\(idp)/oidc/token",
+                              "userInfo": "\(idp)/oidc/userinfo"}},
+              "apple.com": {"clientId": "fake-client-id", "clientSecret": \(secret("client-secret")),
+                "issuer": "\(idp)/oidc", "responseMode": "form_post"},
+              "oidc.public": {"protocol": "oidc", "clientId": "fake-public-client", "issuer": "\(idp)/oidc",
+                "tokenEndpointAuth": "none"}
+            }
+            """,
+        ]
+        topLevel.merge(settings) { _, new in new }
+        return "{\n"
+            + topLevel.sorted { $0.key < $1.key }.map { "  \"\($0.key)\": \($0.value)" }
+            .joined(separator: ",\n") + "\n}\n"
+    }
+
+    // MARK: Browser
+
+    /// The start URL for `provider` with the given extra query parameters.
+    func startURL(_ provider: String, _ parameters: [String: String] = [:], redirect: String = appRedirect) -> String {
+        var fields = [
+            URLFormField(name: "providerId", value: provider), URLFormField(name: "redirectUrl", value: redirect),
+        ]
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            fields.append(URLFormField(name: name, value: value))
+        }
+        return daemonURL + "/__/auth/handler?" + FormURLEncoding.encode(fields)
+    }
+
+    func get(_ url: String, accept: String? = nil) async throws -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let accept { headers.set(name: "Accept", value: accept) }
+        return try await browser.send(HTTPRequest(method: "GET", url: url, headers: headers))
+    }
+
+    func postForm(_ url: String, _ fields: [URLFormField], accept: String? = "application/json") async throws
+        -> HTTPResponse
+    {
+        var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+        if let accept { headers.set(name: "Accept", value: accept) }
+        return try await browser.send(
+            HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
+    }
+
+    /// One step of a browser walk: every response the handler emitted on the way, and where it ended.
+    struct Walk {
+        /// Each response from the daemon (not the IdP), in order.
+        var handlerResponses: [HTTPResponse] = []
+        /// The IdP's callback to the handler (the URL, or the form fields of a form_post).
+        var callbackURL: String?
+        var callbackForm: [URLFormField]?
+        /// The final redirect to the app, decoded.
+        var appRedirect: String?
+        var appQuery: [URLFormField] = []
+    }
+
+    /// Follows the browser from `url` until the handler sends it to the app (or something else stops it).
+    /// `stopAtCallback` stops before delivering the IdP's callback to the handler, so a test can tamper or wait.
+    func walk(from url: String, stopAtCallback: Bool = false) async throws -> Walk {
+        var walk = Walk()
+        var next: (url: String, form: [URLFormField]?) = (url, nil)
+        for _ in 0..<8 {
+            let response: HTTPResponse
+            if let form = next.form {
+                response = try await postForm(next.url, form, accept: nil)
+            } else {
+                response = try await get(next.url)
+            }
+            let fromHandler = next.url.hasPrefix(daemonURL)
+            if fromHandler { walk.handlerResponses.append(response) }
+            if (300..<400).contains(response.status), let location = response.headers["Location"] {
+                if location.hasPrefix(Self.appRedirect) || location.hasPrefix("http://127.0.0.1/done") {
+                    walk.appRedirect = location
+                    let query = location.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+                    walk.appQuery = try FormURLEncoding.decode(query)
+                    return walk
+                }
+                if location.hasPrefix(daemonURL) {
+                    walk.callbackURL = location
+                    if stopAtCallback { return walk }
+                }
+                next = (location, nil)
+            } else if response.status == 200, !fromHandler, let form = Self.autoSubmitForm(response) {
+                // response_mode=form_post: the IdP's page posts the response to the handler.
+                walk.callbackURL = form.action
+                walk.callbackForm = form.fields
+                if stopAtCallback { return walk }
+                next = (form.action, form.fields)
+            } else {
+                return walk
+            }
+        }
+        return walk
+    }
+
+    /// Starts a sign-in as `user` (auto-approved by the fake IdP) and walks it to the app.
+    func signIn(_ provider: String, user: String = "alice", _ parameters: [String: String] = [:]) async throws -> Walk {
+        let hint = provider == "twitter.com" ? "screen_name" : "login_hint"
+        var parameters = parameters
+        if parameters["customParameters"] == nil { parameters["customParameters"] = "{\"\(hint)\":\"\(user)\"}" }
+        return try await walk(from: startURL(provider, parameters))
+    }
+
+    /// POST /__/auth/result.
+    func redeem(code: String, verifier: String? = nil, idToken: String? = nil) async throws -> HTTPResponse {
+        var fields = [URLFormField(name: "code", value: code)]
+        if let verifier { fields.append(URLFormField(name: "verifier", value: verifier)) }
+        if let idToken { fields.append(URLFormField(name: "idToken", value: idToken)) }
+        return try await postForm(daemonURL + "/__/auth/result", fields)
+    }
+
+    /// Queues a failure at the fake IdP through its control API.
+    func queueFailure(_ json: String) async throws {
+        let response = try await browser.send(
+            HTTPRequest(
+                method: "POST", url: idpURL + "/__fake/failures", headers: ["Content-Type": "application/json"],
+                body: Array(json.utf8)))
+        #expect(response.status == 200, "queueing \(json) answered \(response.status)")
+    }
+
+    /// The hidden fields and action of the fake IdP's auto-submitting form_post page.
+    static func autoSubmitForm(_ response: HTTPResponse) -> (action: String, fields: [URLFormField])? {
+        let html = String(decoding: response.body, as: UTF8.self)
+        guard html.contains("document.forms[0].submit()"),
+            let action = firstMatch(#"<form method="post" action="([^"]*)""#, in: html)
+        else { return nil }
+        var fields: [URLFormField] = []
+        let pattern = #"<input type="hidden" name="([^"]*)" value="([^"]*)">"#
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return nil }
+        for match in regex.matches(in: html, range: NSRange(html.startIndex..., in: html)) {
+            guard let name = Range(match.range(at: 1), in: html), let value = Range(match.range(at: 2), in: html)
+            else { continue }
+            fields.append(URLFormField(name: unescape(String(html[name])), value: unescape(String(html[value]))))
+        }
+        return (unescape(action), fields)
+    }
+
+    static func firstMatch(_ pattern: String, in text: String) -> String? {
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+            let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+            let range = Range(match.range(at: 1), in: text)
+        else { return nil }
+        return String(text[range])
+    }
+
+    static func unescape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}
+
+extension HTTPResponse {
+    var json: JSONValue? { JSONValue.parse(body) }
+    var text: String { String(decoding: body, as: UTF8.self) }
+    /// `error.code` of a JSON error answer.
+    var errorCode: String? { json?["error"]?["code"]?.stringValue }
+}
+
+/// Runs `body` with a started pair, always stopping it.
+func withEndToEnd<T>(
+    backend: EndToEnd.Backend = .none, settings: [String: String] = [:], _ body: (EndToEnd) async throws -> T
+) async throws -> T {
+    let e2e = try await EndToEnd.start(backend: backend, settings: settings)
+    do {
+        let result = try await body(e2e)
+        await e2e.stop()
+        return result
+    } catch {
+        await e2e.stop()
+        throw error
+    }
+}

@@ -1,0 +1,216 @@
+import AuthHandler
+import Foundation
+import Synchronization
+import Testing
+
+/// Complete sign-ins through the real `auth-handler serve` against the real `auth-handler fake-idp`.
+struct EndToEndSignInTests {
+    /// Walks a sign-in to the app and redeems its code; returns the redemption answer.
+    static func signInAndRedeem(_ e2e: EndToEnd, _ provider: String, user: String = "alice") async throws -> JSONValue {
+        let walk = try await e2e.signIn(provider, user: user, ["eventId": "e-\(provider)"])
+        #expect(walk.appQuery.first(named: "error") == nil, "\(walk.appQuery)")
+        #expect(walk.appQuery.first(named: "eventId") == "e-\(provider)")
+        let code = try #require(walk.appQuery.first(named: "code"))
+        let redemption = try await e2e.redeem(code: code)
+        #expect(redemption.status == 200, "\(redemption.text)")
+        return try #require(redemption.json)
+    }
+
+    @Test("twitter.com (OAuth 1.0a, HMAC-SHA1) signs in and redeems, backend none")
+    func twitter() async throws {
+        try await withEndToEnd { e2e in
+            let result = try await Self.signInAndRedeem(e2e, "twitter.com")
+            #expect(result["providerId"]?.stringValue == "twitter.com")
+            #expect(result["authType"]?.stringValue == "signInViaRedirect")
+            #expect(result["credential"]?["accessToken"]?.stringValue?.isEmpty == false)
+            #expect(result["credential"]?["secret"]?.stringValue?.isEmpty == false)
+            #expect(result["profile"]?["id"]?.stringValue == "1001")
+            #expect(result["profile"]?["screenName"]?.stringValue == "alice")
+            #expect(result["signIn"] == .null)
+        }
+    }
+
+    @Test("google.com (OIDC pointed at the fake IdP) signs in and redeems, backend none")
+    func google() async throws {
+        try await withEndToEnd { e2e in
+            let result = try await Self.signInAndRedeem(e2e, "google.com")
+            #expect(result["credential"]?["idToken"]?.stringValue?.split(separator: ".").count == 3)
+            #expect(result["credential"]?["accessToken"]?.stringValue?.isEmpty == false)
+            #expect(result["profile"]?["id"]?.stringValue == "1001")
+            #expect(result["profile"]?["email"]?.stringValue == "alice@example.com")
+            #expect(result["signIn"] == .null)
+        }
+    }
+
+    @Test("github.com-style plain OAuth 2 signs in and redeems, backend none")
+    func github() async throws {
+        try await withEndToEnd { e2e in
+            let result = try await Self.signInAndRedeem(e2e, "github.com", user: "bob")
+            #expect(result["credential"]?["accessToken"]?.stringValue?.isEmpty == false)
+            #expect(result["credential"]?["idToken"] == .null)
+            #expect(result["profile"]?["id"]?.stringValue == "1002")
+        }
+    }
+
+    @Test("apple.com-style form_post signs in and redeems, backend none")
+    func appleFormPost() async throws {
+        try await withEndToEnd { e2e in
+            let walk = try await e2e.signIn("apple.com")
+            #expect(walk.callbackForm != nil, "the fake IdP answered with a form_post page")
+            #expect(walk.callbackForm?.first(named: "state") != nil)
+            let code = try #require(walk.appQuery.first(named: "code"))
+            let redemption = try await e2e.redeem(code: code)
+            #expect(redemption.status == 200, "\(redemption.text)")
+            #expect(redemption.json?["profile"]?["id"]?.stringValue == "1001")
+        }
+    }
+
+    @Test("a public OIDC client (PKCE only, no secret) signs in")
+    func publicClient() async throws {
+        try await withEndToEnd { e2e in
+            let result = try await Self.signInAndRedeem(e2e, "oidc.public")
+            #expect(result["profile"]?["id"]?.stringValue == "1001")
+        }
+    }
+
+    @Test(
+        "twitter.com and google.com through identitytoolkit (the fake backend)",
+        arguments: ["twitter.com", "google.com"])
+    func identityToolkit(provider: String) async throws {
+        try await withEndToEnd(backend: .identityToolkit) { e2e in
+            let result = try await Self.signInAndRedeem(e2e, provider)
+            let signIn = try #require(result["signIn"]?.objectValue)
+            #expect(signIn["localId"]?.stringValue?.isEmpty == false)
+            #expect(signIn["idToken"]?.stringValue?.split(separator: ".").count == 3)
+            #expect(signIn["refreshToken"]?.stringValue?.isEmpty == false)
+            #expect(signIn["isNewUser"]?.boolValue == true)
+            let again = try await Self.signInAndRedeem(e2e, provider)
+            #expect(again["signIn"]?["isNewUser"]?.boolValue == false)
+            #expect(again["signIn"]?["localId"] == signIn["localId"])
+        }
+    }
+
+    @Test(
+        "twitter.com and google.com through a webhook that checks the signature",
+        arguments: ["twitter.com", "google.com"])
+    func webhook(provider: String) async throws {
+        let secret = "e2e-webhook-secret"
+        let receiver = try WebhookReceiver(secret: secret)
+        defer { Task { await receiver.stop() } }
+        try await withEndToEnd(backend: .webhook(url: receiver.url, secret: secret)) { e2e in
+            let result = try await Self.signInAndRedeem(e2e, provider)
+            #expect(result["signIn"]?["uid"]?.stringValue == "webhook-user-1001")
+            let delivered = try #require(receiver.deliveries.last)
+            #expect(delivered["providerId"]?.stringValue == provider)
+            #expect(delivered["credential"]?["accessToken"] == result["credential"]?["accessToken"])
+            #expect(receiver.rejected == 0)
+        }
+    }
+
+    @Test("linkViaRedirect with the signed-in user's idToken links a second provider")
+    func link() async throws {
+        try await withEndToEnd(backend: .identityToolkit) { e2e in
+            let first = try await Self.signInAndRedeem(e2e, "google.com")
+            let localID = try #require(first["signIn"]?["localId"]?.stringValue)
+            let idToken = try #require(first["signIn"]?["idToken"]?.stringValue)
+            let walk = try await e2e.signIn("twitter.com", ["authType": "linkViaRedirect"])
+            let code = try #require(walk.appQuery.first(named: "code"))
+            let missing = try await e2e.redeem(code: code)
+            #expect(missing.status == 400)
+            #expect(missing.errorCode == "invalid-request")
+            let linked = try await e2e.redeem(code: code, idToken: idToken)
+            #expect(linked.status == 200, "\(linked.text)")
+            #expect(linked.json?["authType"]?.stringValue == "linkViaRedirect")
+            #expect(linked.json?["signIn"]?["localId"]?.stringValue == localID)
+        }
+    }
+
+    @Test("user conflict → 409 account-exists-with-different-credential with the e-mail and pending credential")
+    func conflict() async throws {
+        try await withEndToEnd(backend: .identityToolkit) { e2e in
+            let walk = try await e2e.signIn("google.com", user: "conflict")
+            let code = try #require(walk.appQuery.first(named: "code"))
+            let answer = try await e2e.redeem(code: code)
+            #expect(answer.status == 409)
+            #expect(answer.errorCode == "account-exists-with-different-credential")
+            #expect(answer.json?["error"]?["email"]?.stringValue == "conflict@example.com")
+            #expect(answer.json?["error"]?["credential"]?["idToken"]?.stringValue?.isEmpty == false)
+        }
+    }
+
+    @Test("user mfa → 401 second-factor-required with mfaPendingCredential and mfaInfo")
+    func secondFactor() async throws {
+        try await withEndToEnd(backend: .identityToolkit) { e2e in
+            let walk = try await e2e.signIn("twitter.com", user: "mfa")
+            let code = try #require(walk.appQuery.first(named: "code"))
+            let answer = try await e2e.redeem(code: code)
+            #expect(answer.status == 401)
+            #expect(answer.errorCode == "second-factor-required")
+            #expect(answer.json?["error"]?["mfaPendingCredential"]?.stringValue?.isEmpty == false)
+            #expect(answer.json?["error"]?["mfaInfo"]?.arrayValue?.isEmpty == false)
+        }
+    }
+
+    @Test("every response carries the security headers; health, readiness and metrics answer")
+    func operations() async throws {
+        try await withEndToEnd { e2e in
+            _ = try await Self.signInAndRedeem(e2e, "google.com")
+            for path in ["/healthz", "/readyz", "/metrics", "/nowhere", "/__/auth/handler"] {
+                let response = try await e2e.get(e2e.daemonURL + path)
+                #expect(response.headers["Cache-Control"] == "no-store", "\(path)")
+                #expect(response.headers["Referrer-Policy"] == "no-referrer", "\(path)")
+                #expect(response.headers["X-Frame-Options"] == "DENY", "\(path)")
+                #expect(response.headers["X-Content-Type-Options"] == "nosniff", "\(path)")
+                #expect(response.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
+            }
+            #expect(try await e2e.get(e2e.daemonURL + "/healthz").status == 200)
+            #expect(try await e2e.get(e2e.daemonURL + "/readyz").status == 200)
+            let metrics = try await e2e.get(e2e.daemonURL + "/metrics").text
+            #expect(metrics.contains(#"auth_handler_signins_started_total{provider="google.com"} 1"#))
+            #expect(metrics.contains(#"auth_handler_signins_completed_total{provider="google.com"} 1"#))
+            #expect(metrics.contains("auth_handler_request_duration_seconds_bucket"))
+            #expect(metrics.contains("auth_handler_pending_sessions 0"))
+        }
+    }
+}
+
+/// A webhook endpoint that verifies `X-Auth-Handler-Signature` and answers with a user id.
+final class WebhookReceiver: Sendable {
+    private let server: HTTPServer
+    let url: String
+    private let state = DeliveryLog()
+
+    init(secret: String) throws {
+        let state = self.state
+        server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { request in
+            let timestamp = request.headers[WebhookSignature.timestampHeader] ?? ""
+            let signature = request.headers[WebhookSignature.signatureHeader] ?? ""
+            do {
+                try WebhookSignature.verify(
+                    secret: secret, timestamp: timestamp, body: request.body, header: signature)
+            } catch {
+                state.rejectOne()
+                return .text("bad signature", status: 401)
+            }
+            let payload = JSONValue.parse(request.body) ?? .null
+            state.deliver(payload)
+            let id = payload["profile"]?["id"]?.stringValue ?? "?"
+            return .text("{\"uid\": \"webhook-user-\(id)\"}")
+        }
+        url = "http://\(server.addresses[0])/hook"
+    }
+
+    var deliveries: [JSONValue] { state.snapshot.deliveries }
+    var rejected: Int { state.snapshot.rejected }
+
+    func stop() async { await server.stop(gracePeriod: .seconds(1)) }
+}
+
+/// What a `WebhookReceiver` received.
+private final class DeliveryLog: Sendable {
+    private let storage = Mutex<(deliveries: [JSONValue], rejected: Int)>(([], 0))
+
+    func deliver(_ payload: JSONValue) { storage.withLock { $0.deliveries.append(payload) } }
+    func rejectOne() { storage.withLock { $0.rejected += 1 } }
+    var snapshot: (deliveries: [JSONValue], rejected: Int) { storage.withLock { $0 } }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Synchronization
+
+/// The built `auth-handler` binary, for tests that run it as a real process.
+public enum AuthHandlerBinary {
+    /// The executable next to the test bundle in the build products directory; `$AUTH_HANDLER_BINARY` overrides.
+    public static func location() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let override = environment["AUTH_HANDLER_BINARY"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        var directories: [URL] = [Bundle.main.bundleURL]
+        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
+        if let first = CommandLine.arguments.first {
+            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for directory in directories {
+            var current = directory
+            // On macOS the runner sits in X.xctest/Contents/MacOS, three levels below the products directory.
+            for _ in 0..<4 {
+                let candidate = current.appendingPathComponent("auth-handler")
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
+                    !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
+                {
+                    return candidate
+                }
+                current.deleteLastPathComponent()
+            }
+        }
+        let searched = directories.map(\.path).joined(separator: ", ")
+        throw TestProcessError("auth-handler binary not found near \(searched); run 'swift build' first")
+    }
+}
+
+/// A process test could not go on.
+public struct TestProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A running `auth-handler` whose output is read as it arrives and whose exit is awaited, never polled.
+///
+/// `@unchecked Sendable`: the mutable state is behind `Mutex` or in `AsyncStream`s, and the `Process` is only
+/// asked thread-safe things after `run()` (`processIdentifier`, `isRunning`, `terminate()`).
+public final class RunningAuthHandler: @unchecked Sendable {
+    private let process: Process
+    private let outputLines: AsyncStream<String>
+    private let exitStatus: AsyncStream<Int32>
+    private let output = LockedText()
+    private let errors = LockedText()
+    private let errorClosed: AsyncStream<Void>
+    private let watchdog: Task<Void, Never>
+
+    /// Starts the binary with `arguments`, a minimal environment plus `environment`, and a watchdog that kills
+    /// it after `limit` so a hung build fails instead of hanging the suite.
+    public init(
+        _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+        limit: Duration = .seconds(120)
+    ) throws {
+        let process = Process()
+        process.executableURL = try AuthHandlerBinary.location()
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardInput = FileHandle.nullDevice
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+
+        let (lines, lineSink) = AsyncStream<String>.makeStream()
+        let pending = Mutex<[UInt8]>([])
+        let output = self.output
+        outputPipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                lineSink.finish()
+                return
+            }
+            output.append(chunk)
+            let complete: [String] = pending.withLock { buffer in
+                buffer.append(contentsOf: chunk)
+                var found: [String] = []
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    found.append(String(decoding: buffer[..<newline], as: UTF8.self))
+                    buffer.removeSubrange(...newline)
+                }
+                return found
+            }
+            for line in complete { lineSink.yield(line) }
+        }
+        let errors = self.errors
+        let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
+        errorPipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                errorSink.finish()
+                return
+            }
+            errors.append(chunk)
+        }
+        let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { finished in
+            statusSink.yield(finished.terminationStatus)
+            statusSink.finish()
+        }
+        try process.run()
+        self.process = process
+        outputLines = lines
+        exitStatus = statuses
+        self.errorClosed = errorClosed
+        let pid = process.processIdentifier
+        watchdog = Task {
+            try? await Task.sleep(for: limit)
+            if !Task.isCancelled { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// The next stdout line, or nil when stdout closed first.
+    public func nextLine() async -> String? {
+        for await line in outputLines { return line }
+        return nil
+    }
+
+    /// Reads stdout until a line starts with `prefix` and returns the rest of it; nil when stdout closed first.
+    public func waitForLine(startingWith prefix: String) async -> String? {
+        for await line in outputLines where line.hasPrefix(prefix) {
+            return String(line.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    public func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the exit status and for stderr to close.
+    public func exitCode() async -> Int32 {
+        var status: Int32 = -1
+        for await value in exitStatus { status = value }
+        for await _ in errorClosed {}
+        watchdog.cancel()
+        return status
+    }
+
+    /// What the process wrote on stdout and stderr so far.
+    public var standardOutput: String { output.text }
+    public var standardError: String { errors.text }
+
+    /// SIGTERM, then waits for the exit; returns the status.
+    @discardableResult
+    public func stop() async -> Int32 {
+        if process.isRunning { send(SIGTERM) }
+        return await exitCode()
+    }
+
+    /// Kills the process if a test left it running.
+    public func terminateIfRunning() {
+        if process.isRunning { process.terminate() }
+        watchdog.cancel()
+    }
+}
+
+/// Text appended from a pipe's handler thread and read from tests.
+private final class LockedText: Sendable {
+    private let storage = Mutex("")
+
+    func append(_ chunk: Data) {
+        storage.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+    }
+
+    var text: String { storage.withLock { $0 } }
+}
