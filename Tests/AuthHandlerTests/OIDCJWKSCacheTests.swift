@@ -87,6 +87,27 @@ struct OIDCJWKSCacheTests {
         #expect(http.fetchCount(Self.uri) == 3)
     }
 
+    @Test func rotationRightAfterARoutineFetchIsPickedUp() async throws {
+        let old = try SigningKey.generate(.es256, keyID: "old")
+        let new = try SigningKey.generate(.es256, keyID: "new")
+        let http = OIDCFakeHTTP()
+        http.serveKeys(Self.uri, [old.publicKey.jwk])
+        let clock = OIDCTestClock()
+        let cache = JWKSCache(http: http, refetchInterval: 10, now: clock.read)
+        _ = try await cache.keys(jwksURI: Self.uri, keyID: "old", algorithm: .es256)
+        http.serveKeys(Self.uri, [new.publicKey.jwk])
+        clock.advance(by: 1)
+        let rotated = try await cache.keys(jwksURI: Self.uri, keyID: "new", algorithm: .es256)
+        #expect(rotated.map(\.keyID) == ["new"])
+        #expect(http.fetchCount(Self.uri) == 2)
+        clock.advance(by: 1)
+        let error = await oidcError { () async throws(OIDCError) in
+            try await cache.keys(jwksURI: Self.uri, keyID: "sprayed", algorithm: .es256)
+        }
+        #expect(error == .unknownKeyID(kid: "sprayed", algorithm: .es256))
+        #expect(http.fetchCount(Self.uri) == 2)
+    }
+
     @Test func unknownKidOnTheFirstFetchIsNotFetchedTwice() async throws {
         let key = try SigningKey.generate(.es256, keyID: "k")
         let http = OIDCFakeHTTP()

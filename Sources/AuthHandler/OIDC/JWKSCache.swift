@@ -12,6 +12,9 @@ public actor JWKSCache {
         var fetchedAt: Date?
         var attemptedAt: Date
         var failure: OIDCError?
+        /// When a token's unknown `kid` last caused a refetch; such refetches are rate-limited separately,
+        /// so that a rotation right after a routine fetch is still picked up.
+        var rotationRefetchAt: Date?
     }
 
     private let http: any HTTPFetching
@@ -44,7 +47,8 @@ public actor JWKSCache {
     public func keys(jwksURI: String, keyID: String?, algorithm: JWSAlgorithm) async throws(OIDCError) -> [PublicKey] {
         try OIDCURLPolicy.check(jwksURI, field: "jwks_uri")
         let current = now()
-        var keySet = try await currentSet(jwksURI, now: current)
+        let (cached, fetchedNow) = try await currentSet(jwksURI, now: current)
+        var keySet = cached
         guard let keyID else {
             let candidates = keySet.candidates(keyID: nil, algorithm: algorithm)
             guard candidates.count == 1 else {
@@ -53,9 +57,10 @@ public actor JWKSCache {
             return candidates
         }
         var candidates = keySet.candidates(keyID: keyID, algorithm: algorithm)
-        if candidates.isEmpty {
+        if candidates.isEmpty, !fetchedNow {
             let later = now()
-            if mayFetch(jwksURI, now: later) {
+            if mayRefetchForRotation(jwksURI, now: later) {
+                entries[jwksURI]?.rotationRefetchAt = later
                 keySet = try await fetch(jwksURI, now: later)
                 candidates = keySet.candidates(keyID: keyID, algorithm: algorithm)
             }
@@ -69,19 +74,30 @@ public actor JWKSCache {
         entries.removeAll()
     }
 
-    /// The cached set while fresh; otherwise a fetch, or the last failure while fetches are rate-limited.
-    private func currentSet(_ uri: String, now: Date) async throws(OIDCError) -> JSONWebKeySet {
+    /// The cached set while fresh (and `false`); otherwise a fetch (and `true`), or the last failure while
+    /// fetches are rate-limited.
+    private func currentSet(_ uri: String, now: Date) async throws(OIDCError) -> (JSONWebKeySet, Bool) {
         if let entry = entries[uri] {
             if let keySet = entry.keySet, let fetchedAt = entry.fetchedAt,
                 now.timeIntervalSince(fetchedAt) < timeToLive
             {
-                return keySet
+                return (keySet, false)
             }
             if inFlight[uri] == nil, let failure = entry.failure, !mayFetch(uri, now: now) {
                 throw failure
             }
         }
-        return try await fetch(uri, now: now)
+        return (try await fetch(uri, now: now), true)
+    }
+
+    /// Whether an unknown `kid` may refetch the set now: at most once per `refetchInterval`, and never while
+    /// the last fetch failed within it (an IdP that is down is not hammered).
+    private func mayRefetchForRotation(_ uri: String, now: Date) -> Bool {
+        if inFlight[uri] != nil { return true }
+        guard let entry = entries[uri] else { return true }
+        if entry.failure != nil, now.timeIntervalSince(entry.attemptedAt) < refetchInterval { return false }
+        guard let last = entry.rotationRefetchAt else { return true }
+        return now.timeIntervalSince(last) >= refetchInterval
     }
 
     /// Whether the rate limit lets a new fetch of `uri` start now (a fetch already running may be joined).
@@ -99,7 +115,8 @@ public actor JWKSCache {
             let http = self.http
             let timeout = requestTimeout
             if entries[uri] == nil {
-                entries[uri] = Entry(keySet: nil, fetchedAt: nil, attemptedAt: startedAt, failure: nil)
+                entries[uri] = Entry(
+                    keySet: nil, fetchedAt: nil, attemptedAt: startedAt, failure: nil, rotationRefetchAt: nil)
             } else {
                 entries[uri]?.attemptedAt = startedAt
             }
@@ -117,7 +134,10 @@ public actor JWKSCache {
         inFlight[uri] = nil
         switch result {
         case .success(let keySet):
-            entries[uri] = Entry(keySet: keySet, fetchedAt: startedAt, attemptedAt: startedAt, failure: nil)
+            let rotationRefetchAt = entries[uri]?.rotationRefetchAt
+            entries[uri] = Entry(
+                keySet: keySet, fetchedAt: startedAt, attemptedAt: startedAt, failure: nil,
+                rotationRefetchAt: rotationRefetchAt)
         case .failure(let error):
             entries[uri]?.failure = error
         }
