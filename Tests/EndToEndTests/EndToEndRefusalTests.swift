@@ -1,0 +1,243 @@
+import AuthHandler
+import Foundation
+import Testing
+
+/// Refusals through the real daemon: each asserts the status and error code, and that the daemon keeps serving.
+@Suite(.serialized)
+struct EndToEndRefusalTests {
+    static let oauth2Reserved = [
+        "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method",
+        "nonce", "response_mode",
+    ]
+    static let oauth1Reserved = [
+        "oauth_callback", "oauth_token", "oauth_consumer_key", "oauth_signature", "OAuth_Nonce",
+    ]
+
+    /// The daemon still signs in after whatever the test did.
+    static func expectStillServing(_ e2e: EndToEnd) async throws {
+        #expect(try await e2e.get(e2e.daemonURL + "/healthz").status == 200)
+        let walk = try await e2e.signIn("google.com")
+        #expect(walk.appQuery.first(named: "code") != nil, "a sign-in after the refusals still completes")
+    }
+
+    static func expectError(
+        _ response: HTTPResponse, status: Int, code: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(response.status == status, "\(response.text)", sourceLocation: sourceLocation)
+        #expect(response.errorCode == code, "\(response.text)", sourceLocation: sourceLocation)
+        #expect(response.headers["Location"] == nil, sourceLocation: sourceLocation)
+    }
+
+    @Test("every reserved custom parameter is refused with 400 reserved-custom-parameter naming it")
+    func reservedParameters() async throws {
+        try await withEndToEnd { e2e in
+            for (provider, names) in [("google.com", Self.oauth2Reserved), ("twitter.com", Self.oauth1Reserved)] {
+                for name in names {
+                    let url = e2e.startURL(provider, ["customParameters": "{\"\(name)\":\"x\"}"])
+                    let response = try await e2e.get(url, accept: "application/json")
+                    Self.expectError(response, status: 400, code: "reserved-custom-parameter")
+                    #expect(response.json?["error"]?["message"]?.stringValue?.contains(name) == true, "\(name)")
+                }
+            }
+            let html = try await e2e.get(e2e.startURL("google.com", ["customParameters": #"{"state":"x"}"#]))
+            #expect(html.status == 400)
+            #expect(html.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            #expect(html.text.contains("reserved-custom-parameter"))
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test("unknown provider, missing providerId, bad authType, malformed customParameters")
+    func badStartRequests() async throws {
+        try await withEndToEnd { e2e in
+            Self.expectError(
+                try await e2e.get(e2e.startURL("nope.example"), accept: "application/json"), status: 400,
+                code: "invalid-provider")
+            Self.expectError(
+                try await e2e.get(e2e.daemonURL + "/__/auth/handler?redirectUrl=x", accept: "application/json"),
+                status: 400, code: "invalid-request")
+            Self.expectError(
+                try await e2e.get(e2e.startURL("google.com", ["authType": "popup"]), accept: "application/json"),
+                status: 400, code: "unsupported-auth-type")
+            Self.expectError(
+                try await e2e.get(
+                    e2e.startURL("google.com", ["customParameters": "[1]"]), accept: "application/json"),
+                status: 400, code: "invalid-request")
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test(
+        "redirect URLs that are not allowed are refused, never redirected to",
+        arguments: [
+            "//evil.example", "/\\evil.example", "https://app.example.com.evil.example/signed-in",
+            "https://app.example.com/signed-in/../x", "https://app.example.com%09.evil.example/",
+            "javascript:alert(1)",
+        ])
+    func badRedirectURLs(_ redirect: String) async throws {
+        try await withEndToEnd { e2e in
+            let response = try await e2e.get(e2e.startURL("google.com", redirect: redirect), accept: "application/json")
+            Self.expectError(response, status: 400, code: "unauthorized-redirect-url")
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test("missing, unknown and replayed state → 400 invalid-state, never a redirect")
+    func badState() async throws {
+        try await withEndToEnd { e2e in
+            let handler = e2e.daemonURL + "/__/auth/handler"
+            Self.expectError(
+                try await e2e.get(handler + "?code=abc", accept: "application/json"), status: 400, code: "invalid-state"
+            )
+            Self.expectError(
+                try await e2e.get(handler + "?code=abc&state=unknown", accept: "application/json"), status: 400,
+                code: "invalid-state")
+            let walk = try await e2e.signIn("google.com")
+            #expect(walk.appQuery.first(named: "code") != nil)
+            let callback = try #require(walk.callbackURL)
+            Self.expectError(
+                try await e2e.get(callback, accept: "application/json"), status: 400, code: "invalid-state")
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test("an expired state → 400 invalid-state")
+    func expiredState() async throws {
+        try await withEndToEnd(settings: ["sessionTTLSeconds": "1"]) { e2e in
+            let walk = try await e2e.walk(
+                from: e2e.startURL("google.com", ["customParameters": #"{"login_hint":"alice"}"#]), stopAtCallback: true
+            )
+            let callback = try #require(walk.callbackURL)
+            // The session lives one second; this waits for its expiry, not for readiness.
+            try await Task.sleep(for: .milliseconds(1500))
+            Self.expectError(
+                try await e2e.get(callback, accept: "application/json"), status: 400, code: "invalid-state")
+        }
+    }
+
+    @Test("an OAuth 1.0a oauth_token that is not the session's request token → 400 invalid-state")
+    func oauth1TokenMismatch() async throws {
+        try await withEndToEnd { e2e in
+            let walk = try await e2e.walk(
+                from: e2e.startURL("twitter.com", ["customParameters": #"{"screen_name":"alice"}"#]),
+                stopAtCallback: true)
+            let callback = try #require(walk.callbackURL)
+            let verifier = try #require(
+                try FormURLEncoding.decode(String(callback.split(separator: "?")[1])).first(named: "oauth_verifier"))
+            let forged = e2e.daemonURL + "/__/auth/handler?oauth_token=not-the-request-token&oauth_verifier=\(verifier)"
+            Self.expectError(try await e2e.get(forged, accept: "application/json"), status: 400, code: "invalid-state")
+            // The real callback still completes: the forged one consumed nothing.
+            let completed = try await e2e.walk(from: callback)
+            #expect(completed.appQuery.first(named: "code") != nil)
+        }
+    }
+
+    @Test("user denial → user-cancelled, for OAuth 2 and OAuth 1.0a", arguments: ["google.com", "twitter.com"])
+    func denial(_ provider: String) async throws {
+        try await withEndToEnd { e2e in
+            let walk = try await e2e.signIn(provider, user: "deny", ["eventId": "e9"])
+            #expect(walk.appQuery.first(named: "error") == "user-cancelled")
+            #expect(walk.appQuery.first(named: "eventId") == "e9")
+            #expect(walk.appQuery.first(named: "code") == nil)
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test(
+        "token endpoint error, 500 and time-out → provider-error",
+        arguments: [
+            #"{"endpoint": "oidc/token", "kind": "oauth-error", "error": "invalid_grant"}"#,
+            #"{"endpoint": "oidc/token", "kind": "http-status", "status": 500}"#,
+            #"{"endpoint": "oidc/token", "kind": "delay", "delayMs": 3000}"#,
+        ])
+    func tokenEndpointFailures(_ failure: String) async throws {
+        try await withEndToEnd { e2e in
+            try await e2e.queueFailure(failure)
+            let walk = try await e2e.signIn("google.com")
+            #expect(walk.appQuery.first(named: "error") == "provider-error", "\(walk.appQuery)")
+            #expect(walk.appQuery.first(named: "code") == nil)
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test("OAuth 1.0a request-token failure → 502 provider-error at start")
+    func requestTokenFailure() async throws {
+        try await withEndToEnd { e2e in
+            try await e2e.queueFailure(#"{"endpoint": "oauth1/request_token", "kind": "http-status", "status": 503}"#)
+            let response = try await e2e.get(e2e.startURL("twitter.com"), accept: "application/json")
+            Self.expectError(response, status: 502, code: "provider-error")
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test("a wrong RFC 9207 iss parameter → provider-error")
+    func wrongIssParameter() async throws {
+        try await withEndToEnd { e2e in
+            try await e2e.queueFailure(#"{"endpoint": "oidc/authorize", "kind": "wrong-iss"}"#)
+            let walk = try await e2e.signIn("google.com")
+            #expect(walk.appQuery.first(named: "error") == "provider-error", "\(walk.appQuery)")
+            #expect(walk.appQuery.first(named: "error_description")?.contains("9207") == true)
+        }
+    }
+
+    @Test(
+        "ID tokens with a wrong nonce, aud or iss, expired, badly signed or unsigned → provider-error",
+        arguments: ["wrong-nonce", "wrong-aud", "wrong-iss", "expired-id-token", "bad-signature", "unsigned-id-token"])
+    func badIDTokens(_ kind: String) async throws {
+        try await withEndToEnd { e2e in
+            try await e2e.queueFailure("{\"endpoint\": \"oidc/token\", \"kind\": \"\(kind)\"}")
+            let walk = try await e2e.signIn("google.com")
+            #expect(walk.appQuery.first(named: "error") == "provider-error", "\(kind): \(walk.appQuery)")
+            #expect(walk.appQuery.first(named: "code") == nil)
+            try await Self.expectStillServing(e2e)
+        }
+    }
+
+    @Test("key rotation is accepted after one JWKS refetch")
+    func keyRotation() async throws {
+        try await withEndToEnd { e2e in
+            #expect(try await e2e.signIn("google.com").appQuery.first(named: "code") != nil)
+            try await e2e.queueFailure(#"{"endpoint": "oidc/token", "kind": "rotate-keys"}"#)
+            let walk = try await e2e.signIn("google.com")
+            #expect(walk.appQuery.first(named: "code") != nil, "\(walk.appQuery)")
+            let requests = try await e2e.get(e2e.idpURL + "/__fake/requests").json?.arrayValue ?? []
+            let jwksFetches = requests.filter { $0["path"]?.stringValue == "/oidc/jwks" }
+            #expect(jwksFetches.count == 2, "one fetch, then one refetch for the new kid")
+        }
+    }
+
+    @Test("result codes: reused, wrong verifier (then right), expired → 400 invalid-result-code")
+    func resultCodes() async throws {
+        try await withEndToEnd(settings: ["resultTTLSeconds": "1"]) { e2e in
+            let verifier = try SecureRandom.base64URLString(byteCount: 32)
+            let challenge = try PKCE.challenge(forVerifier: verifier)
+            let walk = try await e2e.signIn("google.com", ["resultChallenge": challenge])
+            let code = try #require(walk.appQuery.first(named: "code"))
+            Self.expectError(try await e2e.redeem(code: code), status: 400, code: "invalid-result-code")
+            Self.expectError(
+                try await e2e.redeem(code: code, verifier: String(verifier.reversed())), status: 400,
+                code: "invalid-result-code")
+            #expect(try await e2e.redeem(code: code, verifier: verifier).status == 200)
+            Self.expectError(
+                try await e2e.redeem(code: code, verifier: verifier), status: 400, code: "invalid-result-code")
+
+            let late = try #require(try await e2e.signIn("google.com").appQuery.first(named: "code"))
+            // The result lives one second; this waits for its expiry, not for readiness.
+            try await Task.sleep(for: .milliseconds(1500))
+            Self.expectError(try await e2e.redeem(code: late), status: 400, code: "invalid-result-code")
+            Self.expectError(try await e2e.redeem(code: "never-issued"), status: 400, code: "invalid-result-code")
+        }
+    }
+
+    @Test("a transient backend failure leaves the code redeemable")
+    func transientBackendFailure() async throws {
+        try await withEndToEnd(backend: .identityToolkit) { e2e in
+            let code = try #require(try await e2e.signIn("twitter.com").appQuery.first(named: "code"))
+            try await e2e.queueFailure(
+                #"{"endpoint": "identitytoolkit/v1/accounts:signInWithIdp", "kind": "http-status", "status": 503}"#)
+            Self.expectError(try await e2e.redeem(code: code), status: 502, code: "backend-error")
+            let retried = try await e2e.redeem(code: code)
+            #expect(retried.status == 200, "\(retried.text)")
+        }
+    }
+}
