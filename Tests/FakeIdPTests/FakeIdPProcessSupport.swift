@@ -50,7 +50,7 @@ final class RunningAuthHandler: @unchecked Sendable {
     private let process: Process
     private let outputLines: AsyncStream<String>
     private let exitStatus: AsyncStream<Int32>
-    private let errorText = LockedText()
+    private let errorText: LockedText
     private let errorClosed: AsyncStream<Void>
     /// A safety net: a hung process is killed after this long, so a broken build fails instead of hanging.
     private static let limit = Duration.seconds(60)
@@ -67,47 +67,41 @@ final class RunningAuthHandler: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = error
 
-        let (lines, lineSink) = AsyncStream<String>.makeStream()
-        let pending = LockedBytes()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                lineSink.finish()
-                return
-            }
-            let complete: [String] = pending.bytes.withLock { buffer in
-                buffer.append(contentsOf: chunk)
-                var found: [String] = []
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    found.append(String(decoding: buffer[..<newline], as: UTF8.self))
-                    buffer.removeSubrange(...newline)
-                }
-                return found
-            }
-            for line in complete { lineSink.yield(line) }
-        }
-        let errorText = self.errorText
-        let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
-        error.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                errorSink.finish()
-                return
-            }
-            errorText.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
         let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { finished in
             statusSink.yield(finished.terminationStatus)
             statusSink.finish()
         }
         try process.run()
+        // Why threads and not `readabilityHandler`: on Linux its dispatch source can outlive the pipe's
+        // descriptor and crash libdispatch's event loop; a blocking read on a thread of our own cannot.
+        let (lines, lineSink) = AsyncStream<String>.makeStream()
+        let outputHandle = output.fileHandleForReading
+        Thread.detachNewThread {
+            var buffer: [UInt8] = []
+            while let chunk = readSome(outputHandle) {
+                buffer.append(contentsOf: chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    lineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
+                    buffer.removeSubrange(...newline)
+                }
+            }
+            lineSink.finish()
+        }
+        let errorText = LockedText()
+        let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
+        let errorHandle = error.fileHandleForReading
+        Thread.detachNewThread {
+            while let chunk = readSome(errorHandle) {
+                errorText.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+            errorSink.finish()
+        }
         self.process = process
         outputLines = lines
         exitStatus = statuses
         self.errorClosed = errorClosed
+        self.errorText = errorText
         let pid = process.processIdentifier
         watchdog = Task {
             try? await Task.sleep(for: Self.limit)
@@ -157,7 +151,16 @@ private final class LockedText: Sendable {
     let text = Mutex("")
 }
 
-/// Bytes of a line not yet complete.
-private final class LockedBytes: Sendable {
-    let bytes = Mutex([UInt8]())
+/// The next bytes a pipe delivers (blocking until some arrive), or nil at end of file or on error.
+///
+/// `FileHandle.read(upToCount:)` waits for the full count or EOF, which would hold back a line
+/// from a process that keeps running; read(2) returns what is there.
+private func readSome(_ handle: FileHandle) -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        if count > 0 { return Array(buffer[..<count]) }
+        if count < 0, errno == EINTR { continue }
+        return nil
+    }
 }
