@@ -39,14 +39,15 @@ public enum ServeCommand {
         } catch {
             return .failure("\(error)")
         }
-        for warning in report.warnings {
-            log.log(.warning, "config", ["path": warning.path.description, "problem": warning.message])
-        }
         guard let config = report.config, report.errors.isEmpty else {
             let first = report.errors.first.map { "\($0.path): \($0.message)" } ?? "the config is not valid"
             return .failure(
                 "\(path) has \(report.errors.count) problem(s), the first: \(first); "
                     + "run 'auth-handler check-config --config \(path)' to see them all")
+        }
+        // Only a usable config gets its warnings logged: a failed start prints exactly one line.
+        for warning in report.warnings {
+            log.log(.warning, "config", ["path": warning.path.description, "problem": warning.message])
         }
         return .success(config)
     }
