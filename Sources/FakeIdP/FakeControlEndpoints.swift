@@ -20,7 +20,7 @@ extension FakeIdPRouter {
         case ("GET", "__fake/failures"):
             return await listFailures()
         case ("DELETE", "__fake/failures"):
-            await state.reset()
+            await state.clearFailures()
             return await listFailures()
         case ("GET", "__fake/requests"):
             let requests = await state.recordedRequests()
@@ -28,7 +28,10 @@ extension FakeIdPRouter {
             encoder.outputFormatting = [.sortedKeys]
             return (try? ServerResponse.json(requests, encoder: encoder))
                 ?? .text("fake-idp: cannot encode requests\n", status: 500)
-        case ("DELETE", "__fake/requests"), ("POST", "__fake/reset"):
+        case ("DELETE", "__fake/requests"):
+            await state.clearRequests()
+            return Self.json(["reset": true])
+        case ("POST", "__fake/reset"):
             await state.reset()
             return Self.json(["reset": true])
         case ("POST", "__fake/clock"):

@@ -115,6 +115,16 @@ actor FakeIdPState {
         recorded
     }
 
+    /// Forgets queued failures only.
+    func clearFailures() {
+        failures.removeAll()
+    }
+
+    /// Forgets recorded requests only.
+    func clearRequests() {
+        recorded.removeAll()
+    }
+
     /// Forgets queued failures and recorded requests (tokens and codes stay valid).
     func reset() {
         failures.removeAll()

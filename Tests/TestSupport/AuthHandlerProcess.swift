@@ -72,45 +72,36 @@ public final class RunningAuthHandler: @unchecked Sendable {
         process.standardOutput = outputPipe
         process.standardError = errorPipe
 
-        let (lines, lineSink) = AsyncStream<String>.makeStream()
-        let pending = Mutex<[UInt8]>([])
-        let output = self.output
-        outputPipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                lineSink.finish()
-                return
-            }
-            output.append(chunk)
-            let complete: [String] = pending.withLock { buffer in
-                buffer.append(contentsOf: chunk)
-                var found: [String] = []
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    found.append(String(decoding: buffer[..<newline], as: UTF8.self))
-                    buffer.removeSubrange(...newline)
-                }
-                return found
-            }
-            for line in complete { lineSink.yield(line) }
-        }
-        let errors = self.errors
-        let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
-        errorPipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                errorSink.finish()
-                return
-            }
-            errors.append(chunk)
-        }
         let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
         process.terminationHandler = { finished in
             statusSink.yield(finished.terminationStatus)
             statusSink.finish()
         }
         try process.run()
+        // Why threads and not `readabilityHandler`: on Linux its dispatch source can outlive the pipe's
+        // descriptor and crash libdispatch's event loop; a blocking read on a thread of our own cannot.
+        let (lines, lineSink) = AsyncStream<String>.makeStream()
+        let output = self.output
+        let outputHandle = outputPipe.fileHandleForReading
+        Thread.detachNewThread {
+            var buffer: [UInt8] = []
+            while let chunk = readSome(outputHandle) {
+                output.append(Data(chunk))
+                buffer.append(contentsOf: chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    lineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
+                    buffer.removeSubrange(...newline)
+                }
+            }
+            lineSink.finish()
+        }
+        let errors = self.errors
+        let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
+        let errorHandle = errorPipe.fileHandleForReading
+        Thread.detachNewThread {
+            while let chunk = readSome(errorHandle) { errors.append(Data(chunk)) }
+            errorSink.finish()
+        }
         self.process = process
         outputLines = lines
         exitStatus = statuses
@@ -176,4 +167,18 @@ private final class LockedText: Sendable {
     }
 
     var text: String { storage.withLock { $0 } }
+}
+
+/// The next bytes a pipe delivers (blocking until some arrive), or nil at end of file or on error.
+///
+/// `FileHandle.read(upToCount:)` waits for the full count or EOF, which would hold back a line from a
+/// process that keeps running; read(2) returns what is there.
+private func readSome(_ handle: FileHandle) -> [UInt8]? {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+        if count > 0 { return Array(buffer[..<count]) }
+        if count < 0, errno == EINTR { continue }
+        return nil
+    }
 }
