@@ -24,20 +24,8 @@ public enum FakeIdPCommand {
                 .usage, "'--listen' needs a numeric address, got '\(options.listen)'; e.g. '--listen 127.0.0.1:9000'")
         }
 
-        // Signals become events on a dispatch source; the default action (terminate at once) is turned off
-        // first, as DispatchSource.makeSignalSource requires. Installed before binding, so none is lost.
-        let (signals, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield(number) }
-            source.resume()
-            return source
-        }
-        defer {
-            for source in sources { source.cancel() }
-            continuation.finish()
-        }
+        // Installed before binding, so that no SIGINT/SIGTERM is lost in between.
+        let signals = TerminationSignals()
 
         let idp: FakeIdP
         do {
@@ -47,7 +35,7 @@ public enum FakeIdPCommand {
                 .config, "cannot listen on \(options.listen): \(error); choose another '--listen' address")
         }
         context.output.line("fake-idp listening on \(idp.baseURL)")
-        for await _ in signals { break }
+        _ = await signals.next()
         await idp.stop()
         return .success
     }

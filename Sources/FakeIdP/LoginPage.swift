@@ -1,20 +1,10 @@
+import AuthHandler
+
 /// The fake IdP's HTML login page: a user name field, Approve and Deny, every echoed value escaped.
 enum LoginPage {
     /// Escapes text for an HTML element body or a double-quoted attribute value.
     static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        ResponseRendering.htmlEscape(text)
     }
 
     /// A page that posts `hidden` back to `action` with the typed `user` and the button pressed (`decision`).
