@@ -175,7 +175,7 @@ struct OAuth1SignatureVerifierTests {
         let second = try signer.authorizationHeader(method: "POST", url: "https://example.com/")
         let nonce = try #require(first.nonce)
         #expect(nonce.utf8.count == 43)
-        #expect(nonce.utf8.allSatisfy(OAuth1PercentEncoding.isUnreserved))
+        #expect(nonce.utf8.allSatisfy(RFC3986.isUnreserved))
         #expect(nonce != second.nonce)
         let timestamp = try #require(first.timestamp)
         #expect(timestamp > 1_700_000_000)

@@ -66,7 +66,7 @@ public enum FormURLEncoding {
         var encoded: [UInt8] = []
         encoded.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
-            if isUnreserved(byte) {
+            if RFC3986.isUnreserved(byte) {
                 encoded.append(byte)
             } else {
                 encoded.append(UInt8(ascii: "%"))
@@ -75,17 +75,6 @@ public enum FormURLEncoding {
             }
         }
         return String(decoding: encoded, as: UTF8.self)
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
     }
 
     private static func decodeComponent(_ bytes: ArraySlice<UInt8>, pairIndex: Int) throws(FormURLDecodingError)

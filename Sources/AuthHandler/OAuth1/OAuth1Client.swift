@@ -202,7 +202,7 @@ public struct OAuth1Client: Sendable {
             candidate = nil
         }
         guard let candidate, !candidate.isEmpty, candidate.utf8.count <= 64,
-            candidate.utf8.allSatisfy({ OAuth1PercentEncoding.isUnreserved($0) && $0 != UInt8(ascii: "~") })
+            candidate.utf8.allSatisfy({ RFC3986.isUnreserved($0) && $0 != UInt8(ascii: "~") })
         else { return nil }
         return candidate
     }

@@ -20,7 +20,7 @@ public enum OAuth1PercentEncoding {
     /// Appends the RFC 5849 §3.6 encoding of `bytes` to `output`.
     public static func append(encoding bytes: some Sequence<UInt8>, to output: inout [UInt8]) {
         for byte in bytes {
-            if isUnreserved(byte) {
+            if RFC3986.isUnreserved(byte) {
                 output.append(byte)
             } else {
                 output.append(UInt8(ascii: "%"))
@@ -37,18 +37,6 @@ public enum OAuth1PercentEncoding {
             throw .invalidPercentEncoding(parameter: parameter)
         }
         return decoded
-    }
-
-    /// True for the RFC 3986 §2.3 unreserved set, which §3.6 leaves as is.
-    public static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
     }
 
     /// Decodes percent-escapes (and `+` as space when `plusAsSpace`, for form encoding); nil when an

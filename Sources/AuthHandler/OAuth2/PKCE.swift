@@ -34,7 +34,7 @@ public enum PKCE {
         guard verifierLengths.contains(count) else {
             throw .invalidVerifier("it has \(count) characters")
         }
-        guard verifier.utf8.allSatisfy(isUnreserved) else {
+        guard verifier.utf8.allSatisfy(RFC3986.isUnreserved) else {
             throw .invalidVerifier("it contains a character outside the unreserved set")
         }
     }
@@ -62,15 +62,4 @@ public enum PKCE {
         return ConstantTime.equals(computed, challenge)
     }
 
-    /// RFC 3986 §2.3 unreserved, the verifier alphabet of RFC 7636 §4.1.
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default:
-            false
-        }
-    }
 }
