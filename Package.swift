@@ -52,7 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthHandlerTests",
-            dependencies: ["AuthHandler"]
+            dependencies: ["AuthHandler", "TestSupport"]
         ),
         .target(
             name: "TestSupport",
@@ -64,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FakeIdPTests",
-            dependencies: ["FakeIdP", "AuthHandler"],
+            dependencies: ["FakeIdP", "AuthHandler", "TestSupport"],
             exclude: ["python"]
         ),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a finished `auth-handler` process printed and returned.
@@ -10,45 +11,12 @@ struct CLIProcessResult {
 
 /// Runs the built `auth-handler` binary as a real process.
 enum CLIBinary {
-    /// The built executable: next to the test bundle in the build products directory, whatever
-    /// `--scratch-path` was used; `$AUTH_HANDLER_BINARY` overrides.
-    static func location() throws -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let override = environment["AUTH_HANDLER_BINARY"], !override.isEmpty {
-            return URL(fileURLWithPath: override)
-        }
-        var directories: [URL] = [Bundle.main.bundleURL]
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        if let first = CommandLine.arguments.first {
-            directories.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-        }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        for directory in directories {
-            var current = directory
-            // On macOS the runner sits in X.xctest/Contents/MacOS, three levels below the products directory.
-            for _ in 0..<4 {
-                let candidate = current.appendingPathComponent("auth-handler")
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory),
-                    !isDirectory.boolValue, FileManager.default.isExecutableFile(atPath: candidate.path)
-                {
-                    return candidate
-                }
-                current.deleteLastPathComponent()
-            }
-        }
-        let searched = directories.map(\.path).joined(separator: ", ")
-        throw CLIBinaryNotFound(description: "auth-handler binary not found near \(searched); run 'swift build' first")
-    }
-
     /// Runs the binary with `arguments` and a minimal, fixed environment plus `environment`.
     static func run(
         _ arguments: [String], environment: [String: String] = [:], in directory: ConfigTemporaryDirectory
     ) throws -> CLIProcessResult {
         let process = Process()
-        process.executableURL = try location()
+        process.executableURL = try AuthHandlerBinary.location()
         process.arguments = arguments
         var base = ["PATH": "/usr/bin:/bin"]
         base.merge(environment) { _, new in new }
@@ -72,11 +40,6 @@ enum CLIBinary {
             standardOutput: try String(contentsOfFile: outputPath, encoding: .utf8),
             standardError: try String(contentsOfFile: errorPath, encoding: .utf8))
     }
-}
-
-/// The built binary could not be found.
-struct CLIBinaryNotFound: Error, CustomStringConvertible {
-    let description: String
 }
 
 @Suite(.serialized)

@@ -1,5 +1,6 @@
 import AuthHandler
 import Foundation
+import TestSupport
 import Testing
 
 /// `auth-handler fake-idp` as a real process: the ready line, serving, clean exits, one-line failures.
@@ -11,7 +12,7 @@ struct FakeIdPProcessTests {
     ) async throws {
         let running = try RunningAuthHandler(["fake-idp"] + arguments)
         defer { running.terminateIfRunning() }
-        let line = await running.firstLine()
+        let line = await running.nextLine()
         let baseURL = try #require(
             listeningURL(line), "unexpected first line \(line ?? "nil"): \(running.standardError)")
         try await body(baseURL, try HTTPClient())
@@ -71,7 +72,7 @@ struct FakeIdPProcessTests {
         for path in [unknownKey.path, directory.appendingPathComponent("no-such-\(UUID().uuidString).json").path] {
             let running = try RunningAuthHandler(["fake-idp", "--config", path])
             defer { running.terminateIfRunning() }
-            #expect(await running.firstLine() == nil, "nothing on stdout")
+            #expect(await running.nextLine() == nil, "nothing on stdout")
             #expect(await running.exitCode() == 78)
             let lines = running.standardError.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(lines.count == 2 && lines[1].isEmpty, "one line: \(running.standardError)")
@@ -84,7 +85,7 @@ struct FakeIdPProcessTests {
         for address in ["garbage", "127.0.0.1:99999", "example.com:80", "192.0.2.1:0"] {
             let running = try RunningAuthHandler(["fake-idp", "--listen", address])
             defer { running.terminateIfRunning() }
-            #expect(await running.firstLine() == nil, "nothing on stdout for \(address)")
+            #expect(await running.nextLine() == nil, "nothing on stdout for \(address)")
             let status = await running.exitCode()
             #expect(status != 0, "\(address)")
             let lines = running.standardError.split(separator: "\n", omittingEmptySubsequences: false)
