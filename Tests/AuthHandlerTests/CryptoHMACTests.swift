@@ -92,4 +92,21 @@ struct CryptoHMACTests {
         #expect(
             try HMAC.sha1(key: [UInt8](), message: [UInt8]()) == Self.hex("fbdb1d1b18aa6c08324b7d64b71fb76370690e1d"))
     }
+
+    /// Every call duplicates one shared, pre-configured context; concurrent calls must not disturb each other.
+    @Test func concurrentCallsShareTheTemplateSafely() async throws {
+        let vector = Self.rfc4231[1]
+        let expected = Self.hex(vector.digest)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<64 {
+                group.addTask {
+                    (0..<200).allSatisfy { _ in (try? HMAC.sha256(key: vector.key, message: vector.data)) == expected }
+                }
+            }
+            var all: [Bool] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == 64 && results.allSatisfy { $0 })
+    }
 }
