@@ -18,6 +18,32 @@ func measure(seconds: Double, batch: Int = 1000, _ body: () throws -> Void) reth
     return Double(count) / (Double(now - start) / 1e9)
 }
 
+/// `measure` for async work.
+func measureAsync(seconds: Double, batch: Int, _ body: () async throws -> Void) async rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let deadline = start + UInt64(seconds * 1e9)
+    var count = 0
+    var now = start
+    repeat {
+        for _ in 0..<batch { try await body() }
+        count += batch
+        now = DispatchTime.now().uptimeNanoseconds
+    } while now < deadline
+    return Double(count) / (Double(now - start) / 1e9)
+}
+
+/// Serves one JSON document at one URL, standing in for the IdP's JWKS endpoint.
+struct StaticDocument: HTTPFetching {
+    let url: String
+    let document: JSONValue
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard request.url == url else { return HTTPResponse(status: 404) }
+        return HTTPResponse(
+            status: 200, headers: ["Content-Type": "application/json"], body: Array(try JSONEncoder().encode(document)))
+    }
+}
+
 let arguments = CommandLine.arguments.dropFirst()
 
 // `serve-302`: the HTTP listener alone answering a static redirect, for wrk (bench/listener.sh).
@@ -53,4 +79,26 @@ let macs = try measure(seconds: seconds, batch: 10_000) {
     sink &+= Int(try HMAC.sha1(key: key, message: message)[0])
 }
 print("hmac-sha1-256 \(Int(macs * 256 / 1000)) kB/s")
+
+// RS256 ID-token validation (parse, header checks, signature, claims) against a cached JWKS, as
+// `openssl speed rsa2048` measures bare RSA-2048 verifications.
+let idTokenKey = try SigningKey.generate(.rs256, keyID: "bench")
+let jwksURI = "https://idp.example/jwks"
+let jwks = JSONValue.object([
+    "keys": .array([try JSONValue.parse(JSONEncoder().encode(idTokenKey.publicKey.jwk)) ?? .null])
+])
+let validator = IDTokenValidator(keys: JWKSCache(http: StaticDocument(url: jwksURI, document: jwks)))
+let issuedAt = Date().timeIntervalSince1970
+let claims: JSONValue = .object([
+    "iss": .string("https://idp.example"), "sub": .string("1001"), "aud": .string("client"),
+    "exp": .number(issuedAt + 3600), "iat": .number(issuedAt), "nonce": .string("n-0S6_WzA2Mj"),
+])
+let idToken = try CompactJWS.sign(
+    header: JOSEHeader(alg: "RS256", kid: "bench"), payload: JSONEncoder().encode(claims), key: idTokenKey)
+let expectations = IDTokenExpectations(
+    issuer: "https://idp.example", clientID: "client", nonce: "n-0S6_WzA2Mj", jwksURI: jwksURI, now: Date())
+let validations = try await measureAsync(seconds: seconds, batch: 500) {
+    sink &+= try await validator.validate(idToken, expecting: expectations).sub.count
+}
+print("id-token-validate \(Int(validations)) validations/s")
 if sink == 42 { print("") }
