@@ -29,11 +29,13 @@ format:
 ## The whole suite: dependencies, formatting, unit, process and end-to-end tests.
 ## One test target at a time: the end-to-end tests start many processes, and the unit tests include
 ## timing assertions (200 concurrent requests in under 2 s) that should not share two cores with them.
+## Each target also has a hard time limit, so a hung test fails the run instead of stalling CI.
+TEST_TIME_LIMIT ?= 900
 test: deps lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter AuthHandlerTests
-	$(SWIFT) test --skip-build --filter FakeIdPTests
-	$(SWIFT) test --skip-build --filter EndToEndTests
+	timeout --signal=KILL $(TEST_TIME_LIMIT) $(SWIFT) test --skip-build --filter AuthHandlerTests
+	timeout --signal=KILL $(TEST_TIME_LIMIT) $(SWIFT) test --skip-build --filter FakeIdPTests
+	timeout --signal=KILL $(TEST_TIME_LIMIT) $(SWIFT) test --skip-build --filter EndToEndTests
 
 bench:
 	@scripts/install-deps.sh bench

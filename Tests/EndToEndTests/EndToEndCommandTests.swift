@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 /// `demo` and `serve` as a user runs them.
+@Suite(.timeLimit(.minutes(3)))
 struct EndToEndCommandTests {
     @Test("demo --headless signs in twice against the in-process fake IdP and exits 0")
     func demo() async throws {

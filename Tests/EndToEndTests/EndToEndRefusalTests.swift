@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Refusals through the real daemon: each asserts the status and error code, and that the daemon keeps serving.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct EndToEndRefusalTests {
     static let oauth2Reserved = [
         "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method",

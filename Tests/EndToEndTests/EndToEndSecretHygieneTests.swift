@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 /// Nothing secret reaches the daemon's output or a `Location` it emits.
+@Suite(.timeLimit(.minutes(3)))
 struct EndToEndSecretHygieneTests {
     @Test("a full run's logs hold no token, secret, code or state; no Location carries a token")
     func noSecretsInLogsOrLocations() async throws {

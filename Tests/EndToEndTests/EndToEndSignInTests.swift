@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 /// Complete sign-ins through the real `auth-handler serve` against the real `auth-handler fake-idp`.
+@Suite(.timeLimit(.minutes(3)))
 struct EndToEndSignInTests {
     /// Walks a sign-in to the app and redeems its code; returns the redemption answer.
     static func signInAndRedeem(_ e2e: EndToEnd, _ provider: String, user: String = "alice") async throws -> JSONValue {
