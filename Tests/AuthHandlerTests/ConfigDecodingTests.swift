@@ -69,7 +69,7 @@ struct ConfigDecodingTests {
 
         let forge = try #require(config.providers["oauth2.forge"])
         #expect(forge.protocolKind == .oauth2)
-        #expect(forge.tokenEndpointAuth == .clientSecretBasic)
+        #expect(forge.tokenEndpointAuth == nil, "not written: the provider's default applies")
         #expect(config.providers["oauth1.legacy"]?.signatureMethod == .hmacSHA256)
     }
 

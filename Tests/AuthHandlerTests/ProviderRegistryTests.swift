@@ -11,7 +11,7 @@ struct ProviderRegistryTests {
     static func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
 
     static func oauth2(
-        _ kind: ProviderConfig.ProtocolKind = .oidc, auth: ProviderConfig.TokenEndpointAuth? = .clientSecretBasic,
+        _ kind: ProviderConfig.ProtocolKind = .oidc, auth: ProviderConfig.TokenEndpointAuth? = nil,
         issuer: URL? = nil, endpoints: ProviderEndpoints = ProviderEndpoints()
     ) -> ProviderConfig {
         ProviderConfig(
@@ -225,8 +225,7 @@ struct ProviderRegistryTests {
         let key = try SigningKey.generate(.es256)
         let clock = ProviderTestClock(Date(timeIntervalSince1970: 1_790_000_000))
         var apple = ProviderConfig(
-            protocolKind: .oidc, clientId: "com.example.web", tokenEndpointAuth: .clientSecretBasic,
-            responseMode: .formPost)
+            protocolKind: .oidc, clientId: "com.example.web", responseMode: .formPost)
         apple.teamId = "DEF123GHIJ"
         apple.keyId = "ABC123DEFG"
         apple.privateKey = .inline(Secret(try key.pkcs8PEM()))
@@ -282,5 +281,12 @@ struct ProviderRegistryTests {
         #expect(!issuer.accepts("https://evil.example/v2.0", tenantID: "x/../../evil"))
         #expect(ExpectedIssuer.exact("https://accounts.google.com").accepts("https://accounts.google.com"))
         #expect(!ExpectedIssuer.exact("https://accounts.google.com").accepts("https://accounts.google.com/"))
+    }
+
+    /// An explicit `client_secret_basic` is honoured even where the provider's default is the form post.
+    @Test func explicitTokenEndpointAuthWinsOverTheProviderDefault() throws {
+        let registry = try Self.registry(["github.com": Self.oauth2(.oauth2, auth: .clientSecretBasic)])
+        let github = try #require(registry["github.com"])
+        #expect(try github.clientAuthentication() == .clientSecretBasic(Secret(Self.secretValue)))
     }
 }

@@ -93,7 +93,9 @@ extension ConfigValidator {
                         because: "required for an OIDC provider without issuer; set issuer (discovery) or this")
                 }
             }
-            provider.tokenEndpointAuth = tokenEndpointAuth ?? .clientSecretBasic
+            // Left nil when not written: the provider's own default applies (client_secret_basic, or
+            // client_secret_post for Apple, Facebook and GitHub, whose token endpoints document only that).
+            provider.tokenEndpointAuth = tokenEndpointAuth
             provider.responseMode = responseMode ?? (id == "apple.com" ? .formPost : .query)
             clientAuthentication(id: id, fields: fields, tokenEndpointAuth: provider.tokenEndpointAuth, at: path)
         }

@@ -98,12 +98,10 @@ private struct DescriptorBuilder {
         let needsDiscovery = endpoints.authorization == nil || endpoints.token == nil || endpoints.jwks == nil
 
         let clientID = nonEmpty(config.clientId, key: "clientId", expected: "the OAuth client id")
-        var auth =
+        // An explicit setting wins; otherwise the provider's documented method.
+        let auth =
             config.tokenEndpointAuth
             ?? (builtIn?.requiresClientSecretPost == true ? .clientSecretPost : .clientSecretBasic)
-        // The validator writes client_secret_basic when nothing was configured; these token endpoints take
-        // the secret only as a form parameter, so Basic there can only be that default.
-        if builtIn?.requiresClientSecretPost == true, auth == .clientSecretBasic { auth = .clientSecretPost }
         let secret = auth == .none ? nil : clientSecret(clientID: clientID)
         guard let clientID, auth == .none || secret != nil else { return nil }
         return ProviderDescriptor(
