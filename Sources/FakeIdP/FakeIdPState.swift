@@ -72,7 +72,16 @@ actor FakeIdPState {
 
     init(configuration: FakeIdPConfiguration) throws {
         self.configuration = configuration
-        signingKey = try SigningKey.generate(.rs256, keyID: "fake-key-1")
+        signingKey = try FakeIdPState.initialKey.get()
+    }
+
+    /// The first signing key, made once per process and shared by every fake IdP in it.
+    ///
+    /// Why shared: an RSA-2048 key takes tens of milliseconds of CPU to generate, and a test process starts
+    /// hundreds of fake IdPs on two cores; generating one each starved their request handlers. A fake IdP
+    /// has nothing to protect, and `rotate-keys` still makes fresh, per-instance keys.
+    static let initialKey: Result<SigningKey, CryptoError> = Result { () throws(CryptoError) in
+        try SigningKey.generate(.rs256, keyID: "fake-key-1")
     }
 
     /// Replaces the signing key: a new `kid`, and the old key leaves the JWKS.
