@@ -138,7 +138,13 @@ final class HTTPListenerCore: @unchecked Sendable {
         context.stage = .suspended
         MHD_suspend_connection(context.connection)
         let handler = self.handler
-        let task = Task {
+        // Why .high: a client is waiting on an open connection. A task started from an MHD thread otherwise gets
+        // the default priority and queues behind whatever else the process runs there; parallel tests generating
+        // RSA keys synchronously held both default-priority threads of a 2-core machine for over 30 s, and every
+        // request waited (curl: "timed out after 30000 milliseconds with 0 bytes received"). On Linux each task
+        // priority is served by its own libdispatch global queue and threads, so handlers are not stuck behind
+        // default-priority work; actor hops inside a handler keep its priority. Measured in HTTPStressTests.
+        let task = Task(priority: .high) {
             let response = await handler(request)
             self.finish(context, outcome: .finished(response))
         }

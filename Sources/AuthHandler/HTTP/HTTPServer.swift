@@ -108,15 +108,22 @@ public final class HTTPServer: Sendable {
         let retained = Unmanaged.passRetained(core)
         var listeners: [Listener] = []
         var addresses: [HTTPListenAddress] = []
+        // `fds[..<handedOver]` belong to a started daemon or were closed by `startDaemon` failing; the rest are ours.
+        var handedOver = 0
         do throws(HTTPServerError) {
             for fd in fds {
                 addresses.append(try HTTPListeningSocket.boundAddress(of: fd))
+                handedOver += 1
                 let daemon = try Self.startDaemon(fd: fd, configuration: configuration, context: retained.toOpaque())
                 listeners.append(Listener(daemon: daemon, fd: fd))
             }
         } catch {
-            for listener in listeners { MHD_stop_daemon(listener.daemon) }
-            for fd in fds { close(fd) }
+            // Quiesced first so that each socket is closed exactly once, here: MHD_stop_daemon closes the listening
+            // socket of a daemon that was not quiesced (microhttpd.h, MHD_quiesce_daemon).
+            for listener in listeners {
+                Self.stop(listener, quiesced: MHD_quiesce_daemon(listener.daemon) >= 0)
+            }
+            for fd in fds[handedOver...] { close(fd) }
             retained.release()
             throw error
         }
@@ -154,7 +161,9 @@ public final class HTTPServer: Sendable {
     }
 
     /// Quiesces every daemon and shuts its socket so new connections are refused; nil when already stopping.
-    private func beginStop() -> [Listener]? {
+    ///
+    /// Returns each listener with whether it was quiesced, which decides who closes its socket.
+    private func beginStop() -> [(listener: Listener, quiesced: Bool)]? {
         let listeners = state.withLock { state -> [Listener]? in
             guard !state.stopping else { return nil }
             state.stopping = true
@@ -162,33 +171,41 @@ public final class HTTPServer: Sendable {
         }
         guard let listeners else { return nil }
         core.draining.store(true, ordering: .relaxed)
-        for listener in listeners {
+        return listeners.map { listener in
             // A quiesced socket is ours again: MHD will not close it, and its threads may still hold the
             // descriptor until MHD_stop_daemon, so it is closed only then (microhttpd.h, MHD_quiesce_daemon).
-            if MHD_quiesce_daemon(listener.daemon) >= 0 {
+            let quiesced = MHD_quiesce_daemon(listener.daemon) >= 0
+            if quiesced {
                 // Why shutdown: the kernel would otherwise keep completing handshakes into the backlog of a
                 // socket nobody accepts from; on Linux, shutdown of a listening socket refuses them instead.
                 _ = shutdown(listener.fd, Int32(SHUT_RDWR))
             }
+            return (listener, quiesced)
         }
-        return listeners
     }
 
     /// Stops the daemons once nothing is suspended, closes the sockets and releases the callback context.
-    private func finishStop(_ listeners: [Listener]) {
+    private func finishStop(_ listeners: [(listener: Listener, quiesced: Bool)]) {
         // Only handler tasks between settling and leaving the registry remain: a few instructions each.
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(2))
         while core.suspendedCount > 0, clock.now < deadline { sched_yield() }
-        for listener in listeners {
-            MHD_stop_daemon(listener.daemon)
-            close(listener.fd)
-        }
+        for (listener, quiesced) in listeners { Self.stop(listener, quiesced: quiesced) }
         state.withLock { state in
             state.core?.release()
             state.core = nil
             state.listeners = []
         }
+    }
+
+    /// Stops `listener`'s daemon and makes sure its socket is closed exactly once.
+    ///
+    /// Why it matters: a second close of a recycled descriptor number closes whatever another thread opened
+    /// meanwhile, e.g. another server's epoll or eventfd descriptor, which silently stalls that server.
+    private static func stop(_ listener: Listener, quiesced: Bool) {
+        MHD_stop_daemon(listener.daemon)
+        // MHD_stop_daemon closed the socket itself unless the daemon was quiesced (microhttpd.h, MHD_quiesce_daemon).
+        if quiesced { close(listener.fd) }
     }
 
     private static func startDaemon(
@@ -222,10 +239,31 @@ public final class HTTPServer: Sendable {
             Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(requestContext)
         }
         options.request_completed_context = context
+        let socket = SocketIdentity(fd)
         guard let daemon = shim_mhd_start_daemon(&options) else {
             // MHD_start_daemon reports no reason; errno is usually left by the failing call inside it.
-            throw .systemCall("MHD_start_daemon", subject: "fd \(fd)")
+            let failure = HTTPServerError.systemCall("MHD_start_daemon", subject: "fd \(fd)")
+            // Why compare: when MHD_start_daemon fails it has closed the MHD_OPTION_LISTEN_SOCKET socket on some
+            // paths (worker thread, ITC or mutex setup) and not on others (option checks, a single daemon's epoll
+            // setup) (libmicrohttpd 0.9.75 daemon.c). The number may already be someone else's descriptor, so it
+            // is closed only while it still is this socket: an open descriptor's number cannot be reused.
+            if let socket, SocketIdentity(fd) == socket { close(fd) }
+            throw failure
         }
         return daemon
+    }
+}
+
+/// What an open descriptor refers to: the device and inode `fstat` reports, unique among open sockets.
+private struct SocketIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the socket `fd` names now; nil when `fd` is not open.
+    init?(_ fd: Int32) {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
     }
 }
