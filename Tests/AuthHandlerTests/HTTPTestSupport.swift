@@ -60,13 +60,14 @@ final class HTTPRawConnection: @unchecked Sendable {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else {
-            close(fd)
-            return nil
-        }
+        // No close here: Swift runs deinit after a failable init returns nil once every property is set, and
+        // closing twice could close a descriptor another thread has just been given.
+        guard connected == 0 else { return nil }
     }
 
-    deinit { close(fd) }
+    deinit {
+        if fd >= 0 { close(fd) }
+    }
 
     /// Writes all of `text`; false when the peer is gone.
     @discardableResult
