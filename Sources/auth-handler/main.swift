@@ -2,9 +2,9 @@ import AuthHandler
 import FakeIdP
 import Foundation
 
-// `--once` is plugged in here when it lands; until then it reports "not available in this build yet" and exits 64.
 var runners = CommandRunners()
 runners.serve = { options, context in await ServeCommand.run(options, context: context) }
+runners.once = { options, context in await OnceCommand.run(options, context: context) }
 runners.fakeIdP = { options, context in await FakeIdPCommand.run(options, context: context) }
 runners.demo = { options, context in await DemoCommand.run(options, context: context) }
 let context = CommandContext(environment: ProcessInfo.processInfo.environment, output: .standard)

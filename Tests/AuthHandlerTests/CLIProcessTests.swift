@@ -134,11 +134,36 @@ struct CLIProcessTests {
                 == "auth-handler: unknown option '--prot' (did you mean '--port'?); see 'auth-handler --help'\n")
     }
 
-    @Test func commandsNotYetBuiltExit64Honestly() throws {
+    @Test func onceWithoutCredentialsExits78WithOneLine() throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
-        let result = try CLIBinary.run(["--once", "--provider", "google.com"], in: directory)
+        let config = try directory.write("config.json", #"{"providers": {}}"#)
+        let result = try CLIBinary.run(
+            ["--once", "--provider", "google.com", "--no-browser"], environment: ["AUTH_HANDLER_CONFIG": config],
+            in: directory)
+        #expect(result.status == 78)
+        #expect(result.standardOutput == "")
+        #expect(
+            result.standardError
+                == "auth-handler: google.com has no credentials and \(config) has no providers.google.com entry: "
+                + "pass --client-id ID and --client-secret-file FILE (or set AUTH_HANDLER_CLIENT_ID and "
+                + "AUTH_HANDLER_CLIENT_SECRET_FILE), or a --config file with a providers.google.com entry\n")
+    }
+
+    @Test func onceWithReservedParamExits64BeforeAnyURL() throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let config = try directory.write("config.json", "{}")
+        let secret = try directory.write("secret", "s")
+        let result = try CLIBinary.run(
+            [
+                "--once", "--provider", "github.com", "--no-browser", "--client-id", "x", "--client-secret-file",
+                secret,
+                "--param", "State=x",
+            ], environment: ["AUTH_HANDLER_CONFIG": config], in: directory)
         #expect(result.status == 64)
-        #expect(result.standardError == "auth-handler: '--once' is not available in this build yet\n")
+        #expect(result.standardOutput == "")
+        #expect(result.standardError.hasPrefix("auth-handler: the custom parameter \"State\" is reserved"))
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
     }
 }

@@ -49,6 +49,7 @@ public struct TestProcessError: Error, CustomStringConvertible {
 public final class RunningAuthHandler: @unchecked Sendable {
     private let process: Process
     private let outputLines: AsyncStream<String>
+    private let errorLines: AsyncStream<String>
     private let exitStatus: AsyncStream<Int32>
     private let output = LockedText()
     private let errors = LockedText()
@@ -97,13 +98,24 @@ public final class RunningAuthHandler: @unchecked Sendable {
         }
         let errors = self.errors
         let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
+        let (stderrLines, stderrLineSink) = AsyncStream<String>.makeStream()
         let errorHandle = errorPipe.fileHandleForReading
         Thread.detachNewThread {
-            while let chunk = readSome(errorHandle) { errors.append(Data(chunk)) }
+            var buffer: [UInt8] = []
+            while let chunk = readSome(errorHandle) {
+                errors.append(Data(chunk))
+                buffer.append(contentsOf: chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    stderrLineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
+                    buffer.removeSubrange(...newline)
+                }
+            }
+            stderrLineSink.finish()
             errorSink.finish()
         }
         self.process = process
         outputLines = lines
+        errorLines = stderrLines
         exitStatus = statuses
         self.errorClosed = errorClosed
         let pid = process.processIdentifier
@@ -122,6 +134,14 @@ public final class RunningAuthHandler: @unchecked Sendable {
     /// Reads stdout until a line starts with `prefix` and returns the rest of it; nil when stdout closed first.
     public func waitForLine(startingWith prefix: String) async -> String? {
         for await line in outputLines where line.hasPrefix(prefix) {
+            return String(line.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    /// Reads stderr until a line starts with `prefix` and returns the rest of it; nil when stderr closed first.
+    public func waitForErrorLine(startingWith prefix: String) async -> String? {
+        for await line in errorLines where line.hasPrefix(prefix) {
             return String(line.dropFirst(prefix.count))
         }
         return nil

@@ -67,6 +67,8 @@ public enum HelpText {
           --consumer-key KEY    OAuth 1.0a consumer key (twitter.com, oauth1.*)
           --consumer-secret-file FILE
                                 file holding the consumer secret
+                                Without these options: $AUTH_HANDLER_CLIENT_ID, $AUTH_HANDLER_CLIENT_SECRET_FILE,
+                                $AUTH_HANDLER_CONSUMER_KEY, $AUTH_HANDLER_CONSUMER_SECRET_FILE.
 
         \(exitCodes)
 

@@ -4,17 +4,26 @@ import Synchronization
 /// The daemon's HTTP surface (CONTRACT §3): routes requests to the `SignInFlow` and the operations endpoints,
 /// and renders every answer with the security headers.
 public final class AuthHandlerService: Sendable {
+    /// A route served beside the contract's, given the request and the flow (`--once` serves `/__/auth/done`).
+    public typealias ExtraRoute = @Sendable (ServerRequest, SignInFlow) async -> ServerResponse
+
     public let flow: SignInFlow
     let store: any SessionStore
     let metrics: Metrics
     let log: EventLog
+    /// Routes by exact path; they cannot replace the contract's routes, which are matched first.
+    let extraRoutes: [String: ExtraRoute]
     private let draining = Atomic<Bool>(false)
 
-    public init(flow: SignInFlow, store: any SessionStore, metrics: Metrics, log: EventLog) {
+    public init(
+        flow: SignInFlow, store: any SessionStore, metrics: Metrics, log: EventLog,
+        extraRoutes: [String: ExtraRoute] = [:]
+    ) {
         self.flow = flow
         self.store = store
         self.metrics = metrics
         self.log = log
+        self.extraRoutes = extraRoutes
     }
 
     /// Makes `/readyz` answer 503 so load balancers stop sending new sign-ins.
@@ -47,10 +56,15 @@ public final class AuthHandlerService: Sendable {
             metricsResponse.headers.set(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
             response = ResponseRendering.secured(metricsResponse)
         default:
-            route = "other"
-            response = ResponseRendering.error(
-                .notFound("there is nothing at this path; sign-ins start at /__/auth/handler"),
-                accept: request.headers["Accept"])
+            if let extra = extraRoutes[request.path] {
+                route = request.path
+                response = ResponseRendering.secured(await extra(request, flow))
+            } else {
+                route = "other"
+                response = ResponseRendering.error(
+                    .notFound("there is nothing at this path; sign-ins start at /__/auth/handler"),
+                    accept: request.headers["Accept"])
+            }
         }
         metrics.observe(route: route, seconds: Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
         return response

@@ -79,10 +79,11 @@ public final class RunningService: Sendable {
         self.sweeper = sweeper
     }
 
-    /// Builds everything the config describes and starts listening.
+    /// Builds everything the config describes and starts listening; `extraRoutes` are served beside the contract's.
     public static func start(
         config: AuthHandlerConfig, environment: SecretEnvironment, log: EventLog, defaultStore: StoreConfig.Kind,
-        listenFDs: [Int32]? = nil, defaultRedirectURL: String? = nil
+        listenFDs: [Int32]? = nil, defaultRedirectURL: String? = nil,
+        extraRoutes: [String: AuthHandlerService.ExtraRoute] = [:]
     ) async throws(ServiceStartError) -> RunningService {
         do {
             try ProcessSetup.ensureInitialized()
@@ -145,7 +146,8 @@ public final class RunningService: Sendable {
         let flow = SignInFlow(
             settings: settings, providers: providers, store: store, backend: backend, http: http, log: log,
             metrics: metrics)
-        let service = AuthHandlerService(flow: flow, store: store, metrics: metrics, log: log)
+        let service = AuthHandlerService(
+            flow: flow, store: store, metrics: metrics, log: log, extraRoutes: extraRoutes)
         slot.withLock { $0 = service }
         let sweeper = Task {
             while !Task.isCancelled {

@@ -1,0 +1,168 @@
+import Foundation
+
+/// The config `--once` runs with: the config file when there is one, the credential options (or their environment
+/// variables) on top, then the loopback settings of an RFC 8252 sign-in. The result goes through ``ConfigLoader``,
+/// so it is validated exactly as `serve` and `check-config` validate a file.
+enum OnceConfiguration {
+    /// `--client-id` when the option is not given.
+    static let clientIDVariable = "AUTH_HANDLER_CLIENT_ID"
+    /// `--client-secret-file` when the option is not given.
+    static let clientSecretFileVariable = "AUTH_HANDLER_CLIENT_SECRET_FILE"
+    /// `--consumer-key` when the option is not given.
+    static let consumerKeyVariable = "AUTH_HANDLER_CONSUMER_KEY"
+    /// `--consumer-secret-file` when the option is not given.
+    static let consumerSecretFileVariable = "AUTH_HANDLER_CONSUMER_SECRET_FILE"
+    /// The only app redirect `--once` allows: its own page, on any loopback port (CONTRACT §2, RFC 8252 §7.3).
+    static let allowedDonePage = "http://127.0.0.1" + OnceCommand.donePath
+
+    /// Why no config could be made: always exit 78, with one line.
+    struct Problem: Error {
+        let message: String
+    }
+
+    /// The provider credentials given on the command line or in the environment (options win).
+    struct Credentials {
+        var clientID: String?
+        var clientSecretFile: String?
+        var consumerKey: String?
+        var consumerSecretFile: String?
+
+        init(options: OnceOptions, environment: [String: String], protocolKind: ProviderConfig.ProtocolKind) {
+            let variable = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+            // Variables of the other protocol family are ignored; the options of it are refused by the parser.
+            if protocolKind == .oauth1 {
+                consumerKey = options.consumerKey ?? variable(OnceConfiguration.consumerKeyVariable)
+                consumerSecretFile =
+                    options.consumerSecretFile ?? variable(OnceConfiguration.consumerSecretFileVariable)
+            } else {
+                clientID = options.clientID ?? variable(OnceConfiguration.clientIDVariable)
+                clientSecretFile = options.clientSecretFile ?? variable(OnceConfiguration.clientSecretFileVariable)
+            }
+        }
+    }
+
+    /// Builds and validates the config for `options`.
+    static func load(
+        _ options: OnceOptions, environment: [String: String], secrets: SecretEnvironment, currentDirectory: String
+    ) -> Result<AuthHandlerConfig, Problem> {
+        let id = options.providerID
+        let protocolKind = ProviderConfig.impliedProtocol(forID: id) ?? .oauth2
+        let credentials = Credentials(options: options, environment: environment, protocolKind: protocolKind)
+        let location = options.config
+        let fileBytes: [UInt8]?
+        switch read(location) {
+        case .success(let bytes): fileBytes = bytes
+        case .failure(let problem): return .failure(problem)
+        }
+        let baseDirectory =
+            fileBytes == nil
+            ? currentDirectory
+            : (absolute(location.path, in: currentDirectory) as NSString)
+                .deletingLastPathComponent
+        var members: [String: JSONValue] = [:]
+        if let fileBytes {
+            if let failure = ConfigJSONSyntax.firstError(in: fileBytes) {
+                return .failure(Problem(message: "\(location.path): \(failure); fix the file"))
+            }
+            guard let object = JSONValue.parse(fileBytes)?.objectValue else {
+                return .failure(Problem(message: "\(location.path): expected a JSON object at the top level"))
+            }
+            members = object
+        }
+        let fileEntry = members["providers"]?[id]
+        if fileEntry == nil {
+            if let missing = missingCredentials(id: id, protocolKind: protocolKind, credentials: credentials) {
+                let situation =
+                    fileBytes == nil
+                    ? "there is no config file (\(location.path) does not exist)"
+                    : "\(location.path) has no providers.\(id) entry"
+                return .failure(Problem(message: "\(id) has no credentials and \(situation): \(missing)"))
+            }
+        }
+        members["providers"] = .object([
+            id: entry(fileEntry, credentials: credentials, currentDirectory: currentDirectory)
+        ])
+        members["listen"] = .array([.string("127.0.0.1:\(options.port)")])
+        members["publicURL"] = nil
+        members["store"] = .object(["kind": .string("memory")])
+        members["allowedRedirectURLs"] = .array([.string(allowedDonePage)])
+        members["sessionTTLSeconds"] = .number(Double(options.timeoutSeconds))
+
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let document = try? encoder.encode(JSONValue.object(members)) else {
+            return .failure(Problem(message: "the --once config could not be assembled; report this as a bug"))
+        }
+        let report = ConfigLoader(environment: secrets).load(data: document, baseDirectory: baseDirectory)
+        guard let config = report.config, report.errors.isEmpty else {
+            let first = report.errors.first.map { "\($0.path): \($0.message)" } ?? "the config is not valid"
+            let source =
+                fileBytes == nil ? "the command-line settings" : "\(location.path) with the command-line settings"
+            return .failure(
+                Problem(
+                    message: "\(source) have \(report.errors.count) problem(s), the first: \(first); "
+                        + "fix the option, its environment variable or the config file"))
+        }
+        return .success(config)
+    }
+
+    /// The file's bytes; nil when the default path does not exist (fine for `--once`).
+    static func read(_ location: ConfigLocation) -> Result<[UInt8]?, Problem> {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: location.path, isDirectory: &isDirectory) else {
+            if location.source == .defaultPath { return .success(nil) }
+            return .failure(Problem(message: ConfigFileError(path: location.path, reason: .missing).description))
+        }
+        if isDirectory.boolValue {
+            return .failure(Problem(message: ConfigFileError(path: location.path, reason: .isDirectory).description))
+        }
+        guard let data = FileManager.default.contents(atPath: location.path) else {
+            return .failure(Problem(message: ConfigFileError(path: location.path, reason: .unreadable).description))
+        }
+        return .success(Array(data))
+    }
+
+    /// What is missing to configure `id` without a config entry; nil when the credentials suffice.
+    static func missingCredentials(id: String, protocolKind: ProviderConfig.ProtocolKind, credentials: Credentials)
+        -> String?
+    {
+        guard ProviderConfig.isBuiltIn(id) else {
+            return "a custom provider needs its protocol and endpoints; describe it under providers in a --config file"
+        }
+        if protocolKind == .oauth1 {
+            guard credentials.consumerKey != nil, credentials.consumerSecretFile != nil else {
+                return "pass --consumer-key KEY and --consumer-secret-file FILE (or set \(consumerKeyVariable) and "
+                    + "\(consumerSecretFileVariable)), or a --config file with a providers.\(id) entry"
+            }
+        } else {
+            guard credentials.clientID != nil, credentials.clientSecretFile != nil else {
+                return "pass --client-id ID and --client-secret-file FILE (or set \(clientIDVariable) and "
+                    + "\(clientSecretFileVariable)), or a --config file with a providers.\(id) entry"
+            }
+        }
+        return nil
+    }
+
+    /// The provider entry: the file's (when it is an object), with the given credentials written over it.
+    static func entry(_ fileEntry: JSONValue?, credentials: Credentials, currentDirectory: String) -> JSONValue {
+        var fields: [String: JSONValue] = [:]
+        if let fileEntry {
+            // Not an object: left as it is, for the validator to report.
+            guard let object = fileEntry.objectValue else { return fileEntry }
+            fields = object
+        }
+        let secretFile = { (path: String) in
+            JSONValue.object(["file": .string(absolute(path, in: currentDirectory))])
+        }
+        if let clientID = credentials.clientID { fields["clientId"] = .string(clientID) }
+        if let path = credentials.clientSecretFile { fields["clientSecret"] = secretFile(path) }
+        if let consumerKey = credentials.consumerKey { fields["consumerKey"] = .string(consumerKey) }
+        if let path = credentials.consumerSecretFile { fields["consumerSecret"] = secretFile(path) }
+        return .object(fields)
+    }
+
+    /// `path` made absolute against `directory` (a secret file given on the command line is relative to the cwd).
+    static func absolute(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Synchronization
+
+/// How a `--once` sign-in ended at its done page.
+enum OnceOutcome: Sendable {
+    /// Signed in: the redemption JSON (CONTRACT §3.3).
+    case signedIn(result: [UInt8])
+    /// Cancelled or failed: the exit code, the stderr line, and (for a backend answer an app can act on, such as
+    /// `account-exists-with-different-credential`) the JSON error document for the output.
+    case failed(AuthHandlerExitCode, message: String, document: [UInt8]?)
+}
+
+/// `GET /__/auth/done`, served in `--once` only: the page the handler sends the browser back to. It accepts only
+/// the sign-in this run started (its random `eventId`), redeems the result through the flow, shows the outcome
+/// (never a token), and reports it once.
+final class OnceDonePage: Sendable {
+    let providerID: String
+    private let eventID: String
+    private let idToken: String?
+    private let finished = Mutex(false)
+    private let continuation: AsyncStream<OnceOutcome>.Continuation
+    /// The one outcome, when it arrives.
+    let outcomes: AsyncStream<OnceOutcome>
+
+    init(providerID: String, eventID: String, idToken: String?) {
+        self.providerID = providerID
+        self.eventID = eventID
+        self.idToken = idToken
+        (outcomes, continuation) = AsyncStream<OnceOutcome>.makeStream(bufferingPolicy: .bufferingOldest(1))
+    }
+
+    /// The route.
+    func respond(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
+        let accept = request.headers["Accept"]
+        guard request.method == "GET" else {
+            return ResponseRendering.error(.methodNotAllowed("use GET"), accept: accept)
+        }
+        let fields = request.queryItems
+        // Only the browser coming back from this run's sign-in knows the eventId; anything else is ignored.
+        guard fields.all(named: "eventId").count == 1, let presented = fields.first(named: "eventId"),
+            ConstantTime.equals(presented, eventID)
+        else {
+            return ResponseRendering.error(
+                .invalidRequest("this page only takes the result of the sign-in this auth-handler --once started"),
+                accept: accept)
+        }
+        let error = fields.first(named: "error")
+        let code = fields.first(named: "code")
+        guard error != nil || code != nil else {
+            return ResponseRendering.error(.invalidRequest("neither code nor error is given"), accept: accept)
+        }
+        guard claim() else {
+            return .html(
+                Self.page(
+                    title: "Already finished", text: "This sign-in has already finished; you can close this window."))
+        }
+        if let error {
+            return failed(error: error, description: fields.first(named: "error_description") ?? "", accept: accept)
+        }
+        var form = [URLFormField(name: "code", value: code ?? "")]
+        if let idToken { form.append(URLFormField(name: "idToken", value: idToken)) }
+        do {
+            let answer = try await flow.redeem(form)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard let body = try? encoder.encode(answer) else {
+                finish(
+                    .failed(
+                        .providerError, message: "the result could not be encoded; report this as a bug", document: nil)
+                )
+                return ResponseRendering.error(
+                    HandlerError(status: 500, code: "internal-error", message: "the result could not be encoded"),
+                    accept: accept)
+            }
+            finish(.signedIn(result: Array(body)))
+            return .html(
+                Self.page(
+                    title: "Signed in",
+                    text: "Signed in; you can close this window.",
+                    detail: "\(providerID) sign-in complete; the result is in your terminal."))
+        } catch {
+            finish(
+                .failed(
+                    .providerError, message: Self.redemptionMessage(error, providerID: providerID),
+                    document: Self.errorDocument(error)))
+            return ResponseRendering.error(error, accept: accept)
+        }
+    }
+
+    /// The handler sent the browser back with `error=`: `user-cancelled` exits 1, anything else 2.
+    private func failed(error: String, description: String, accept: String?) -> ServerResponse {
+        let code = SignInFlow.safeErrorCode(error)
+        let detail = Self.printable(description)
+        let cancelled = code == "user-cancelled"
+        let message =
+            cancelled
+            ? "the sign-in with \(providerID) was cancelled or denied (\(code): \(detail)); run the command again to sign in"
+            : "the sign-in with \(providerID) failed (\(code): \(detail)); check the provider's settings and try again"
+        finish(.failed(cancelled ? .cancelled : .providerError, message: message, document: nil))
+        return ResponseRendering.error(
+            HandlerError(status: cancelled ? 403 : 502, code: code, message: detail), accept: accept)
+    }
+
+    /// True for the first request that may end the run.
+    private func claim() -> Bool {
+        finished.withLock { done in
+            if done { return false }
+            done = true
+            return true
+        }
+    }
+
+    private func finish(_ outcome: OnceOutcome) {
+        continuation.yield(outcome)
+        continuation.finish()
+    }
+
+    /// The stderr line for a failed redemption.
+    static func redemptionMessage(_ error: HandlerError, providerID: String) -> String {
+        let advice =
+            switch error.code {
+            case "invalid-id-token": "check that --id-token-file holds the user's current ID token"
+            case "account-exists-with-different-credential", "second-factor-required", "credential-already-in-use":
+                "the error object, written to the output, says how to go on"
+            default: "check the backend settings and try again"
+            }
+        return "\(providerID) signed the user in, but redeeming the result failed (\(error.code): "
+            + "\(printable(error.message))); \(advice)"
+    }
+
+    /// The contract's JSON error object when it carries more than code and message (CONTRACT §3.3), else nil.
+    static func errorDocument(_ error: HandlerError) -> [UInt8]? {
+        guard !error.details.isEmpty else { return nil }
+        var members = error.details
+        members["code"] = .string(error.code)
+        members["message"] = .string(error.message)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(JSONValue.object(["error": .object(members)]))).map { Array($0) }
+    }
+
+    /// A value from the URL cut to printable ASCII and 300 characters, safe for a terminal line.
+    static func printable(_ text: String) -> String {
+        let kept = text.unicodeScalars.prefix(300).map { $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" }
+        return String(kept)
+    }
+
+    /// A small page; every text is escaped.
+    static func page(title: String, text: String, detail: String? = nil) -> String {
+        let extra = detail.map { "\n<p>\(ResponseRendering.htmlEscape($0))</p>" } ?? ""
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(ResponseRendering.htmlEscape(title))</title></head>
+            <body><h1>\(ResponseRendering.htmlEscape(title))</h1>
+            <p id="outcome">\(ResponseRendering.htmlEscape(text))</p>\(extra)
+            </body></html>
+            """
+    }
+}
