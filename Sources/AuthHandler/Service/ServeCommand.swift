@@ -170,6 +170,9 @@ public final class RunningService: Sendable {
         await server.stop(gracePeriod: .seconds(10))
     }
 
+    /// Where the SQLite store lives when neither `store.path` nor `$STATE_DIRECTORY` says.
+    static let defaultStateDirectory = "/var/lib/auth-handler"
+
     static func makeStore(_ config: StoreConfig, defaultKind: StoreConfig.Kind, environment: SecretEnvironment)
         throws(ServiceStartError) -> any SessionStore
     {
@@ -179,7 +182,13 @@ public final class RunningService: Sendable {
             return MemorySessionStore()
         case .sqlite:
             let directory = environment.variables["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-            let path = config.path ?? (directory ?? "/var/lib/auth-handler") + "/state.sqlite"
+            let path = config.path ?? (directory ?? defaultStateDirectory) + "/state.sqlite"
+            if config.path == nil, directory == nil {
+                // Outside systemd (which makes StateDirectory=) the default directory may not exist yet.
+                try? FileManager.default.createDirectory(
+                    atPath: defaultStateDirectory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
+            }
             do {
                 return try SQLiteSessionStore(path: path)
             } catch {
