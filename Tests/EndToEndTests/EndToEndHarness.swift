@@ -39,11 +39,7 @@ final class EndToEnd: Sendable {
     static func start(backend: Backend = .none, settings: [String: String] = [:]) async throws -> EndToEnd {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let idp = try RunningAuthHandler(["fake-idp", "--listen", "127.0.0.1:0"])
-        guard let idpURL = await idp.waitForLine(startingWith: "fake-idp listening on ") else {
-            idp.terminateIfRunning()
-            throw TestProcessError("fake-idp did not start: \(idp.standardError)")
-        }
+        let (idp, idpURL) = try await startFakeIdP()
         for (name, value) in [
             ("twitter-secret", "fake-consumer-secret"), ("client-secret", "fake-client-secret"),
             ("api-key", "e2e-api-key"),
@@ -65,6 +61,16 @@ final class EndToEnd: Sendable {
         return EndToEnd(
             directory: directory, idp: idp, idpURL: idpURL, daemon: daemon, daemonURL: daemonURL,
             browser: try HTTPClient())
+    }
+
+    /// `auth-handler fake-idp` on 127.0.0.1:0, and its URL once it says it listens.
+    static func startFakeIdP() async throws -> (process: RunningAuthHandler, url: String) {
+        let idp = try RunningAuthHandler(["fake-idp", "--listen", "127.0.0.1:0"])
+        guard let idpURL = await idp.waitForLine(startingWith: "fake-idp listening on ") else {
+            idp.terminateIfRunning()
+            throw TestProcessError("fake-idp did not start: \(idp.standardError)")
+        }
+        return (idp, idpURL)
     }
 
     /// Stops both processes (SIGTERM) and removes the temporary directory; returns the daemon's exit status.

@@ -24,11 +24,7 @@ final class OnceHarness: Sendable {
     static func start(identityToolkit: Bool = false) async throws -> OnceHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("once-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let idp = try RunningAuthHandler(["fake-idp", "--listen", "127.0.0.1:0"])
-        guard let idpURL = await idp.waitForLine(startingWith: "fake-idp listening on ") else {
-            idp.terminateIfRunning()
-            throw TestProcessError("fake-idp did not start: \(idp.standardError)")
-        }
+        let (idp, idpURL) = try await EndToEnd.startFakeIdP()
         for (name, value) in [
             ("client-secret", "fake-client-secret\n"), ("consumer-secret", "fake-consumer-secret"),
             ("api-key", "once-api-key"),
