@@ -1,3 +1,4 @@
+import AuthHandler
 import Foundation
 import TestSupport
 import Testing
@@ -33,5 +34,22 @@ struct EndToEndCommandTests {
         let missing = try RunningAuthHandler(["serve", "--config", directory.appendingPathComponent("nope.json").path])
         #expect(await missing.exitCode() == 78)
         #expect(missing.standardError.split(separator: "\n").count == 1)
+    }
+
+    @Test("serve listens on IPv4 and IPv6 at once and logs both bound addresses")
+    func servesIPv4AndIPv6() async throws {
+        try await withEndToEnd(settings: ["listen": #"["127.0.0.1:0", "[::1]:0"]"#]) { e2e in
+            let logged = try #require(
+                await e2e.daemon.waitForErrorLine(startingWith: "level=info event=listening addresses="))
+            let addresses = logged.split(separator: " ")[0].split(separator: ",").map(String.init)
+            #expect(addresses.count == 2)
+            let ipv6 = try #require(addresses.first { $0.hasPrefix("[::1]:") })
+            #expect(!ipv6.hasSuffix(":0"), "the real port is logged")
+            #expect(try await e2e.get("http://\(ipv6)/healthz").status == 200)
+            let start = try await e2e.get(
+                "http://\(ipv6)/__/auth/handler?providerId=google.com&redirectUrl=\(FormURLEncoding.percentEncode(EndToEnd.appRedirect))"
+            )
+            #expect(start.status == 302)
+        }
     }
 }
