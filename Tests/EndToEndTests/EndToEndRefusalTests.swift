@@ -59,6 +59,11 @@ struct EndToEndRefusalTests {
             Self.expectError(
                 try await e2e.get(e2e.startURL("google.com", ["authType": "popup"]), accept: "application/json"),
                 status: 400, code: "unsupported-auth-type")
+            // A HEAD (link scanners, prefetchers) neither starts a sign-in nor uses one up.
+            let head = try await e2e.browser.send(HTTPRequest(method: "HEAD", url: e2e.startURL("twitter.com")))
+            #expect(head.status == 405)
+            let idpRequests = try await e2e.get(e2e.idpURL + "/__fake/requests").json?.arrayValue ?? []
+            #expect(!idpRequests.contains { $0["path"]?.stringValue == "/oauth1/request_token" })
             Self.expectError(
                 try await e2e.get(
                     e2e.startURL("google.com", ["customParameters": "[1]"]), accept: "application/json"),

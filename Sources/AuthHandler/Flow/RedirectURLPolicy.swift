@@ -14,7 +14,6 @@ public struct RedirectURLPolicy: Sendable {
         var host: String?
         var port: Int?
         var path: String
-        var query: String?
     }
 
     private let entries: [Target]
@@ -77,11 +76,7 @@ public struct RedirectURLPolicy: Sendable {
             guard !["javascript", "data", "vbscript", "file", "blob", "about"].contains(scheme) else { return nil }
         }
         var port = components.port
-        if port == nil {
-            port = nil
-        } else if (scheme == "https" && port == 443) || (scheme == "http" && port == 80) {
-            port = nil
-        }
-        return Target(scheme: scheme, host: host, port: port, path: path, query: components.percentEncodedQuery)
+        if (scheme == "https" && port == 443) || (scheme == "http" && port == 80) { port = nil }
+        return Target(scheme: scheme, host: host, port: port, path: path)
     }
 }

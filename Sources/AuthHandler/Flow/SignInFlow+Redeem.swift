@@ -27,7 +27,9 @@ extension SignInFlow {
             do {
                 try await finish(code: code, redeemed: true)
             } catch {
-                throw RedeemFailure(error: error, keepsCode: false)
+                // The sign-in is done; the app gets it. The code stays claimed until its lease ends, which
+                // outlives nothing but the result's own expiry window.
+                log.log(.error, "signin.redeem", ["provider": result.providerID, "outcome": "store-delete-failed"])
             }
             metrics.redemption(outcome: "success")
             log.log(

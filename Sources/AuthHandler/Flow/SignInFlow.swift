@@ -32,7 +32,9 @@ public final class SignInFlow: Sendable {
             self.sessionTTL = sessionTTL
             self.resultTTL = resultTTL
             self.providerTimeout = providerTimeout
-            self.redemptionLease = redemptionLease
+            // A claim must outlive the backend call it covers, or a second redemption could claim the code
+            // while the first is still waiting on the backend (one code, two successful redemptions).
+            self.redemptionLease = max(redemptionLease, 2 * Double(providerTimeout.components.seconds) + 5)
         }
     }
 

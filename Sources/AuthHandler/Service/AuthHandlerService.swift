@@ -74,7 +74,7 @@ public final class AuthHandlerService: Sendable {
         let accept = request.headers["Accept"]
         let fields: [URLFormField]
         switch request.method {
-        case "GET", "HEAD":
+        case "GET":
             fields = request.queryItems
         case "POST":
             // `response_mode=form_post`: the authorization response arrives as a form body.
@@ -85,6 +85,7 @@ public final class AuthHandlerService: Sendable {
                     accept: accept)
             }
         default:
+            // HEAD too: a link scanner's HEAD must not start a sign-in or use up a pending one.
             return ResponseRendering.error(.methodNotAllowed("use GET (or POST for form_post)"), accept: accept)
         }
         do {
@@ -109,9 +110,12 @@ public final class AuthHandlerService: Sendable {
             let answer = try await flow.redeem(request.formFields)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let body = try? encoder.encode(answer)
-            return ResponseRendering.secured(
-                ServerResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(body ?? Data())))
+            guard let response = try? ServerResponse.json(answer, encoder: encoder) else {
+                return ResponseRendering.error(
+                    HandlerError(status: 500, code: "internal-error", message: "the result could not be encoded"),
+                    accept: accept)
+            }
+            return ResponseRendering.secured(response)
         } catch {
             return ResponseRendering.error(error, accept: accept)
         }

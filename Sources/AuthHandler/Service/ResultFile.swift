@@ -35,7 +35,8 @@ enum ResultFile {
         // O_NONBLOCK: a FIFO without a reader fails with ENXIO instead of hanging (open(2)).
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return "cannot create --output \(path): open: \(lastError())" }
-        defer { close(descriptor) }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             return "--output \(path) is not a regular file; name a file to write the result to"
@@ -51,6 +52,10 @@ enum ResultFile {
             }
             offset += written
         }
+        // A late write error (quota, network file systems) shows only at fsync or close.
+        guard fsync(descriptor) == 0 else { return "cannot write --output \(path): fsync: \(lastError())" }
+        closed = true
+        guard close(descriptor) == 0 else { return "cannot write --output \(path): close: \(lastError())" }
         return nil
     }
 
