@@ -28,6 +28,3 @@ CURLcode shim_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, c
     return curl_easy_setopt(handle, option, callback);
 }
 
-CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
-    return curl_multi_setopt(multi, option, value);
-}

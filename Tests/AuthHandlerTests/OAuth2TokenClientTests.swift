@@ -89,6 +89,21 @@ struct OAuth2TokenClientTests {
         }
     }
 
+    /// The IdP received the code and secret form-encoded (`p%3Ass%2Bw%2Frd%20word`); an echo of that form, or of
+    /// a non-ASCII secret, must be scrubbed too.
+    @Test func echoedFormEncodedSecretsAreRedacted() async {
+        let http = ProviderFakeHTTP(
+            responses: .json(
+                400, #"{"error":"invalid_client","error_description":"bad client_secret=p%3Ass%2Bw%2Frd%20word"}"#))
+        do {
+            _ = try await Self.exchange(http, authentication: .clientSecretPost(Self.secret))
+            Issue.record("expected invalid_client")
+        } catch {
+            #expect(!error.description.contains("p%3Ass%2Bw%2Frd%20word"))
+            #expect(error.description.contains("<redacted>"))
+        }
+    }
+
     @Test func descriptionsAreBounded() async {
         let long = String(repeating: "x", count: 5000)
         let http = ProviderFakeHTTP(

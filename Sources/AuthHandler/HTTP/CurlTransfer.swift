@@ -2,16 +2,26 @@ import CCurl
 import CShims
 import Synchronization
 
-/// Owns one `CURL` easy handle; `curl_easy_cleanup` runs when it goes away.
+/// Owns one `CURL` easy handle and its `CURLOPT_ERRORBUFFER`; `curl_easy_cleanup` runs when it goes away.
+///
+/// The buffer lives here, not with the transfer, because libcurl may write to it until `curl_easy_cleanup`
+/// (CURLOPT_ERRORBUFFER(3)): it is freed only after the handle.
 final class CurlEasyHandle {
     let raw: UnsafeMutableRawPointer
+    let errorBuffer: UnsafeMutablePointer<CChar>
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        errorBuffer = buffer
     }
 
-    deinit { curl_easy_cleanup(raw) }
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+    }
 }
 
 /// Owns a `curl_slist` of request header lines; `curl_slist_free_all` runs when it goes away.
@@ -36,8 +46,6 @@ final class CurlHeaderList {
 final class CurlTransfer: @unchecked Sendable {
     let easy: CurlEasyHandle
     private let headerList = CurlHeaderList()
-    /// curl writes its detailed error message here (CURLOPT_ERRORBUFFER); freed in deinit.
-    private let errorBuffer: UnsafeMutablePointer<CChar>
     private let maxResponseBytes: Int
     private let method: String
     private let target: String
@@ -55,8 +63,6 @@ final class CurlTransfer: @unchecked Sendable {
         target = HTTPClientError.redactedTarget(request.url)
         query = request.url.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
         maxResponseBytes = configuration.maxResponseBytes
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         guard let easy = CurlEasyHandle() else {
             throw HTTPClientError(
                 kind: .setup(operation: "curl_easy_init", code: 0, text: "out of memory"), method: request.method,
@@ -64,10 +70,6 @@ final class CurlTransfer: @unchecked Sendable {
         }
         self.easy = easy
         try configure(request, configuration: configuration)
-    }
-
-    deinit {
-        errorBuffer.deallocate()
     }
 
     /// Builds the error for a failed transfer; the query string never appears in it.
@@ -98,7 +100,7 @@ final class CurlTransfer: @unchecked Sendable {
         let (seconds, attoseconds) = request.timeout.components
         let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         try set(CURLOPT_TIMEOUT_MS, Int(clamping: milliseconds))
-        try check(shim_curl_easy_setopt_pointer(easy.raw, CURLOPT_ERRORBUFFER, errorBuffer), "CURLOPT_ERRORBUFFER")
+        try check(shim_curl_easy_setopt_pointer(easy.raw, CURLOPT_ERRORBUFFER, easy.errorBuffer), "CURLOPT_ERRORBUFFER")
         // Aborts early when Content-Length announces more than the cap; the write callback catches the rest.
         try check(
             shim_curl_easy_setopt_off_t(easy.raw, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxResponseBytes)),
@@ -251,7 +253,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func transferError(_ code: CURLcode) -> HTTPClientError.Kind {
-        var detail = String(cString: errorBuffer).trimmingCharacters(in: " \n")
+        var detail = String(cString: easy.errorBuffer).trimmingCharacters(in: " \n")
         if !query.isEmpty { detail = detail.replacingAll(query, with: "[query]") }
         return .transfer(code: Int(code.rawValue), text: String(cString: curl_easy_strerror(code)), detail: detail)
     }

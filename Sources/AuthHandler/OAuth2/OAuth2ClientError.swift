@@ -95,12 +95,12 @@ public enum OAuth2ClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// `text` with anything outside printable ASCII replaced by `?`, each of `redacting` replaced by
     /// `<redacted>` (an IdP may echo what it was sent), cut to `maximumDescriptionLength`.
     static func sanitizedDescription(_ text: String, redacting values: [String]) -> String? {
+        // Scrub first, raw and form-encoded (the code and secret were sent form-encoded), while the text is
+        // still as the IdP sent it; only then reduce it to printable ASCII.
+        let scrubbed = SensitiveValues(values).scrub(text)
         var cleaned = String(
-            decoding: text.utf8.map { (0x20...0x7E).contains($0) ? $0 : 0x3F },
+            decoding: scrubbed.utf8.map { (0x20...0x7E).contains($0) ? $0 : 0x3F },
             as: UTF8.self)
-        for value in values where value.utf8.count >= 4 {
-            cleaned = cleaned.replacingOccurrences(of: value, with: "<redacted>")
-        }
         cleaned = cleaned.trimmingCharacters(in: .whitespaces)
         guard !cleaned.isEmpty else { return nil }
         if cleaned.utf8.count > maximumDescriptionLength {

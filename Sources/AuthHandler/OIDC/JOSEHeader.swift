@@ -17,9 +17,4 @@ public struct JOSEHeader: Codable, Sendable, Equatable {
         self.kid = kid
         self.typ = typ
     }
-
-    /// Whether the header names a key source other than the verifier's own key set.
-    public var carriesKeySource: Bool {
-        jku != nil || x5u != nil || jwk != nil || x5c != nil
-    }
 }

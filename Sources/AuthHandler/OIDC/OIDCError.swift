@@ -153,6 +153,3 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
         return String(reflecting: cut)
     }
 }
-
-/// The ID-token refusals are cases of the one OIDC error enum.
-public typealias IDTokenError = OIDCError

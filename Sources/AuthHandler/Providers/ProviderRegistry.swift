@@ -95,7 +95,6 @@ private struct DescriptorBuilder {
         } else {
             requireEndpoints(["authorization", "token"], in: endpoints)
         }
-        let needsDiscovery = endpoints.authorization == nil || endpoints.token == nil || endpoints.jwks == nil
 
         let clientID = nonEmpty(config.clientId, key: "clientId", expected: "the OAuth client id")
         // An explicit setting wins; otherwise the provider's documented method.

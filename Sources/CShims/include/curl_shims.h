@@ -1,7 +1,7 @@
 #ifndef AUTH_HANDLER_CURL_SHIMS_H
 #define AUTH_HANDLER_CURL_SHIMS_H
 #include <curl/curl.h>
-/// Typed wrappers of curl_easy_setopt / curl_multi_setopt / curl_easy_getinfo (variadic in C).
+/// Typed wrappers of curl_easy_setopt / curl_easy_getinfo (variadic in C).
 CURLcode shim_curl_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode shim_curl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
 CURLcode shim_curl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
@@ -11,6 +11,4 @@ CURLcode shim_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode shim_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list);
 /// curl_easy_setopt for a data callback (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION).
 CURLcode shim_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback callback);
-/// curl_multi_setopt for a long value.
-CURLMcode shim_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 #endif
