@@ -189,13 +189,8 @@ extension SignInFlow {
         guard let jwks = endpoints.jwks, let issuer = endpoints.issuer else {
             throw .provider("\(provider.id) has no JWKS or issuer to check its id_token with")
         }
-        let rule: IDTokenExpectations.IssuerRule =
-            switch issuer {
-            case .exact(let value): .exact(value)
-            case .tenantTemplate(let template): .tenantTemplate(template)
-            }
         let expectations = IDTokenExpectations(
-            issuer: rule, clientID: provider.clientID, nonce: session.nonce, jwksURI: jwks.absoluteString, now: now(),
+            issuer: issuer, clientID: provider.clientID, nonce: session.nonce, jwksURI: jwks.absoluteString, now: now(),
             allowedAlgorithms: provider.idTokenAlgorithms.isEmpty ? [.rs256] : provider.idTokenAlgorithms)
         let claims: IDTokenClaims
         do {

@@ -2,17 +2,8 @@ import Foundation
 
 /// What an ID token must say to be accepted for one sign-in (OIDC Core §3.1.3.7).
 public struct IDTokenExpectations: Sendable {
-    /// How `iss` is matched.
-    public enum IssuerRule: Sendable, Equatable {
-        /// `iss` must equal this string exactly (no normalisation, no trailing-slash leniency).
-        case exact(String)
-        /// `iss` must equal `template` with `{tenantid}` replaced by the token's `tid` claim, as Microsoft's
-        /// multi-tenant endpoints issue (`https://login.microsoftonline.com/{tenantid}/v2.0`).
-        case tenantTemplate(String)
-
-        /// The placeholder `tenantTemplate` replaces.
-        public static let tenantPlaceholder = "{tenantid}"
-    }
+    /// How `iss` is matched: the provider's `ExpectedIssuer`, one rule for the validator and the flow.
+    public typealias IssuerRule = ExpectedIssuer
 
     /// Largest clock skew accepted; larger configured values are reduced to it.
     public static let maximumClockSkew: TimeInterval = 600

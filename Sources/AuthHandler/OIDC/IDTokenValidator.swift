@@ -126,16 +126,12 @@ public struct IDTokenValidator: Sendable {
         switch rule {
         case .exact(let issuer):
             return issuer
-        case .tenantTemplate(let template):
-            let tenant = try requiredString(claims, "tid")
-            // A tenant id is a GUID; refusing anything else keeps `tid` from rewriting the issuer's path.
-            let allowed = tenant.utf8.allSatisfy { byte in
-                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "-")
+        case .tenantTemplate:
+            // `resolved` accepts only a GUID-like `tid`, so the claim cannot rewrite the issuer's path.
+            guard let issuer = rule.resolved(tenantID: try requiredString(claims, "tid")) else {
+                throw .invalidClaimType("tid")
             }
-            guard !tenant.isEmpty, tenant.utf8.count <= 64, allowed else { throw .invalidClaimType("tid") }
-            return template.replacingOccurrences(of: IDTokenExpectations.IssuerRule.tenantPlaceholder, with: tenant)
+            return issuer
         }
     }
 
