@@ -49,7 +49,9 @@ struct PKCETests {
         let challenge = try PKCE.challenge(forVerifier: verifier)
         #expect(PKCE.verify(verifier: verifier, matchesChallenge: challenge))
         #expect(!PKCE.verify(verifier: try PKCE.makeVerifier(), matchesChallenge: challenge))
-        #expect(!PKCE.verify(verifier: verifier, matchesChallenge: String(challenge.dropLast()) + "A"))
+        // A different last character (a fixed "A" would equal it one time in 64).
+        let altered = String(challenge.dropLast()) + (challenge.hasSuffix("A") ? "B" : "A")
+        #expect(!PKCE.verify(verifier: verifier, matchesChallenge: altered))
         #expect(!PKCE.verify(verifier: verifier, matchesChallenge: ""))
         #expect(!PKCE.verify(verifier: "short", matchesChallenge: challenge))
     }
