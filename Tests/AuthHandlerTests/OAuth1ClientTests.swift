@@ -121,7 +121,7 @@ struct OAuth1ClientTests {
     @Test(arguments: ["oauth_callback", "OAuth_Token", "oauth_anything"])
     func authorizeURLRefusesOAuthParameters(_ name: String) {
         let client = Self.client(ProviderFakeHTTP([]))
-        #expect(throws: OAuth1ClientError.reservedParameter(.init(name: name, family: .oauth1))) {
+        #expect(throws: OAuth1ClientError.reservedParameter(.reserved(name: name, family: .oauth1))) {
             try client.authorizeURL(token: "t", customParameters: [URLFormField(name: name, value: "x")])
         }
     }

@@ -50,7 +50,7 @@ struct OAuth2AuthorizationRequestTests {
 
     @Test(arguments: ReservedParameters.oauth2Names + ["State", "NONCE"])
     func reservedCustomParametersAreRefused(_ name: String) {
-        #expect(throws: AuthorizationRequest.Failure.reservedParameter(.init(name: name, family: .oauth2))) {
+        #expect(throws: AuthorizationRequest.Failure.reservedParameter(.reserved(name: name, family: .oauth2))) {
             try Self.request(custom: [URLFormField(name: name, value: "x")]).url()
         }
     }

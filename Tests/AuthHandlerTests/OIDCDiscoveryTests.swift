@@ -159,13 +159,67 @@ struct OIDCDiscoveryTests {
         #expect(http.fetchCount(Self.url) == 2)
     }
 
-    @Test func failuresAreNotCached() async throws {
+    @Test func aFailureIsRememberedForTheFailureTTLThenFetchedAgainOnce() async throws {
+        let http = OIDCFakeHTTP()
+        http.serve(Self.url, HTTPResponse(status: 500))
+        let clock = OIDCTestClock()
+        let discovery = OIDCDiscovery(http: http, failureTTL: 30, now: clock.read)
+        let expected = OIDCError.unexpectedStatus(.discovery, url: Self.url, status: 500)
+        let first = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
+        #expect(first == expected)
+        #expect(await discovery.isCached(issuer: Self.issuer))
+
+        // The provider recovers, but within the window the remembered error is thrown without a fetch.
+        http.serve(Self.url, json: Self.document())
+        clock.advance(by: 29)
+        for _ in 0..<3 {
+            let again = await oidcError { () async throws(OIDCError) in
+                try await discovery.metadata(for: Self.issuer)
+            }
+            #expect(again == expected)
+        }
+        #expect(http.fetchCount(Self.url) == 1)
+
+        clock.advance(by: 1)
+        #expect(await !discovery.isCached(issuer: Self.issuer))
+        _ = try await discovery.metadata(for: Self.issuer)
+        _ = try await discovery.metadata(for: Self.issuer)
+        #expect(http.fetchCount(Self.url) == 2)
+        #expect(await discovery.isCached(issuer: Self.issuer))
+    }
+
+    @Test func aFailureIsRememberedPerIssuer() async throws {
+        let other = "https://other.example"
+        let http = OIDCFakeHTTP()
+        http.serve(Self.url, HTTPResponse(status: 500))
+        http.serve(other + "/.well-known/openid-configuration", json: Self.document(issuer: other))
+        let clock = OIDCTestClock()
+        let discovery = OIDCDiscovery(http: http, now: clock.read)
+        _ = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
+        _ = try await discovery.metadata(for: other)
+        #expect(http.fetchCount(other + "/.well-known/openid-configuration") == 1)
+    }
+
+    @Test func isCachedFollowsTheDocumentTimeToLive() async throws {
+        let http = OIDCFakeHTTP()
+        http.serve(Self.url, json: Self.document())
+        let clock = OIDCTestClock()
+        let discovery = OIDCDiscovery(http: http, timeToLive: 60, now: clock.read)
+        #expect(await !discovery.isCached(issuer: Self.issuer))
+        _ = try await discovery.metadata(for: Self.issuer)
+        #expect(await discovery.isCached(issuer: Self.issuer))
+        #expect(await !discovery.isCached(issuer: Self.issuer, documentIssuer: "https://elsewhere.example"))
+        clock.advance(by: 60)
+        #expect(await !discovery.isCached(issuer: Self.issuer))
+    }
+
+    @Test func removeAllForgetsFailuresToo() async throws {
         let http = OIDCFakeHTTP()
         http.serve(Self.url, HTTPResponse(status: 500))
         let discovery = OIDCDiscovery(http: http)
-        let error = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
-        #expect(error == .unexpectedStatus(.discovery, url: Self.url, status: 500))
+        _ = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
         http.serve(Self.url, json: Self.document())
+        await discovery.removeAll()
         _ = try await discovery.metadata(for: Self.issuer)
         #expect(http.fetchCount(Self.url) == 2)
     }

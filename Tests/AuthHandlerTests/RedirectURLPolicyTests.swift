@@ -67,4 +67,56 @@ struct RedirectURLPolicyTests {
             RedirectURLPolicy.appending(fields, to: "https://app.example.com/signed-in?x=1")
                 == "https://app.example.com/signed-in?x=1&code=a%20b&eventId=e1")
     }
+
+    /// CONTRACT §3.1: a redirectUrl whose query already holds a name the handler adds is refused,
+    /// in every spelling a lenient parser would fold into that name.
+    @Test(
+        "redirect URLs whose query holds the handler's own names",
+        arguments: [
+            "https://app.example.com/signed-in?code=planted",
+            "https://app.example.com/signed-in?from=web&eventId=e0",
+            "https://app.example.com/signed-in?error=x",
+            "https://app.example.com/signed-in?error_description=x",
+            "https://app.example.com/signed-in?code",
+            "https://app.example.com/signed-in?CODE=1",
+            "https://app.example.com/signed-in?EventID=1",
+            "https://app.example.com/signed-in?c%6Fde=1",
+            "https://app.example.com/signed-in?%63%6F%64%65=1",
+            "https://app.example.com/signed-in?c%256Fde=1",
+            "https://app.example.com/signed-in?code%5B%5D=1",
+            "https://app.example.com/signed-in?code[]=1",
+            "https://app.example.com/signed-in?error.description=1",
+            "https://app.example.com/signed-in?error+description=1",
+            "https://app.example.com/signed-in?%20code=1",
+            "https://app.example.com/signed-in?x=1;code=2",
+            "https://app.example.com/signed-in?x%zz=1",
+            "com.example.app:/auth?code=1",
+            "http://127.0.0.1:5000/done?eventId=1",
+        ])
+    func handlerNamesInTheQueryAreRefused(_ url: String) {
+        #expect(!policy.allows(url))
+    }
+
+    @Test(arguments: [
+        "https://app.example.com/signed-in?codes=1",
+        "https://app.example.com/signed-in?x=code",
+        "https://app.example.com/signed-in?errors=1&event=2",
+        "https://app.example.com/signed-in?",
+    ])
+    func similarNamesAndValuesPass(_ url: String) {
+        #expect(policy.allows(url))
+    }
+
+    @Test(arguments: [
+        "https://ports.example.com:99999/cb", "https://ports.example.com:0/cb", "http://127.0.0.1:65536/done",
+        "http://127.0.0.1:0/done",
+    ])
+    func portOutsideTheValidRangeIsRefused(_ url: String) {
+        #expect(!policy.allows(url))
+        #expect(RedirectURLPolicy.parse(url) == nil)
+    }
+
+    @Test func highestPortIsAccepted() {
+        #expect(policy.allows("http://127.0.0.1:65535/done"))
+    }
 }

@@ -7,14 +7,14 @@ struct ReservedParametersTests {
         #expect(
             Set(ReservedParameters.oauth2Names) == [
                 "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge",
-                "code_challenge_method", "nonce", "response_mode",
+                "code_challenge_method", "nonce", "response_mode", "request", "request_uri",
             ])
     }
 
     @Test(arguments: ReservedParameters.oauth2Names)
     func everyOAuth2NameIsRefused(_ name: String) {
         #expect(ReservedParameters.isReserved(name, for: .oauth2))
-        #expect(throws: ReservedParameters.Violation(name: name, family: .oauth2)) {
+        #expect(throws: ReservedParameters.Violation.reserved(name: name, family: .oauth2)) {
             try ReservedParameters.validate([name: "x"], for: .oauth2)
         }
     }
@@ -24,7 +24,7 @@ struct ReservedParametersTests {
         "oauth_signature_method", "oauth_timestamp", "oauth_nonce", "oauth_version", "oauth_", "oauth_anything",
     ])
     func everyOAuth1PrefixedNameIsRefused(_ name: String) {
-        #expect(throws: ReservedParameters.Violation(name: name, family: .oauth1)) {
+        #expect(throws: ReservedParameters.Violation.reserved(name: name, family: .oauth1)) {
             try ReservedParameters.validate([name: "x"], for: .oauth1)
         }
     }
@@ -34,7 +34,7 @@ struct ReservedParametersTests {
         ("Redirect_URI", .oauth2), ("OAuth_Token", .oauth1), ("OAUTH_CALLBACK", .oauth1), ("Oauth_x", .oauth1),
     ])
     func caseVariantsAreRefusedToo(_ name: String, _ family: ReservedParameters.ProtocolFamily) {
-        #expect(throws: ReservedParameters.Violation(name: name, family: family)) {
+        #expect(throws: ReservedParameters.Violation.reserved(name: name, family: family)) {
             try ReservedParameters.validate([URLFormField(name: name, value: "x")], for: family)
         }
     }
@@ -60,24 +60,58 @@ struct ReservedParametersTests {
     @Test func theFirstRefusedNameInByteOrderIsReportedWhateverTheInputOrder() {
         let names = ["state", "login_hint", "nonce", "scope"]
         for ordering in [names, names.reversed(), names.sorted()] {
-            #expect(throws: ReservedParameters.Violation(name: "nonce", family: .oauth2)) {
+            #expect(throws: ReservedParameters.Violation.reserved(name: "nonce", family: .oauth2)) {
                 try ReservedParameters.validate(names: ordering, for: .oauth2)
             }
         }
-        #expect(throws: ReservedParameters.Violation(name: "OAuth_b", family: .oauth1)) {
+        #expect(throws: ReservedParameters.Violation.reserved(name: "OAuth_b", family: .oauth1)) {
             try ReservedParameters.validate(names: ["oauth_a", "OAuth_b", "screen_name"], for: .oauth1)
         }
     }
 
     @Test func messageNamesTheParameterAndWhatToDo() {
-        let scope = ReservedParameters.Violation(name: "scope", family: .oauth2).description
+        let scope = ReservedParameters.Violation.reserved(name: "scope", family: .oauth2).description
         #expect(scope.contains("\"scope\""))
         #expect(scope.contains("use the scopes parameter instead of scope"))
-        let callback = ReservedParameters.Violation(name: "oauth_callback", family: .oauth1).description
+        let callback = ReservedParameters.Violation.reserved(name: "oauth_callback", family: .oauth1).description
         #expect(callback.contains("\"oauth_callback\""))
         #expect(callback.contains("OAuth 1.0a"))
         for name in ReservedParameters.oauth2Names {
-            #expect(ReservedParameters.Violation(name: name, family: .oauth2).advice != "remove it", "\(name)")
+            #expect(ReservedParameters.Violation.reserved(name: name, family: .oauth2).advice != "remove it", "\(name)")
         }
+    }
+
+    /// OpenID Connect Core §6: a request object (by value or by reference) overrides query parameters.
+    @Test(arguments: ["request", "request_uri", "Request", "REQUEST_URI"])
+    func requestObjectParametersAreReserved(_ name: String) {
+        #expect(ReservedParameters.isReserved(name, for: .oauth2))
+        #expect(throws: ReservedParameters.Violation.reserved(name: name, family: .oauth2)) {
+            try ReservedParameters.validate([name: "x"], for: .oauth2)
+        }
+    }
+
+    @Test(arguments: [
+        "", "login hint", "login_hint\u{0}", "a&b", "a=b", "st%61te", "nonce\n", "é", "a/b", "a+b", "[x]", "\u{2028}",
+    ])
+    func malformedNamesAreADistinctError(_ name: String) {
+        for family in ReservedParameters.ProtocolFamily.allCases {
+            #expect(!ReservedParameters.isWellFormed(name))
+            #expect(throws: ReservedParameters.Violation.invalidName(name)) {
+                try ReservedParameters.validate([URLFormField(name: name, value: "x")], for: family)
+            }
+        }
+    }
+
+    @Test(arguments: ["login_hint", "a.b", "x~y", "ui-locales", "A9"])
+    func unreservedCharactersAreWellFormed(_ name: String) {
+        #expect(ReservedParameters.isWellFormed(name))
+    }
+
+    @Test func malformedNameMessageIsPrintableAndDoesNotClaimReservation() {
+        let violation = ReservedParameters.Violation.invalidName("a\nb\"c")
+        #expect(violation.name == "a\nb\"c")
+        #expect(!violation.description.contains("\n"))
+        #expect(!violation.description.contains("reserved"))
+        #expect(violation.description.contains("[A-Za-z0-9._~-]") || violation.description.contains(". _ ~ -"))
     }
 }

@@ -6,7 +6,13 @@ import Foundation
 /// no normalisation. For a loopback host (`127.0.0.1`, `[::1]`) an entry without a port matches any port
 /// (RFC 8252 §7.3). Anything a browser might read differently from us is refused before matching: no
 /// backslashes, whitespace, control or non-ASCII characters, percent-escapes in the authority, user info,
-/// fragments, or dot segments in the path.
+/// fragments, dot segments in the path, or a port outside 1...65535.
+///
+/// A `redirectUrl` whose query already holds a name the handler adds on the way back (`code`, `eventId`,
+/// `error`, `error_description`; CONTRACT §3.1) is refused too: the app could read the planted value
+/// instead of the handler's. Names are compared after percent-decoding (repeatedly, so `c%256Fde` counts),
+/// without regard to case, and with the spellings that web frameworks fold together (`+` and `.` as `_`,
+/// a `[...]` suffix dropped); both `&` and `;` separate pairs.
 public struct RedirectURLPolicy: Sendable {
     /// One parsed entry (or candidate): the parts that are compared.
     struct Target: Sendable, Equatable {
@@ -75,8 +81,70 @@ public struct RedirectURLPolicy: Sendable {
             // Custom-scheme app URLs (`com.example.app:/auth`); script-capable schemes never.
             guard !["javascript", "data", "vbscript", "file", "blob", "about"].contains(scheme) else { return nil }
         }
+        if let percentQuery = components.percentEncodedQuery, queryHoldsHandlerName(percentQuery) { return nil }
         var port = components.port
+        if let explicit = port, !(1...65535).contains(explicit) { return nil }
         if (scheme == "https" && port == 443) || (scheme == "http" && port == 80) { port = nil }
         return Target(scheme: scheme, host: host, port: port, path: path)
+    }
+
+    /// The query names the handler adds to `redirectUrl` (CONTRACT §3.2), lowercased.
+    static let handlerQueryNames: Set<String> = ["code", "eventid", "error", "error_description"]
+
+    /// Whether a raw (percent-encoded) query holds one of ``handlerQueryNames`` in any spelling an app's
+    /// parser might decode to it, or a name that does not decode cleanly.
+    static func queryHoldsHandlerName(_ query: String) -> Bool {
+        let separators: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: ";")]
+        for pair in query.utf8.split(whereSeparator: { separators.contains($0) }) {
+            let rawName = pair.prefix { $0 != UInt8(ascii: "=") }
+            guard let name = canonicalName(Array(rawName)) else { return true }
+            if handlerQueryNames.contains(name) { return true }
+        }
+        return false
+    }
+
+    /// The name as a lenient parser reads it: `+` as space, percent-decoded until stable, ASCII-lowercased,
+    /// spaces trimmed, `[...]` dropped, `.` and space as `_`. Nil when an escape is malformed or decoding
+    /// does not settle.
+    static func canonicalName(_ raw: [UInt8]) -> String? {
+        var bytes = raw.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
+        var rounds = 0
+        while bytes.contains(UInt8(ascii: "%")) {
+            rounds += 1
+            guard rounds <= 4, let decoded = percentDecoded(bytes) else { return nil }
+            bytes = decoded
+        }
+        var name = String(decoding: bytes, as: UTF8.self).lowercased()
+        if let bracket = name.firstIndex(of: "[") { name = String(name[..<bracket]) }
+        name = name.trimmingCharacters(in: .whitespaces)
+        return String(name.map { $0 == "." || $0 == " " ? "_" : $0 })
+    }
+
+    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8]? {
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "%") else {
+                result.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            else { return nil }
+            result.append(high << 4 | low)
+            index += 3
+        }
+        return result
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

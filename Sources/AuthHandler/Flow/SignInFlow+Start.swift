@@ -205,7 +205,10 @@ struct StartRequest {
         do {
             try ReservedParameters.validate(fields, for: family)
         } catch {
-            throw .reservedCustomParameter(error.description)
+            switch error {
+            case .invalidName: throw .invalidRequest(error.description)
+            case .reserved: throw .reservedCustomParameter(error.description)
+            }
         }
         return fields
     }

@@ -4,27 +4,33 @@ import Foundation
 ///
 /// The document must name exactly the configured issuer (§4.3) and only https (or loopback http)
 /// endpoints. Documents are cached for `timeToLive`; concurrent first requests for one issuer share a
-/// single fetch. Failures are not cached, so the next sign-in tries again.
+/// single fetch. A failed fetch is remembered for `failureTTL` (default 30 seconds): during that window
+/// the same error is thrown without a fetch, so a provider that is down is not asked again by every
+/// start; after it, the next caller fetches once more.
 public actor OIDCDiscovery {
     /// The path appended to the issuer (§4.1).
     public static let wellKnownPath = "/.well-known/openid-configuration"
 
     private let http: any HTTPFetching
     private let timeToLive: TimeInterval
+    private let failureTTL: TimeInterval
     private let requestTimeout: Duration
     private let now: @Sendable () -> Date
     private var cached: [String: (metadata: OIDCProviderMetadata, fetchedAt: Date)] = [:]
+    private var failed: [String: (error: OIDCError, failedAt: Date)] = [:]
     private var inFlight: [String: Task<Result<OIDCProviderMetadata, OIDCError>, Never>] = [:]
 
     /// - Parameters:
     ///   - timeToLive: how long a fetched document is used before it is fetched again (default one hour).
+    ///   - failureTTL: how long a failed fetch is answered from memory before it is tried again (default 30 s).
     ///   - now: the clock, injected so tests can move time.
     public init(
-        http: any HTTPFetching, timeToLive: TimeInterval = 3600, requestTimeout: Duration = .seconds(10),
-        now: @escaping @Sendable () -> Date = { Date() }
+        http: any HTTPFetching, timeToLive: TimeInterval = 3600, failureTTL: TimeInterval = 30,
+        requestTimeout: Duration = .seconds(10), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.http = http
         self.timeToLive = timeToLive
+        self.failureTTL = failureTTL
         self.requestTimeout = requestTimeout
         self.now = now
     }
@@ -37,10 +43,13 @@ public actor OIDCDiscovery {
     public func metadata(for issuer: String, documentIssuer: String? = nil) async throws(OIDCError)
         -> OIDCProviderMetadata
     {
-        let key = issuer + "\u{0}" + (documentIssuer ?? "")
+        let key = Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer)
         let current = now()
         if let entry = cached[key], current.timeIntervalSince(entry.fetchedAt) < timeToLive {
             return entry.metadata
+        }
+        if let failure = failed[key], current.timeIntervalSince(failure.failedAt) < failureTTL {
+            throw failure.error
         }
         let task: Task<Result<OIDCProviderMetadata, OIDCError>, Never>
         if let running = inFlight[key] {
@@ -59,16 +68,37 @@ public actor OIDCDiscovery {
         return try await task.value.get()
     }
 
-    /// Drops every cached document (for a configuration reload).
+    /// Whether ``metadata(for:documentIssuer:)`` would answer now without calling the provider: a document
+    /// within `timeToLive`, or a failure within `failureTTL`. False while a fetch is in flight (the caller
+    /// would wait for the provider) and when nothing is known, so a start that must reach the provider
+    /// can be counted against the start rate limit (CONTRACT §2, `startRateLimit`).
+    public func isCached(issuer: String, documentIssuer: String? = nil) -> Bool {
+        let key = Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer)
+        let current = now()
+        if let entry = cached[key], current.timeIntervalSince(entry.fetchedAt) < timeToLive { return true }
+        if let failure = failed[key], current.timeIntervalSince(failure.failedAt) < failureTTL { return true }
+        return false
+    }
+
+    /// Drops every cached document and remembered failure (for a configuration reload).
     public func removeAll() {
         cached.removeAll()
+        failed.removeAll()
     }
 
     private func finish(key: String, result: Result<OIDCProviderMetadata, OIDCError>) {
         inFlight[key] = nil
-        if case .success(let metadata) = result {
+        switch result {
+        case .success(let metadata):
             cached[key] = (metadata, now())
+            failed[key] = nil
+        case .failure(let error):
+            failed[key] = (error, now())
         }
+    }
+
+    private static func cacheKey(issuer: String, documentIssuer: String?) -> String {
+        issuer + "\u{0}" + (documentIssuer ?? "")
     }
 
     /// The discovery URL for `issuer`: a terminating `/` is removed before the well-known path (§4).

@@ -1,6 +1,8 @@
 /// The custom parameters a sign-in may not set, because the handler sets them (CONTRACT §3.1).
 ///
-/// They are refused with `reserved-custom-parameter`, never silently dropped.
+/// They are refused with `reserved-custom-parameter`, never silently dropped. A name outside
+/// `[A-Za-z0-9._~-]` (or empty) is refused too, as `invalid-request`: such a name could be read
+/// differently by the IdP after encoding and decoding than it is compared here.
 ///
 /// Names are compared ASCII case-insensitively, in both families. RFC 6749 and RFC 5849 §3.1 make
 /// parameter names case-sensitive, so a strict IdP would treat `State` as a different parameter, but
@@ -17,26 +19,45 @@ public enum ReservedParameters {
         case oauth1
     }
 
-    /// A refused custom parameter; `name` is spelled as the caller gave it.
-    public struct Violation: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A refused custom parameter; names are spelled as the caller gave them.
+    public enum Violation: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The name is one the handler sets itself for `family` (contract code `reserved-custom-parameter`).
+        case reserved(name: String, family: ProtocolFamily)
+        /// The name is empty or has a character outside `[A-Za-z0-9._~-]` (contract code `invalid-request`).
+        case invalidName(String)
+
         /// The refused parameter name.
-        public let name: String
-        /// The family whose list reserves it.
-        public let family: ProtocolFamily
+        public var name: String {
+            switch self {
+            case .reserved(let name, _): name
+            case .invalidName(let name): name
+            }
+        }
 
         /// What to do instead, e.g. "use the scopes parameter instead of scope".
-        public var advice: String { ReservedParameters.advice(for: name, family: family) }
+        public var advice: String {
+            switch self {
+            case .reserved(let name, let family): ReservedParameters.advice(for: name, family: family)
+            case .invalidName: "use only letters, digits and . _ ~ - in custom parameter names"
+            }
+        }
 
         public var description: String {
-            let owner = family == .oauth1 ? "OAuth 1.0a" : "OAuth 2 / OpenID Connect"
-            return "the custom parameter \"\(name)\" is reserved for \(owner) providers: \(advice)"
+            switch self {
+            case .reserved(let name, let family):
+                let owner = family == .oauth1 ? "OAuth 1.0a" : "OAuth 2 / OpenID Connect"
+                return "the custom parameter \"\(name)\" is reserved for \(owner) providers: \(advice)"
+            case .invalidName(let name):
+                if name.isEmpty { return "a custom parameter has an empty name; \(advice)" }
+                return "the custom parameter name \"\(ReservedParameters.printable(name))\" is not allowed; \(advice)"
+            }
         }
     }
 
     /// The OAuth 2 / OpenID Connect names the handler sets itself, in CONTRACT order.
     public static let oauth2Names: [String] = [
         "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method",
-        "nonce", "response_mode",
+        "nonce", "response_mode", "request", "request_uri",
     ]
 
     /// The OAuth 1.0a protocol-parameter prefix: every `oauth_*` name is reserved (RFC 5849 §3.5).
@@ -53,13 +74,29 @@ public enum ReservedParameters {
         }
     }
 
-    /// Throws for the first reserved name in ascending byte order, so the answer does not depend on
-    /// the order the names arrived in (a JSON object has none).
+    /// True when `name` is non-empty and made only of RFC 3986 §2.3 unreserved characters
+    /// (`[A-Za-z0-9._~-]`), which every IdP reads the same way, encoded or not.
+    public static func isWellFormed(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+                    UInt8(ascii: "-"):
+                    true
+                default:
+                    false
+                }
+            }
+    }
+
+    /// Throws for the first refused name (malformed or reserved) in ascending byte order, so the answer
+    /// does not depend on the order the names arrived in (a JSON object has none).
     public static func validate(names: some Sequence<String>, for family: ProtocolFamily) throws(Violation) {
-        let refused = names.filter { isReserved($0, for: family) }
-        if let first = refused.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            throw Violation(name: first, family: family)
-        }
+        let refused = names.filter { !isWellFormed($0) || isReserved($0, for: family) }
+        guard let first = refused.min(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) else { return }
+        if !isWellFormed(first) { throw .invalidName(first) }
+        throw .reserved(name: first, family: family)
     }
 
     /// Validates the names of a `customParameters` object.
@@ -90,8 +127,23 @@ public enum ReservedParameters {
             "the handler always sends its own PKCE S256 challenge; use resultChallenge to bind the result instead"
         case "nonce": "the handler generates the OpenID Connect nonce itself; remove it"
         case "response_mode": "set responseMode in the provider configuration instead"
+        case "request", "request_uri":
+            "a request object would override the parameters the handler sets (OpenID Connect Core §6); remove it"
         default: "remove it"
         }
+    }
+
+    /// `name` shortened to 64 characters with anything but printable ASCII escaped, for a message.
+    static func printable(_ name: String) -> String {
+        var text = ""
+        for scalar in name.unicodeScalars.prefix(64) {
+            if scalar.value >= 0x20 && scalar.value < 0x7f && scalar != "\"" && scalar != "\\" {
+                text.unicodeScalars.append(scalar)
+            } else {
+                text += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+        }
+        return name.unicodeScalars.count > 64 ? text + "..." : text
     }
 
     private static func equalsIgnoringASCIICase(_ left: some Sequence<UInt8>, _ right: some Sequence<UInt8>) -> Bool {

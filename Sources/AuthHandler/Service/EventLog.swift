@@ -51,19 +51,35 @@ public struct EventLog: Sendable {
         sink.write(line)
     }
 
-    /// Quotes a value when it holds a space, quote, `=` or control character; control characters are replaced.
+    /// Quotes a value when it holds a space, quote or `=`, or is empty; characters that could end or
+    /// disguise a line are replaced by a space first (see ``isLineBreaking(_:)``), so one call is one line.
     static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }
         var cleaned = ""
+        var needsQuotes = value.isEmpty
         for scalar in value.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7f {
+            if isLineBreaking(scalar) {
                 cleaned += " "
+                needsQuotes = true
             } else if scalar == "\"" || scalar == "\\" {
                 cleaned += "\\" + String(scalar)
+                needsQuotes = needsQuotes || scalar == "\""
             } else {
+                if scalar == " " || scalar == "=" { needsQuotes = true }
                 cleaned.unicodeScalars.append(scalar)
             }
         }
         return needsQuotes ? "\"\(cleaned)\"" : cleaned
+    }
+
+    /// Characters a log viewer may treat as a line break or use to reorder text: the C0 controls and
+    /// DEL, the C1 controls U+0080–U+009F (U+0085 is NEL, a line break in Unicode and some terminals;
+    /// others are 8-bit terminal escapes such as CSI), LINE SEPARATOR U+2028 and PARAGRAPH SEPARATOR
+    /// U+2029 (line breaks in Unicode, UAX #14), and the bidirectional embeddings, overrides and isolates
+    /// (U+202A–U+202E, U+2066–U+2069; Unicode UAX #9), which can make a value look like other fields.
+    static func isLineBreaking(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

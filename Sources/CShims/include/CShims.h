@@ -4,5 +4,6 @@
 /// cannot import. One header per library.
 #include "curl_shims.h"
 #include "mhd_shims.h"
+#include "process_shims.h"
 #include "sqlite_shims.h"
 #endif

@@ -1,0 +1,36 @@
+import CShims
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A hardening step that failed, with the system call and its `errno`.
+public struct ProcessHardeningError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The call that failed, e.g. `"setrlimit(RLIMIT_CORE, 0)"`.
+    public let operation: String
+    /// The `errno` it set.
+    public let errno: Int32
+
+    public var description: String {
+        "\(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// Keeps secrets in this process's memory (state key, client secrets, tokens in flight) out of core files
+/// and away from other processes of the same user.
+public enum ProcessHardening {
+    /// Sets `RLIMIT_CORE` to 0, soft and hard, so no core file is written (setrlimit(2)), and clears the
+    /// dumpable flag, which also stops a core dump through a `core_pattern` pipe and `ptrace` attach by
+    /// the same user (prctl(2), `PR_SET_DUMPABLE`). Call once, early in `serve` and `--once`.
+    ///
+    /// Lowering a hard limit needs no privilege; raising it again does, so this cannot be undone.
+    public static func forbidCoreDumps() throws(ProcessHardeningError) {
+        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+        if setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) != 0 {
+            throw ProcessHardeningError(operation: "setrlimit(RLIMIT_CORE, 0)", errno: Glibc.errno)
+        }
+        if shim_prctl_set_dumpable(0) != 0 {
+            throw ProcessHardeningError(operation: "prctl(PR_SET_DUMPABLE, 0)", errno: Glibc.errno)
+        }
+    }
+}
