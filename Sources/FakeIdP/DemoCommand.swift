@@ -66,18 +66,32 @@ public enum DemoCommand {
     static func serveByHand(handler: String, browser: HTTPClient, context: CommandContext) async -> AuthHandlerExitCode
     {
         let signals = TerminationSignals()
+        // The app keeps one verifier per sign-in it starts (by eventId) and proves it when it redeems (CONTRACT §3.3).
+        var verifiers: [String: String] = [:]
+        for provider in ["google.com", "twitter.com"] {
+            do {
+                verifiers["demo-\(provider)"] = try PKCE.makeVerifier()
+            } catch {
+                return context.fail(.config, "the random generator failed: \(error)")
+            }
+        }
         let app: HTTPServer
         do {
-            app = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { request in
+            app = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { [verifiers] request in
                 guard let code = request.queryItems.first(named: "code") else {
                     let error = request.queryItems.first(named: "error") ?? "no code"
                     return .html("<!doctype html><p>Sign-in failed: \(ResponseRendering.htmlEscape(error))</p>")
                 }
+                let verifier = request.queryItems.first(named: "eventId").flatMap { verifiers[$0] } ?? ""
                 let redemption = try? await browser.send(
                     HTTPRequest(
                         method: "POST", url: "\(handler)/__/auth/result",
                         headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                        body: Array(FormURLEncoding.encode([URLFormField(name: "code", value: code)]).utf8)))
+                        body: Array(
+                            FormURLEncoding.encode([
+                                URLFormField(name: "code", value: code),
+                                URLFormField(name: "verifier", value: verifier),
+                            ]).utf8)))
                 let text = redemption.map { String(decoding: $0.body, as: UTF8.self) } ?? "redemption failed"
                 return .html(
                     "<!doctype html><h1>Signed in</h1><p>The demo app redeemed its result code:</p><pre>"
@@ -88,11 +102,15 @@ public enum DemoCommand {
         }
         let redirect = "http://\(app.addresses[0])/demo/signed-in"
         for provider in ["google.com", "twitter.com"] {
+            let eventID = "demo-\(provider)"
+            let challenge = (try? PKCE.challenge(forVerifier: verifiers[eventID] ?? "")) ?? ""
             let url =
                 "\(handler)/__/auth/handler?"
                 + FormURLEncoding.encode([
                     URLFormField(name: "providerId", value: provider),
                     URLFormField(name: "redirectUrl", value: redirect),
+                    URLFormField(name: "eventId", value: eventID),
+                    URLFormField(name: "resultChallenge", value: challenge),
                 ])
             context.output.line("sign in by hand with \(provider) (users alice, bob, conflict, mfa, deny): \(url)")
         }
@@ -108,6 +126,8 @@ public enum DemoCommand {
     {
         let custom = "{\"\(hintParameter)\":\"alice\"}"
         let eventID = "demo-\(provider)"
+        // The app's proof for redemption: it keeps the verifier and sends only its SHA-256 (CONTRACT §3.3).
+        let verifier = try PKCE.makeVerifier()
         let start =
             "\(handler)/__/auth/handler?"
             + FormURLEncoding.encode([
@@ -115,14 +135,29 @@ public enum DemoCommand {
                 URLFormField(name: "redirectUrl", value: appRedirectURL),
                 URLFormField(name: "eventId", value: eventID),
                 URLFormField(name: "customParameters", value: custom),
+                URLFormField(name: "resultChallenge", value: try PKCE.challenge(forVerifier: verifier)),
             ])
-        // handler → IdP (302) → handler callback (302 from the auto-approving IdP) → app (303).
+        // handler → IdP (302) → handler callback (302 from the auto-approving IdP) → app (303). Like a browser, the
+        // demo carries the handler's cookie (the sealed pending sign-in) from the start to the callback.
         var url = start
         var hops = 0
+        var cookies: [String: String] = [:]
         while !url.hasPrefix(appRedirectURL) {
             hops += 1
             guard hops <= 5 else { throw DemoError("too many redirects") }
-            let response = try await browser.send(HTTPRequest(method: "GET", url: url))
+            var headers = HTTPHeaders()
+            if url.hasPrefix(handler), !cookies.isEmpty {
+                headers.set(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+            }
+            let response = try await browser.send(HTTPRequest(method: "GET", url: url, headers: headers))
+            if url.hasPrefix(handler) {
+                for setCookie in response.headers.values(for: "Set-Cookie") {
+                    let pair = setCookie.split(separator: ";", maxSplits: 1).first ?? ""
+                    guard let equals = pair.firstIndex(of: "=") else { continue }
+                    let value = String(pair[pair.index(after: equals)...])
+                    cookies[String(pair[..<equals])] = value.isEmpty ? nil : value
+                }
+            }
             guard (300..<400).contains(response.status), let location = response.headers["Location"] else {
                 throw DemoError("expected a redirect from \(url.prefix(60))…, got HTTP \(response.status)")
             }
@@ -138,7 +173,10 @@ public enum DemoCommand {
             HTTPRequest(
                 method: "POST", url: "\(handler)/__/auth/result",
                 headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                body: Array(FormURLEncoding.encode([URLFormField(name: "code", value: code)]).utf8)))
+                body: Array(
+                    FormURLEncoding.encode([
+                        URLFormField(name: "code", value: code), URLFormField(name: "verifier", value: verifier),
+                    ]).utf8)))
         guard redemption.status == 200, let result = JSONValue.parse(redemption.body) else {
             throw DemoError("redemption answered HTTP \(redemption.status)")
         }

@@ -1,5 +1,6 @@
 import AuthHandler
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -8,6 +9,9 @@ import Testing
 final class EndToEnd: Sendable {
     /// The app's redirect URL, allowed in every daemon's config.
     static let appRedirect = "https://app.example.com/signed-in"
+    /// The app's redemption verifier; every start carries its challenge unless a test says otherwise.
+    static let appVerifier = "e2e-app-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
+    static var appChallenge: String { (try? PKCE.challenge(forVerifier: appVerifier)) ?? "" }
 
     let directory: URL
     let idp: RunningAuthHandler
@@ -15,6 +19,8 @@ final class EndToEnd: Sendable {
     let daemon: RunningAuthHandler
     let daemonURL: String
     let browser: HTTPClient
+    /// The browser's cookies for the daemon (name → value), as Set-Cookie left them.
+    let cookieJar = Mutex<[String: String]>([:])
 
     /// Which sign-in backend the daemon hands credentials to.
     enum Backend {
@@ -126,30 +132,64 @@ final class EndToEnd: Sendable {
 
     // MARK: Browser
 
-    /// The start URL for `provider` with the given extra query parameters.
+    /// The start URL for `provider` with the given extra query parameters; `resultChallenge` is the app's unless
+    /// `parameters` gives one (an empty one leaves it out).
     func startURL(_ provider: String, _ parameters: [String: String] = [:], redirect: String = appRedirect) -> String {
         var fields = [
             URLFormField(name: "providerId", value: provider), URLFormField(name: "redirectUrl", value: redirect),
         ]
-        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+        var parameters = parameters
+        if parameters["resultChallenge"] == nil { parameters["resultChallenge"] = Self.appChallenge }
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key })
+        where !value.isEmpty || name != "resultChallenge" {
             fields.append(URLFormField(name: name, value: value))
         }
         return daemonURL + "/__/auth/handler?" + FormURLEncoding.encode(fields)
     }
 
-    func get(_ url: String, accept: String? = nil) async throws -> HTTPResponse {
+    /// A GET as this browser (its cookies go to the daemon); `freshBrowser` sends it from one with no cookies.
+    func get(_ url: String, accept: String? = nil, freshBrowser: Bool = false) async throws -> HTTPResponse {
         var headers = HTTPHeaders()
         if let accept { headers.set(name: "Accept", value: accept) }
-        return try await browser.send(HTTPRequest(method: "GET", url: url, headers: headers))
+        return try await send(HTTPRequest(method: "GET", url: url, headers: headers), freshBrowser: freshBrowser)
     }
 
-    func postForm(_ url: String, _ fields: [URLFormField], accept: String? = "application/json") async throws
-        -> HTTPResponse
-    {
+    func postForm(
+        _ url: String, _ fields: [URLFormField], accept: String? = "application/json", freshBrowser: Bool = false
+    ) async throws -> HTTPResponse {
         var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
         if let accept { headers.set(name: "Accept", value: accept) }
-        return try await browser.send(
-            HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
+        return try await send(
+            HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)),
+            freshBrowser: freshBrowser)
+    }
+
+    /// Sends as a browser would: the jar's cookies to the daemon, and the daemon's Set-Cookie back into the jar.
+    func send(_ request: HTTPRequest, freshBrowser: Bool = false) async throws -> HTTPResponse {
+        var request = request
+        let toDaemon = request.url.hasPrefix(daemonURL)
+        if toDaemon, !freshBrowser, let cookie = cookieHeader() { request.headers.set(name: "Cookie", value: cookie) }
+        let response = try await browser.send(request)
+        if toDaemon, !freshBrowser {
+            for setCookie in response.headers.values(for: "Set-Cookie") { store(setCookie: setCookie) }
+        }
+        return response
+    }
+
+    /// The `Cookie` header this browser sends the daemon; nil with an empty jar.
+    func cookieHeader() -> String? {
+        let pairs = cookieJar.withLock { jar in jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
+        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
+    }
+
+    /// Keeps (or, for `Max-Age=0`, drops) the cookie of one `Set-Cookie` value.
+    func store(setCookie: String) {
+        let parts = setCookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
+        let name = String(pair[..<equals])
+        let value = String(pair[pair.index(after: equals)...])
+        let expired = parts.contains { $0.lowercased() == "max-age=0" }
+        cookieJar.withLock { $0[name] = expired || value.isEmpty ? nil : value }
     }
 
     /// One step of a browser walk: every response the handler emitted on the way, and where it ended.
@@ -212,7 +252,7 @@ final class EndToEnd: Sendable {
     }
 
     /// POST /__/auth/result.
-    func redeem(code: String, verifier: String? = nil, idToken: String? = nil) async throws -> HTTPResponse {
+    func redeem(code: String, verifier: String? = appVerifier, idToken: String? = nil) async throws -> HTTPResponse {
         var fields = [URLFormField(name: "code", value: code)]
         if let verifier { fields.append(URLFormField(name: "verifier", value: verifier)) }
         if let idToken { fields.append(URLFormField(name: "idToken", value: idToken)) }
@@ -221,7 +261,7 @@ final class EndToEnd: Sendable {
 
     /// Queues a failure at the fake IdP through its control API.
     func queueFailure(_ json: String) async throws {
-        let response = try await browser.send(
+        let response = try await send(
             HTTPRequest(
                 method: "POST", url: idpURL + "/__fake/failures", headers: ["Content-Type": "application/json"],
                 body: Array(json.utf8)))

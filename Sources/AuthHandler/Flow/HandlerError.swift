@@ -8,12 +8,17 @@ public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible 
     public let message: String
     /// Extra members of the JSON error object (`email`, `credential`, `mfaPendingCredential`, `mfaInfo`).
     public let details: [String: JSONValue]
+    /// Seconds for a `Retry-After` header (`409 redemption-in-progress`, `429 too-many-requests`).
+    public let retryAfterSeconds: Int?
 
-    public init(status: Int, code: String, message: String, details: [String: JSONValue] = [:]) {
+    public init(
+        status: Int, code: String, message: String, details: [String: JSONValue] = [:], retryAfterSeconds: Int? = nil
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(status) \(code): \(message)" }
@@ -59,6 +64,9 @@ public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible 
         HandlerError(status: 503, code: "unavailable", message: message)
     }
 
+    public static func tooManyRequests(_ message: String, retryAfterSeconds: Int) -> HandlerError {
+        HandlerError(status: 429, code: "too-many-requests", message: message, retryAfterSeconds: retryAfterSeconds)
+    }
     public static func notFound(_ message: String) -> HandlerError {
         HandlerError(status: 404, code: "not-found", message: message)
     }

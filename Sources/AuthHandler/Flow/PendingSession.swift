@@ -1,9 +1,12 @@
 import Foundation
 
-/// A sign-in between its start and the IdP's callback, stored under its `state` (OAuth 2) or its request
-/// token (OAuth 1.0a). Everything the callback checks against comes from here, never from the callback.
+/// A sign-in between its start and the IdP's callback, sealed into the browser's cookie (CONTRACT §3.1) and found
+/// again by its `state` (OAuth 2) or its request token (OAuth 1.0a). Everything the callback checks against comes
+/// from here, never from the callback.
 struct PendingSession: Codable, Sendable, Equatable {
     var providerID: String
+    /// OAuth 2 / OIDC: the `state` sent to the IdP; the callback's must equal it.
+    var state: String?
     var redirectURL: String
     var authType: AuthType
     var eventID: String?
@@ -18,6 +21,26 @@ struct PendingSession: Codable, Sendable, Equatable {
     var requestTokenSecret: String?
     var createdAt: Date
     var expiresAt: Date
+
+    /// Short names: the sealed session must fit in a 4,000-byte cookie.
+    enum CodingKeys: String, CodingKey {
+        case providerID = "p"
+        case state = "s"
+        case redirectURL = "r"
+        case authType = "a"
+        case eventID = "e"
+        case resultChallenge = "c"
+        case scopes = "sc"
+        case codeVerifier = "v"
+        case nonce = "n"
+        case requestToken = "t"
+        case requestTokenSecret = "ts"
+        case createdAt = "ct"
+        case expiresAt = "x"
+    }
+
+    /// The state (OAuth 2) or request token (OAuth 1.0a) the sign-in is found and recorded by.
+    var lookupKey: String? { state ?? requestToken }
 }
 
 /// A completed sign-in waiting for the app to redeem its one-time result code.
@@ -36,8 +59,8 @@ struct StoredResult: Codable, Sendable, Equatable {
 }
 
 extension PendingSession {
-    /// The store key of an OAuth 2 session.
+    /// The store key under which a used OAuth 2 state is recorded.
     static func key(state: String) -> String { "state:" + state }
-    /// The store key of an OAuth 1.0a session.
+    /// The store key under which a used OAuth 1.0a request token is recorded.
     static func key(requestToken: String) -> String { "oauth1:" + requestToken }
 }

@@ -1,7 +1,22 @@
 import Foundation
 
-/// The IdP's callback: CONTRACT §3.2. The pending session is looked up, checked and consumed before any
-/// exchange; afterwards every outcome is a 303 back to the app, except an unknown state (a 400 page).
+/// How a callback is answered: a `303` to the app or a refusal, and the `Set-Cookie` that clears the sign-in's
+/// cookie (nil when the cookie is kept: a `503` before the state was recorded, so the browser can retry).
+public struct CallbackAnswer: Sendable {
+    public enum Outcome: Sendable {
+        /// `303 See Other` to the app's redirect URL (with `code` or `error`).
+        case redirect(String)
+        /// A `400` page (or `503`); never a redirect.
+        case refused(HandlerError)
+    }
+
+    public var outcome: Outcome
+    public var clearCookie: String?
+}
+
+/// The IdP's callback: CONTRACT §3.2. Only the browser that started the sign-in can complete it: its cookie must
+/// hold the sealed pending sign-in for the callback's `state`. The state is recorded as used before any exchange;
+/// afterwards every outcome is a 303 back to the app.
 extension SignInFlow {
     /// Whether `fields` are an IdP's authorization response rather than a start request.
     public static func isCallback(_ fields: [URLFormField]) -> Bool {
@@ -11,17 +26,35 @@ extension SignInFlow {
         }
     }
 
-    /// Handles an authorization response; returns the app URL to send the browser to (303).
-    public func callback(_ fields: [URLFormField]) async throws(HandlerError) -> String {
+    /// Handles an authorization response carried by a browser whose `Cookie` header fields are `cookieHeaders`;
+    /// `formPost` says it came as the IdP's cross-site POST.
+    public func callback(_ fields: [URLFormField], cookieHeaders: [String], formPost: Bool) async -> CallbackAnswer {
         let began = now()
-        let consumed = try await consumeSession(fields)
-        let session = consumed.session
+        let attributes = SignInCookie.Attributes(httpsOrigin: settings.httpsOrigin, crossSitePost: formPost)
+        let opened: OpenedSession
+        do {
+            opened = try await openSession(fields, cookieHeaders: cookieHeaders)
+        } catch {
+            if error.status == 503 { return CallbackAnswer(outcome: .refused(error.error), clearCookie: nil) }
+            metrics.signInFailed(provider: "unknown", outcome: error.error.code)
+            log.log(.warning, "signin.callback", ["outcome": error.error.code, "reason": error.error.message])
+            return CallbackAnswer(
+                outcome: .refused(error.error),
+                clearCookie: error.cookieName.map { SignInCookie.clearing(name: $0, attributes: attributes) })
+        }
+        let clear = SignInCookie.clearing(name: opened.cookieName, attributes: attributes)
+        let location = await complete(fields, session: opened.session, began: began)
+        return CallbackAnswer(outcome: .redirect(location), clearCookie: clear)
+    }
+
+    /// Exchanges and validates; the app URL to send the browser to, with `code` or `error`.
+    private func complete(_ fields: [URLFormField], session: PendingSession, began: Date) async -> String {
         do throws(CallbackFailure) {
             guard let provider = providers[session.providerID] else {
                 throw CallbackFailure.provider("\(session.providerID) is no longer configured")
             }
             let result: StoredResult
-            switch consumed.protocolKind {
+            switch provider.protocolKind {
             case .oauth1: result = try await completeOAuth1(fields, session: session, provider: provider)
             case .oauth2, .oidc: result = try await completeOAuth2(fields, session: session, provider: provider)
             }
@@ -50,46 +83,84 @@ extension SignInFlow {
         }
     }
 
-    /// Finds and consumes the pending session the response belongs to; unknown, expired or replayed → 400.
-    private func consumeSession(_ fields: [URLFormField]) async throws(HandlerError) -> (
-        session: PendingSession, protocolKind: ProviderConfig.ProtocolKind
-    ) {
+    /// A pending sign-in opened from its cookie and recorded as used.
+    private struct OpenedSession {
+        var session: PendingSession
+        var cookieName: String
+    }
+
+    /// A refused callback, and the cookie it names (to clear it).
+    private struct OpenFailure: Error {
+        var error: HandlerError
+        var cookieName: String?
+        var status: Int { error.status }
+    }
+
+    /// Finds the sign-in's cookie by the callback's `state` (or `oauth_token`), opens it, checks it, and records the
+    /// state as used, atomically, before any exchange (CONTRACT §3.2). Anything wrong → 400 `invalid-state`.
+    private func openSession(_ fields: [URLFormField], cookieHeaders: [String]) async throws(OpenFailure)
+        -> OpenedSession
+    {
         for name in ["state", "code", "oauth_token", "oauth_verifier", "denied", "iss", "error"]
         where fields.all(named: name).count > 1 {
-            throw .invalidRequest("the authorization response repeats \(name); start the sign-in again")
+            throw OpenFailure(
+                error: .invalidRequest("the authorization response repeats \(name); start the sign-in again"),
+                cookieName: nil)
         }
-        let key: String
-        let isOAuth1: Bool
         let presented: String
+        let isOAuth1: Bool
         if let state = fields.first(named: "state") {
-            (key, isOAuth1, presented) = (PendingSession.key(state: state), false, state)
+            (presented, isOAuth1) = (state, false)
         } else if let token = fields.first(named: "oauth_token") ?? fields.first(named: "denied") {
-            (key, isOAuth1, presented) = (PendingSession.key(requestToken: token), true, token)
+            (presented, isOAuth1) = (token, true)
         } else {
-            throw .invalidState("the authorization response has no state; start the sign-in again")
+            throw OpenFailure(
+                error: .invalidState("the authorization response has no state; start the sign-in again"),
+                cookieName: nil)
         }
-        guard !presented.isEmpty, presented.utf8.count <= 512 else {
-            throw .invalidState("the authorization response's state is empty or too long; start the sign-in again")
+        guard !presented.isEmpty, presented.utf8.count <= 512,
+            let cookieName = SignInCookie.name(forState: presented, httpsOrigin: settings.httpsOrigin)
+        else {
+            throw OpenFailure(
+                error: .invalidState(
+                    "the authorization response's state is empty or too long; start the sign-in again"),
+                cookieName: nil)
         }
-        let payload: [UInt8]?
+        let refused = { (reason: String) in
+            OpenFailure(
+                error: .invalidState(
+                    "\(reason); a sign-in can only be completed in the browser that started it, once, before it "
+                        + "expires: start the sign-in again from the app"),
+                cookieName: cookieName)
+        }
+        let values = SignInCookie.values(named: cookieName, in: cookieHeaders)
+        guard !values.isEmpty else { throw refused("this browser holds no sign-in for this response") }
+        var opened: PendingSession?
+        for value in values {
+            guard let plaintext = settings.stateKeys.open(value, context: cookieName),
+                let session = Self.decode(PendingSession.self, from: plaintext)
+            else { continue }
+            opened = session
+            break
+        }
+        guard let session = opened else { throw refused("this browser's sign-in cookie does not open") }
+        // The cookie was found by a tag of the state; the state itself is compared in full, in constant time.
+        let expected = isOAuth1 ? session.requestToken : session.state
+        guard let expected, ConstantTime.equals(expected, presented) else {
+            throw refused("the response does not belong to this browser's sign-in")
+        }
+        guard session.expiresAt > now() else { throw refused("this sign-in has expired") }
+        let key = isOAuth1 ? PendingSession.key(requestToken: presented) : PendingSession.key(state: presented)
+        let recorded: Bool
         do {
-            payload = try await store.consumePending(key: key, now: now())
+            recorded = try await store.recordUsedState(key: key, expiresAt: session.expiresAt)
         } catch {
-            throw Self.storeFailure(error)
+            // Before the state is recorded: the cookie is kept, so the browser can retry.
+            throw OpenFailure(error: Self.storeFailure(error), cookieName: nil)
         }
-        guard let payload, let session = Self.decode(PendingSession.self, from: payload) else {
-            log.log(.warning, "signin.callback", ["outcome": "invalid-state"])
-            throw .invalidState(
-                "this sign-in is unknown, expired or already completed; start the sign-in again from the app")
-        }
-        if isOAuth1 {
-            // The session was found by the token; still compare it, in constant time, as the contract requires.
-            guard let requestToken = session.requestToken, ConstantTime.equals(requestToken, presented) else {
-                throw .invalidState("the oauth_token does not belong to this sign-in; start the sign-in again")
-            }
-            return (session, .oauth1)
-        }
-        return (session, .oauth2)
+        guard recorded else { throw refused("this sign-in was already completed") }
+        metrics.pendingEnded(expiresAt: session.expiresAt)
+        return OpenedSession(session: session, cookieName: cookieName)
     }
 
     private func completeOAuth1(_ fields: [URLFormField], session: PendingSession, provider: ProviderDescriptor)
@@ -252,16 +323,16 @@ extension SignInFlow {
 
     private func saveResult(_ result: StoredResult) async throws(CallbackFailure) -> String {
         let code: String
-        let payload: [UInt8]
+        let sealed: [UInt8]
         do {
             code = try SecureRandom.base64URLString(byteCount: 32)
-            payload = try Self.encode(result)
+            sealed = try ResultSeal.seal(try Self.encode(result), code: code)
         } catch {
             throw .internal("the result could not be stored")
         }
         do {
             try await store.insertResult(
-                code: code, payload: payload, expiresAt: now().addingTimeInterval(settings.resultTTL))
+                code: code, payload: sealed, expiresAt: now().addingTimeInterval(settings.resultTTL))
         } catch {
             throw .internal("the result could not be stored: \(Self.storeFailure(error).message)")
         }

@@ -3,6 +3,9 @@ import Foundation
 /// Redeeming a result: CONTRACT §3.3. The credential is handed to the sign-in backend here.
 extension SignInFlow {
     /// The result JSON for a redemption form (`code`, `verifier`, `idToken`).
+    ///
+    /// The result is read and its verifier and `idToken` checked before it is claimed, so whoever intercepted a code
+    /// can neither spoil the sign-in nor hold it up; the claim then makes the backend call happen at most once.
     public func redeem(_ fields: [URLFormField]) async throws(HandlerError) -> RedemptionAnswer {
         let began = now()
         for name in ["code", "verifier", "idToken"] where fields.all(named: name).count > 1 {
@@ -11,24 +14,25 @@ extension SignInFlow {
         guard let code = fields.first(named: "code"), !code.isEmpty, code.utf8.count <= 512 else {
             throw .invalidRequest("code is required: the code the handler added to your redirectUrl")
         }
-        let payload: [UInt8]?
-        do {
-            payload = try await store.claimResult(code: code, now: now(), lease: settings.redemptionLease)
-        } catch {
-            throw Self.storeFailure(error)
-        }
-        guard let payload, let result = Self.decode(StoredResult.self, from: payload) else {
-            metrics.redemption(outcome: "invalid-result-code")
-            log.log(.warning, "signin.redeem", ["outcome": "invalid-result-code"])
-            throw .invalidResultCode("the result code is unknown, expired or already redeemed; sign in again")
-        }
+        let result = try await lookUpResult(code: code, claiming: false)
         do throws(RedeemFailure) {
-            let answer = try await redeem(result, fields: fields)
+            try checkRedemption(result, fields: fields)
+        } catch {
+            metrics.redemption(outcome: error.error.code)
+            log.log(
+                .warning, "signin.redeem",
+                ["provider": result.providerID, "outcome": error.error.code, "reason": error.error.message])
+            throw error.error
+        }
+        // Claimed for as long as the result lives; released below only when the code stays redeemable.
+        _ = try await lookUpResult(code: code, claiming: true)
+        do throws(RedeemFailure) {
+            let answer = try await signIn(result, fields: fields)
             do {
                 try await finish(code: code, redeemed: true)
             } catch {
-                // The sign-in is done; the app gets it. The code stays claimed until its lease ends, which
-                // outlives nothing but the result's own expiry window.
+                // The sign-in is done; the app gets it. The claim lasts until the result expires, so the code cannot
+                // succeed a second time.
                 log.log(.error, "signin.redeem", ["provider": result.providerID, "outcome": "store-delete-failed"])
             }
             metrics.redemption(outcome: "success")
@@ -51,25 +55,67 @@ extension SignInFlow {
         }
     }
 
-    private func redeem(_ result: StoredResult, fields: [URLFormField]) async throws(RedeemFailure) -> RedemptionAnswer
-    {
+    /// The result under `code`, read or claimed: `400 invalid-result-code` when there is none (or it does not open),
+    /// `409 redemption-in-progress` while another redemption holds it.
+    private func lookUpResult(code: String, claiming: Bool) async throws(HandlerError) -> StoredResult {
+        let lookup: ResultLookup
+        do {
+            if claiming {
+                lookup = try await store.claimResult(code: code, now: now())
+            } else {
+                lookup = try await store.peekResult(code: code, now: now())
+            }
+        } catch {
+            throw Self.storeFailure(error)
+        }
+        switch lookup {
+        case .available(let sealed):
+            if let plaintext = ResultSeal.open(sealed, code: code),
+                let result = Self.decode(StoredResult.self, from: plaintext)
+            {
+                return result
+            }
+        case .claimed:
+            metrics.redemption(outcome: "redemption-in-progress")
+            throw HandlerError(
+                status: 409, code: "redemption-in-progress",
+                message: "another redemption of this code is in flight; retry after it ends",
+                retryAfterSeconds: settings.redemptionRetryAfter)
+        case .absent:
+            break
+        }
+        metrics.redemption(outcome: "invalid-result-code")
+        log.log(.warning, "signin.redeem", ["outcome": "invalid-result-code"])
+        throw .invalidResultCode("the result code is unknown, expired or already redeemed; sign in again")
+    }
+
+    /// The app's proof that it started this sign-in (CONTRACT §3.3), and the `idToken` link and reauth need.
+    private func checkRedemption(_ result: StoredResult, fields: [URLFormField]) throws(RedeemFailure) {
+        let verifier = fields.first(named: "verifier")
         if let challenge = result.resultChallenge {
-            guard let verifier = fields.first(named: "verifier"),
-                PKCE.verify(verifier: verifier, matchesChallenge: challenge)
-            else {
+            guard let verifier, PKCE.verify(verifier: verifier, matchesChallenge: challenge) else {
                 throw RedeemFailure(
                     error: .invalidResultCode(
                         "the verifier is missing or does not match the resultChallenge of this sign-in"),
                     keepsCode: true)
             }
+        } else if verifier != nil {
+            throw RedeemFailure(
+                error: .invalidResultCode(
+                    "this sign-in was started without resultChallenge, so no verifier can match; redeem without one"),
+                keepsCode: true)
         }
-        let idToken = fields.first(named: "idToken")
-        if result.authType.requiresIDToken, idToken?.isEmpty ?? true {
+        if result.authType.requiresIDToken, fields.first(named: "idToken")?.isEmpty ?? true {
             throw RedeemFailure(
                 error: .invalidRequest(
                     "idToken is required for \(result.authType.rawValue): send the user's current ID token"),
                 keepsCode: true)
         }
+    }
+
+    private func signIn(_ result: StoredResult, fields: [URLFormField]) async throws(RedeemFailure) -> RedemptionAnswer
+    {
+        let idToken = fields.first(named: "idToken")
         guard let provider = providers[result.providerID] else {
             throw RedeemFailure(error: .backendError("\(result.providerID) is no longer configured"), keepsCode: false)
         }

@@ -1,23 +1,34 @@
 import Foundation
 
-/// Starting a sign-in: CONTRACT §3.1.
+/// What a start answers: where to send the browser, and the cookie that carries the pending sign-in there and back.
+public struct StartAnswer: Sendable {
+    /// The IdP URL (`302`).
+    public var location: String
+    /// The `Set-Cookie` value of the sealed pending sign-in.
+    public var setCookie: String
+    /// `name=value` of that cookie, as a browser sends it back in `Cookie` (`--once` keeps it in the process).
+    public var cookiePair: String
+}
+
+/// Starting a sign-in: CONTRACT §3.1. Nothing is written to the store: the pending sign-in is sealed into the
+/// browser's cookie.
 extension SignInFlow {
-    /// Checks a start request and returns where to send the browser (the IdP), after saving the pending session.
-    public func start(_ fields: [URLFormField]) async throws(HandlerError) -> String {
+    /// Checks a start request and returns where to send the browser (the IdP) with the sealed pending sign-in.
+    public func start(_ fields: [URLFormField]) async throws(HandlerError) -> StartAnswer {
         let began = now()
         let request = try StartRequest(fields: fields, flow: self)
         let provider = request.provider
         do {
-            let location: String
+            let answer: StartAnswer
             switch provider.protocolKind {
-            case .oauth1: location = try await startOAuth1(request)
-            case .oauth2, .oidc: location = try await startOAuth2(request)
+            case .oauth1: answer = try await startOAuth1(request)
+            case .oauth2, .oidc: answer = try await startOAuth2(request)
             }
             metrics.signInStarted(provider: provider.id)
             log.log(
                 .info, "signin.start",
                 ["provider": provider.id, "outcome": "redirect", "latency_ms": milliseconds(since: began)])
-            return location
+            return answer
         } catch {
             metrics.signInFailed(provider: provider.id, outcome: error.code)
             log.log(
@@ -30,7 +41,7 @@ extension SignInFlow {
         }
     }
 
-    private func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> String {
+    private func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
         let provider = request.provider
         guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
             throw .providerError("\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
@@ -50,11 +61,10 @@ extension SignInFlow {
         var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
         session.requestToken = temporary.token
         session.requestTokenSecret = temporary.secret
-        try await save(session, key: PendingSession.key(requestToken: temporary.token))
-        return location
+        return try seal(session, location: location, provider: provider)
     }
 
-    private func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> String {
+    private func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
         let provider = request.provider
         let endpoints = try await resolvedEndpoints(provider)
         guard let authorization = endpoints.authorization else {
@@ -84,20 +94,37 @@ extension SignInFlow {
             throw .providerError("cannot build the \(provider.id) authorization URL: \(error)")
         }
         var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
+        session.state = state
         session.scopes = scopes
         session.codeVerifier = verifier
         session.nonce = nonce
-        try await save(session, key: PendingSession.key(state: state))
-        return location
+        return try seal(session, location: location, provider: provider)
     }
 
-    private func save(_ session: PendingSession, key: String) async throws(HandlerError) {
-        let payload = try Self.encode(session)
+    /// Seals the pending sign-in into its cookie; a session too large for a cookie is the request's fault.
+    private func seal(_ session: PendingSession, location: String, provider: ProviderDescriptor)
+        throws(HandlerError) -> StartAnswer
+    {
+        guard let key = session.lookupKey,
+            let name = SignInCookie.name(forState: key, httpsOrigin: settings.httpsOrigin)
+        else { throw HandlerError(status: 500, code: "internal-error", message: "the sign-in state could not be made") }
+        let value: String
         do {
-            try await store.insertPending(key: key, payload: payload, expiresAt: session.expiresAt)
+            value = try settings.stateKeys.seal(try Self.encode(session), context: name)
         } catch {
-            throw Self.storeFailure(error)
+            throw HandlerError(status: 500, code: "internal-error", message: "the sign-in state could not be sealed")
         }
+        let cookie = SignInCookie(name: name, value: value)
+        guard name.utf8.count + 1 + value.utf8.count <= SignInCookie.maximumLength else {
+            throw .invalidRequest(
+                "this sign-in's state does not fit in a 4,000-byte cookie; shorten redirectUrl, eventId or scopes")
+        }
+        let attributes = SignInCookie.Attributes(
+            httpsOrigin: settings.httpsOrigin, crossSitePost: provider.usesFormPost)
+        metrics.pendingStarted(expiresAt: session.expiresAt, now: now())
+        return StartAnswer(
+            location: location, setCookie: cookie.setCookie(maxAge: Int(settings.sessionTTL), attributes: attributes),
+            cookiePair: "\(name)=\(value)")
     }
 }
 
@@ -137,8 +164,6 @@ struct StartRequest {
                         + "to allowedRedirectURLs in the config")
             }
             redirectURL = given
-        } else if let fallback = flow.settings.defaultRedirectURL {
-            redirectURL = fallback
         } else {
             throw .invalidRequest("redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
         }
@@ -179,6 +204,11 @@ struct StartRequest {
         customParameters = try Self.customParameters(fields.first(named: "customParameters"), provider: provider)
 
         let challenge = fields.first(named: "resultChallenge")
+        if challenge == nil, flow.settings.requireResultChallenge {
+            throw .invalidRequest(
+                "resultChallenge is required: send the base64url SHA-256 of a random verifier your app keeps, "
+                    + "and present the verifier when you redeem the result")
+        }
         if let challenge {
             guard challenge.utf8.count == 43, Base64.urlDecode(challenge)?.count == 32 else {
                 throw .invalidRequest(

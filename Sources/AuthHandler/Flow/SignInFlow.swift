@@ -11,31 +11,35 @@ public final class SignInFlow: Sendable {
         /// `publicURL + "/__/auth/handler"`: the redirect URI (and OAuth 1.0a callback) sent to every IdP.
         public var redirectURI: String
         public var redirectPolicy: RedirectURLPolicy
-        /// Where the browser goes back when the start request has no `redirectUrl` (`--once`); nil in `serve`,
-        /// where `redirectUrl` is required.
-        public var defaultRedirectURL: String?
         public var sessionTTL: TimeInterval
         public var resultTTL: TimeInterval
         /// Timeout of each call to the IdP.
         public var providerTimeout: Duration
-        /// How long a redemption in flight holds its result before another may try.
-        public var redemptionLease: TimeInterval
+        /// The keys pending sign-ins are sealed under (CONTRACT §2 `stateKey`).
+        public var stateKeys: StateKeyRing
+        /// Whether a start must carry `resultChallenge` (CONTRACT §2 `requireResultChallenge`).
+        public var requireResultChallenge: Bool
 
         public init(
-            redirectURI: String, redirectPolicy: RedirectURLPolicy, defaultRedirectURL: String? = nil,
-            sessionTTL: TimeInterval = 600, resultTTL: TimeInterval = 120, providerTimeout: Duration = .seconds(10),
-            redemptionLease: TimeInterval = 30
+            redirectURI: String, redirectPolicy: RedirectURLPolicy, stateKeys: StateKeyRing,
+            sessionTTL: TimeInterval = 600, resultTTL: TimeInterval = 120,
+            providerTimeout: Duration = .seconds(10), requireResultChallenge: Bool = true
         ) {
             self.redirectURI = redirectURI
             self.redirectPolicy = redirectPolicy
-            self.defaultRedirectURL = defaultRedirectURL
+            self.stateKeys = stateKeys
             self.sessionTTL = sessionTTL
             self.resultTTL = resultTTL
             self.providerTimeout = providerTimeout
-            // A claim must outlive the backend call it covers, or a second redemption could claim the code
-            // while the first is still waiting on the backend (one code, two successful redemptions).
-            self.redemptionLease = max(redemptionLease, 2 * Double(providerTimeout.components.seconds) + 5)
+            self.requireResultChallenge = requireResultChallenge
         }
+
+        /// Whether the handler is reached over https: its cookies are then `Secure` and `__Host-` named.
+        var httpsOrigin: Bool { redirectURI.lowercased().hasPrefix("https:") }
+
+        /// What a client is told to wait before retrying a redemption another one holds: the backend call in
+        /// flight ends within the provider timeout.
+        var redemptionRetryAfter: Int { Int(providerTimeout.components.seconds) + 1 }
     }
 
     let settings: Settings
@@ -88,13 +92,8 @@ public final class SignInFlow: Sendable {
         try? JSONDecoder().decode(type, from: Data(payload))
     }
 
-    /// Maps a store failure: a full store or an unusable one both answer 503, so the client retries.
+    /// Maps a store failure to 503, so the client retries.
     static func storeFailure(_ error: StoreError) -> HandlerError {
-        switch error.kind {
-        case .capacityReached:
-            .unavailable("too many sign-ins are in progress; try again in a minute")
-        case .unavailable:
-            .unavailable("the session store is unavailable; try again shortly (the operator should check the logs)")
-        }
+        .unavailable("the session store is unavailable; try again shortly (the operator should check the logs)")
     }
 }

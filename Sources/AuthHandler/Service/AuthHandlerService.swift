@@ -13,17 +13,20 @@ public final class AuthHandlerService: Sendable {
     let log: EventLog
     /// Routes by exact path; they cannot replace the contract's routes, which are matched first.
     let extraRoutes: [String: ExtraRoute]
+    /// `--once`: the one pending sign-in, kept in the process; nil in `serve`.
+    let onceSignIn: OnceSignIn?
     private let draining = Atomic<Bool>(false)
 
     public init(
         flow: SignInFlow, store: any SessionStore, metrics: Metrics, log: EventLog,
-        extraRoutes: [String: ExtraRoute] = [:]
+        extraRoutes: [String: ExtraRoute] = [:], onceSignIn: OnceSignIn? = nil
     ) {
         self.flow = flow
         self.store = store
         self.metrics = metrics
         self.log = log
         self.extraRoutes = extraRoutes
+        self.onceSignIn = onceSignIn
     }
 
     /// Makes `/readyz` answer 503 so load balancers stop sending new sign-ins.
@@ -40,7 +43,7 @@ public final class AuthHandlerService: Sendable {
         case "/__/auth/handler":
             route = request.path
             response = await handler(request)
-        case "/__/auth/result":
+        case "/__/auth/result" where onceSignIn == nil:
             route = request.path
             response = await result(request)
         case "/healthz":
@@ -51,8 +54,7 @@ public final class AuthHandlerService: Sendable {
             response = await readiness()
         case "/metrics":
             route = "ops"
-            let pending = try? await store.pendingCount(now: Date())
-            var metricsResponse = ServerResponse.text(metrics.render(pendingSessions: pending))
+            var metricsResponse = ServerResponse.text(metrics.render())
             metricsResponse.headers.set(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
             response = ResponseRendering.secured(metricsResponse)
         default:
@@ -88,16 +90,32 @@ public final class AuthHandlerService: Sendable {
             // HEAD too: a link scanner's HEAD must not start a sign-in or use up a pending one.
             return ResponseRendering.error(.methodNotAllowed("use GET (or POST for form_post)"), accept: accept)
         }
-        do {
-            if SignInFlow.isCallback(fields) {
-                let location = try await flow.callback(fields)
-                return ResponseRendering.secured(.redirect(to: location, status: 303))
+        guard SignInFlow.isCallback(fields) else {
+            if onceSignIn != nil {
+                // --once started its one sign-in itself; its port takes nothing but that sign-in's callback.
+                return ResponseRendering.error(
+                    .notFound("this auth-handler --once listener only takes its own sign-in's callback"), accept: accept
+                )
             }
-            let location = try await flow.start(fields)
-            return ResponseRendering.secured(.redirect(to: location, status: 302))
-        } catch {
-            return ResponseRendering.error(error, accept: accept)
+            do {
+                let answer = try await flow.start(fields)
+                var response = ResponseRendering.secured(.redirect(to: answer.location, status: 302))
+                response.headers.add(name: "Set-Cookie", value: answer.setCookie)
+                return response
+            } catch {
+                return ResponseRendering.error(error, accept: accept)
+            }
         }
+        // In --once the pending sign-in never left the process: it stands in for the browser's cookie.
+        let cookies = onceSignIn.map { [$0.cookiePair] } ?? request.headers.values(for: "Cookie")
+        let answer = await flow.callback(fields, cookieHeaders: cookies, formPost: request.method == "POST")
+        var response: ServerResponse
+        switch answer.outcome {
+        case .redirect(let location): response = ResponseRendering.secured(.redirect(to: location, status: 303))
+        case .refused(let error): response = ResponseRendering.error(error, accept: accept)
+        }
+        if let clear = answer.clearCookie { response.headers.add(name: "Set-Cookie", value: clear) }
+        return response
     }
 
     private func result(_ request: ServerRequest) async -> ServerResponse {
@@ -130,4 +148,18 @@ public final class AuthHandlerService: Sendable {
         }
         return ResponseRendering.secured(.text("ready\n"))
     }
+}
+
+/// `--once`'s pending sign-in: the cookie a browser would carry, kept in the process instead, so the sign-in can only
+/// be completed through this run (CONTRACT §5).
+public final class OnceSignIn: Sendable {
+    private let pair = Mutex("")
+
+    public init() {}
+
+    /// The `name=value` of the sealed pending sign-in, as a `Cookie` header would carry it.
+    var cookiePair: String { pair.withLock { $0 } }
+
+    /// Keeps the pending sign-in of the start this run made.
+    func keep(_ answer: StartAnswer) { pair.withLock { $0 = answer.cookiePair } }
 }

@@ -19,6 +19,13 @@ public final class Metrics: Sendable {
         var failed: [String: [String: UInt64]] = [:]
         var redemptions: [String: UInt64] = [:]
         var latency: [String: Histogram] = [:]
+        /// Sign-ins started and not yet called back, by the second they expire (at most `sessionTTLSeconds` keys).
+        var pendingByExpiry: [Int: Int] = [:]
+
+        mutating func prunePending(now: Date) {
+            let current = Int(now.timeIntervalSince1970)
+            pendingByExpiry = pendingByExpiry.filter { $0.key > current }
+        }
     }
 
     private let state = Mutex(State())
@@ -27,6 +34,23 @@ public final class Metrics: Sendable {
 
     public func signInStarted(provider: String) {
         state.withLock { $0.started[provider, default: 0] += 1 }
+    }
+
+    /// A sign-in started whose pending state expires at `expiresAt` (it lives in the browser's cookie, so this
+    /// process counts what it started: the gauge is per instance).
+    public func pendingStarted(expiresAt: Date, now: Date) {
+        state.withLock { state in
+            state.pendingByExpiry[Int(expiresAt.timeIntervalSince1970.rounded(.up)), default: 0] += 1
+            if state.pendingByExpiry.count > 4096 { state.prunePending(now: now) }
+        }
+    }
+
+    /// The callback of a sign-in that would have expired at `expiresAt` arrived.
+    public func pendingEnded(expiresAt: Date) {
+        state.withLock { state in
+            let key = Int(expiresAt.timeIntervalSince1970.rounded(.up))
+            if let count = state.pendingByExpiry[key], count > 0 { state.pendingByExpiry[key] = count - 1 }
+        }
     }
 
     public func signInCompleted(provider: String) {
@@ -56,8 +80,12 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// The exposition text; `pendingSessions` is read from the store by the caller.
-    public func render(pendingSessions: Int?) -> String {
+    /// The exposition text at `now`.
+    public func render(now: Date = Date()) -> String {
+        let pendingSessions = state.withLock { state in
+            state.prunePending(now: now)
+            return state.pendingByExpiry.values.reduce(0, +)
+        }
         let snapshot = state.withLock { $0 }
         var text = ""
         func header(_ name: String, _ type: String, _ help: String) {
@@ -95,8 +123,10 @@ public final class Metrics: Sendable {
             text += "auth_handler_request_duration_seconds_sum{route=\"\(route)\"} \(histogram.sum)\n"
             text += "auth_handler_request_duration_seconds_count{route=\"\(route)\"} \(histogram.count)\n"
         }
-        header("auth_handler_pending_sessions", "gauge", "Sign-ins waiting for the IdP's callback.")
-        if let pendingSessions { text += "auth_handler_pending_sessions \(pendingSessions)\n" }
+        header(
+            "auth_handler_pending_sessions", "gauge", "Sign-ins this instance started that wait for the IdP's callback."
+        )
+        text += "auth_handler_pending_sessions \(pendingSessions)\n"
         return text
     }
 

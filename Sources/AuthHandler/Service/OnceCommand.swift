@@ -52,12 +52,24 @@ public enum OnceCommand {
             return context.fail(.config, "the system's random generator failed: \(error); check the OpenSSL setup")
         }
 
-        let page = OnceDonePage(providerID: options.providerID, eventID: eventID, idToken: idToken)
+        // The result challenge of CONTRACT §3.3, though this process is both the starter and the redeemer: the
+        // contract's default (requireResultChallenge) holds for --once too.
+        let verifier: String
+        let challenge: String
+        do {
+            verifier = try PKCE.makeVerifier()
+            challenge = try PKCE.challenge(forVerifier: verifier)
+        } catch {
+            return context.fail(.config, "the system's random generator failed: \(error); check the OpenSSL setup")
+        }
+        let page = OnceDonePage(providerID: options.providerID, eventID: eventID, verifier: verifier, idToken: idToken)
+        let onceSignIn = OnceSignIn()
         let running: RunningService
         do {
             running = try await RunningService.start(
                 config: config, environment: secrets, log: EventLog(sink: DiscardingLogSink()), defaultStore: .memory,
-                extraRoutes: [donePath: { request, flow in await page.respond(request, flow: flow) }])
+                extraRoutes: [donePath: { request, flow in await page.respond(request, flow: flow) }],
+                onceSignIn: onceSignIn)
         } catch {
             let prefix = "cannot listen: "
             guard error.message.hasPrefix(prefix) else { return context.fail(error.exitCode, error.message) }
@@ -67,10 +79,13 @@ public enum OnceCommand {
                 error.exitCode,
                 "cannot listen on 127.0.0.1:\(options.port): \(reason); pass another --port, or 0 for any free port")
         }
-        let fields = startFields(options, eventID: eventID, redirectURL: running.baseURL + donePath)
+        let fields = startFields(
+            options, eventID: eventID, resultChallenge: challenge, redirectURL: running.baseURL + donePath)
         let authorizationURL: String
         do {
-            authorizationURL = try await running.service.flow.start(fields)
+            let answer = try await running.service.flow.start(fields)
+            onceSignIn.keep(answer)
+            authorizationURL = answer.location
         } catch {
             await running.stop()
             // A 400 is the command line's fault (a reserved --param, a bad --scope); anything else the provider's.
@@ -113,11 +128,14 @@ public enum OnceCommand {
     }
 
     /// The start request: provider, the done page, this run's eventId, scopes, custom parameters, authType.
-    static func startFields(_ options: OnceOptions, eventID: String, redirectURL: String) -> [URLFormField] {
+    static func startFields(_ options: OnceOptions, eventID: String, resultChallenge: String, redirectURL: String)
+        -> [URLFormField]
+    {
         var fields = [
             URLFormField(name: "providerId", value: options.providerID),
             URLFormField(name: "redirectUrl", value: redirectURL),
             URLFormField(name: "eventId", value: eventID),
+            URLFormField(name: "resultChallenge", value: resultChallenge),
         ]
         if !options.scopes.isEmpty {
             fields.append(URLFormField(name: "scopes", value: options.scopes.joined(separator: ",")))

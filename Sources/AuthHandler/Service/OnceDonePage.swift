@@ -17,14 +17,17 @@ final class OnceDonePage: Sendable {
     let providerID: String
     private let eventID: String
     private let idToken: String?
+    /// The verifier of the start's `resultChallenge`.
+    private let verifier: String
     private let finished = Mutex(false)
     private let continuation: AsyncStream<OnceOutcome>.Continuation
     /// The one outcome, when it arrives.
     let outcomes: AsyncStream<OnceOutcome>
 
-    init(providerID: String, eventID: String, idToken: String?) {
+    init(providerID: String, eventID: String, verifier: String, idToken: String?) {
         self.providerID = providerID
         self.eventID = eventID
+        self.verifier = verifier
         self.idToken = idToken
         (outcomes, continuation) = AsyncStream<OnceOutcome>.makeStream(bufferingPolicy: .bufferingOldest(1))
     }
@@ -57,7 +60,7 @@ final class OnceDonePage: Sendable {
         if let error {
             return failed(error: error, description: fields.first(named: "error_description") ?? "", accept: accept)
         }
-        var form = [URLFormField(name: "code", value: code ?? "")]
+        var form = [URLFormField(name: "code", value: code ?? ""), URLFormField(name: "verifier", value: verifier)]
         if let idToken { form.append(URLFormField(name: "idToken", value: idToken)) }
         do {
             let answer = try await flow.redeem(form)

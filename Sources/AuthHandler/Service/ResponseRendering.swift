@@ -16,12 +16,20 @@ public enum ResponseRendering {
     public static func secured(_ response: ServerResponse) -> ServerResponse {
         var response = response
         for (name, value) in securityHeaders { response.headers.set(name: name, value: value) }
-        if response.status == 503 { response.headers.set(name: "Retry-After", value: "5") }
+        if response.status == 503, response.headers["Retry-After"] == nil {
+            response.headers.set(name: "Retry-After", value: "5")
+        }
         return response
     }
 
     /// The error as JSON when `accept` prefers `application/json`, otherwise a small HTML page.
     public static func error(_ error: HandlerError, accept: String?) -> ServerResponse {
+        var response = errorBody(error, accept: accept)
+        if let seconds = error.retryAfterSeconds { response.headers.set(name: "Retry-After", value: String(seconds)) }
+        return response
+    }
+
+    private static func errorBody(_ error: HandlerError, accept: String?) -> ServerResponse {
         if prefersJSON(accept) {
             var members: [String: JSONValue] = error.details
             members["code"] = .string(error.code)

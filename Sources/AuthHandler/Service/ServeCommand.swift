@@ -82,11 +82,13 @@ public final class RunningService: Sendable {
     /// Builds everything the config describes and starts listening; `extraRoutes` are served beside the contract's.
     public static func start(
         config: AuthHandlerConfig, environment: SecretEnvironment, log: EventLog, defaultStore: StoreConfig.Kind,
-        listenFDs: [Int32]? = nil, defaultRedirectURL: String? = nil,
-        extraRoutes: [String: AuthHandlerService.ExtraRoute] = [:]
+        listenFDs: [Int32]? = nil, extraRoutes: [String: AuthHandlerService.ExtraRoute] = [:],
+        onceSignIn: OnceSignIn? = nil
     ) async throws(ServiceStartError) -> RunningService {
         do {
             try ProcessSetup.ensureInitialized()
+            // The process holds the state key and, for a while, tokens: no core file or ptrace-style reading of it.
+            try ProcessHardening.forbidCoreDumps()
         } catch {
             throw ServiceStartError(exitCode: .config, message: "process setup failed: \(error)")
         }
@@ -110,7 +112,8 @@ public final class RunningService: Sendable {
         } catch {
             throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
         }
-        let store = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
+        let (store, sqlitePath) = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
+        let stateKeys = try stateKeyRing(config, environment: environment, sqlitePath: sqlitePath)
 
         // The handler needs the service, and the service needs the bound port (for the redirect URI).
         let slot = Mutex<AuthHandlerService?>(nil)
@@ -136,18 +139,21 @@ public final class RunningService: Sendable {
         }
         let baseURL = "http://\(server.addresses[0])"
         let publicURL = config.publicURL.map { $0.absoluteString } ?? baseURL
+        // --once sends the browser back to its own done page on its own port, and nowhere else.
+        let allowedRedirects =
+            onceSignIn == nil
+            ? config.allowedRedirectURLs.map(\.absoluteString) : [baseURL + OnceCommand.donePath]
         let settings = SignInFlow.Settings(
-            redirectURI: publicURL + "/__/auth/handler",
-            redirectPolicy: RedirectURLPolicy(allowed: config.allowedRedirectURLs.map(\.absoluteString)),
-            defaultRedirectURL: defaultRedirectURL, sessionTTL: TimeInterval(config.sessionTTLSeconds),
-            resultTTL: TimeInterval(config.resultTTLSeconds),
-            providerTimeout: .seconds(config.providerTimeoutSeconds))
+            redirectURI: publicURL + "/__/auth/handler", redirectPolicy: RedirectURLPolicy(allowed: allowedRedirects),
+            stateKeys: stateKeys, sessionTTL: TimeInterval(config.sessionTTLSeconds),
+            resultTTL: TimeInterval(config.resultTTLSeconds), providerTimeout: .seconds(config.providerTimeoutSeconds),
+            requireResultChallenge: config.requireResultChallenge)
         let metrics = Metrics()
         let flow = SignInFlow(
             settings: settings, providers: providers, store: store, backend: backend, http: http, log: log,
             metrics: metrics)
         let service = AuthHandlerService(
-            flow: flow, store: store, metrics: metrics, log: log, extraRoutes: extraRoutes)
+            flow: flow, store: store, metrics: metrics, log: log, extraRoutes: extraRoutes, onceSignIn: onceSignIn)
         slot.withLock { $0 = service }
         let sweeper = Task {
             while !Task.isCancelled {
@@ -173,13 +179,14 @@ public final class RunningService: Sendable {
     /// Where the SQLite store lives when neither `store.path` nor `$STATE_DIRECTORY` says.
     static let defaultStateDirectory = "/var/lib/auth-handler"
 
+    /// The store, and the SQLite file's path when it is one.
     static func makeStore(_ config: StoreConfig, defaultKind: StoreConfig.Kind, environment: SecretEnvironment)
-        throws(ServiceStartError) -> any SessionStore
+        throws(ServiceStartError) -> (any SessionStore, sqlitePath: String?)
     {
         let kind = config.path == nil && config.kind == .sqlite && defaultKind == .memory ? .memory : config.kind
         switch kind {
         case .memory:
-            return MemorySessionStore()
+            return (MemorySessionStore(), nil)
         case .sqlite:
             let directory = environment.variables["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
             let path = config.path ?? (directory ?? defaultStateDirectory) + "/state.sqlite"
@@ -190,12 +197,49 @@ public final class RunningService: Sendable {
                     attributes: [.posixPermissions: 0o700])
             }
             do {
-                return try SQLiteSessionStore(path: path)
+                return (try SQLiteSessionStore(path: path), path)
             } catch {
                 throw ServiceStartError(
                     exitCode: .config,
                     message: "cannot open the session store \(path): \(error); set store.path or $STATE_DIRECTORY")
             }
+        }
+    }
+}
+
+extension RunningService {
+    /// The keys that seal pending sign-ins: `stateKey` and `previousStateKeys` from the config; without a `stateKey`,
+    /// the key kept beside the SQLite file (generated on first start), or a random one with the memory store.
+    static func stateKeyRing(_ config: AuthHandlerConfig, environment: SecretEnvironment, sqlitePath: String?)
+        throws(ServiceStartError) -> StateKeyRing
+    {
+        func resolve(_ reference: SecretReference, _ path: String) throws(ServiceStartError) -> [UInt8] {
+            do {
+                return try StateKeyRing.decodeKey(try reference.resolve(in: environment).reveal())
+            } catch {
+                throw ServiceStartError(exitCode: .config, message: "\(path): \(error); run check-config")
+            }
+        }
+        var previous: [[UInt8]] = []
+        for (index, reference) in config.previousStateKeys.enumerated() {
+            previous.append(try resolve(reference, "previousStateKeys[\(index)]"))
+        }
+        let current: [UInt8]
+        if let reference = config.stateKey {
+            current = try resolve(reference, "stateKey")
+        } else if let sqlitePath {
+            current = try StateKeyFile.loadOrCreate(at: StateKeyFile.path(besideStore: sqlitePath))
+        } else {
+            do {
+                current = try SecureRandom.bytes(AES256GCM.keyLength)
+            } catch {
+                throw ServiceStartError(exitCode: .config, message: "cannot draw a state key: \(error)")
+            }
+        }
+        do {
+            return try StateKeyRing(current: current, previous: previous)
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "stateKey: \(error)")
         }
     }
 }

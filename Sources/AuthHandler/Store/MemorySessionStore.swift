@@ -6,57 +6,33 @@ import Synchronization
 /// Keys are kept as SHA-256 digests here too, so a heap dump holds nothing replayable. A `Mutex` makes every
 /// operation atomic; each is a dictionary lookup, so holding it on a cooperative thread is harmless.
 public final class MemorySessionStore: SessionStore {
-    private struct PendingEntry {
-        var payload: [UInt8]
-        var expiresAt: Date
-    }
-
     private struct ResultEntry {
         var payload: [UInt8]
         var expiresAt: Date
-        var claimedUntil: Date?
+        var claimed: Bool
     }
 
     private struct State {
-        var pending: [[UInt8]: PendingEntry] = [:]
+        var usedStates: [[UInt8]: Date] = [:]
         var results: [[UInt8]: ResultEntry] = [:]
     }
 
     private let state = Mutex(State())
-    private let maxPending: Int
     private let currentDate: @Sendable () -> Date
 
-    /// Creates an empty store bounded to `maxPending` unexpired pending sign-ins, counted at `currentDate()`.
-    public init(
-        maxPending: Int = SQLiteSessionStore.defaultMaxPending,
-        currentDate: @escaping @Sendable () -> Date = { Date() }
-    ) {
-        self.maxPending = maxPending
+    /// Creates an empty store; `currentDate` decides whether a recorded state has expired.
+    public init(currentDate: @escaping @Sendable () -> Date = { Date() }) {
         self.currentDate = currentDate
     }
 
-    public func insertPending(key: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
+    public func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
         let keyHash = try StoreKeyDigest.of(key)
         let now = currentDate()
-        let maxPending = maxPending
-        try state.withLock { state throws(StoreError) in
-            let live = state.pending.values.count { $0.expiresAt > now }
-            guard live < maxPending else {
-                throw StoreError(
-                    .capacityReached, detail: "\(live) unexpired pending sign-ins, the limit is \(maxPending)")
-            }
-            guard state.pending[keyHash] == nil else {
-                throw StoreError(.unavailable, detail: "insert pending: a pending sign-in with this key exists")
-            }
-            state.pending[keyHash] = PendingEntry(payload: payload, expiresAt: expiresAt)
+        return state.withLock { state in
+            if let recorded = state.usedStates[keyHash], recorded > now { return false }
+            state.usedStates[keyHash] = expiresAt
+            return true
         }
-    }
-
-    public func consumePending(key: String, now: Date) async throws(StoreError) -> [UInt8]? {
-        let keyHash = try StoreKeyDigest.of(key)
-        let entry = state.withLock { $0.pending.removeValue(forKey: keyHash) }
-        guard let entry, entry.expiresAt > now else { return nil }
-        return entry.payload
     }
 
     public func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
@@ -65,24 +41,32 @@ public final class MemorySessionStore: SessionStore {
             guard state.results[codeHash] == nil else {
                 throw StoreError(.unavailable, detail: "insert result: a result with this code exists")
             }
-            state.results[codeHash] = ResultEntry(payload: payload, expiresAt: expiresAt, claimedUntil: nil)
+            state.results[codeHash] = ResultEntry(payload: payload, expiresAt: expiresAt, claimed: false)
         }
     }
 
-    public func claimResult(code: String, now: Date, lease: TimeInterval) async throws(StoreError) -> [UInt8]? {
+    public func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
         let codeHash = try StoreKeyDigest.of(code)
-        return state.withLock { state -> [UInt8]? in
-            guard var result = state.results[codeHash], result.expiresAt > now else { return nil }
-            if let claimedUntil = result.claimedUntil, claimedUntil > now { return nil }
-            result.claimedUntil = now.addingTimeInterval(lease)
+        return state.withLock { state in
+            guard let result = state.results[codeHash], result.expiresAt > now else { return .absent }
+            return result.claimed ? .claimed : .available(result.payload)
+        }
+    }
+
+    public func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        let codeHash = try StoreKeyDigest.of(code)
+        return state.withLock { state in
+            guard var result = state.results[codeHash], result.expiresAt > now else { return .absent }
+            guard !result.claimed else { return .claimed }
+            result.claimed = true
             state.results[codeHash] = result
-            return result.payload
+            return .available(result.payload)
         }
     }
 
     public func releaseResult(code: String) async throws(StoreError) {
         let codeHash = try StoreKeyDigest.of(code)
-        state.withLock { $0.results[codeHash]?.claimedUntil = nil }
+        state.withLock { $0.results[codeHash]?.claimed = false }
     }
 
     public func deleteResult(code: String) async throws(StoreError) {
@@ -92,15 +76,11 @@ public final class MemorySessionStore: SessionStore {
 
     public func sweep(now: Date) async throws(StoreError) -> Int {
         state.withLock { state -> Int in
-            let before = state.pending.count + state.results.count
-            state.pending = state.pending.filter { $0.value.expiresAt > now }
+            let before = state.usedStates.count + state.results.count
+            state.usedStates = state.usedStates.filter { $0.value > now }
             state.results = state.results.filter { $0.value.expiresAt > now }
-            return before - state.pending.count - state.results.count
+            return before - state.usedStates.count - state.results.count
         }
-    }
-
-    public func pendingCount(now: Date) async throws(StoreError) -> Int {
-        state.withLock { state in state.pending.values.count { $0.expiresAt > now } }
     }
 
     public func isHealthy() async -> Bool { true }

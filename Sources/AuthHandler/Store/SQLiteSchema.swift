@@ -1,13 +1,13 @@
 /// The SQLite store's tables and their migrations, versioned by `PRAGMA user_version`.
 enum SQLiteSchema {
     /// The version this build writes; a file with a higher one came from a newer auth-handler.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// Migrations by the version they produce; `migrations[0]` turns an empty file into version 1.
     ///
     /// Rowid tables with `NOT NULL` spelled out: in a rowid table `PRIMARY KEY` alone allows NULL
     /// (https://sqlite.org/lang_createtable.html#the_primary_key). Keys are SHA-256 digests, times are Unix
-    /// seconds. The `expires_at` indexes serve the capacity count, `pendingCount` and `sweep`.
+    /// seconds. The `expires_at` indexes serve `sweep`.
     static let migrations: [String] = [
         """
         CREATE TABLE pending(
@@ -23,7 +23,19 @@ enum SQLiteSchema {
             claimed_until REAL
         );
         CREATE INDEX results_expires_at ON results(expires_at);
+        """,
+        // Version 2 (CONTRACT revision 2): pending sign-ins live sealed in the browser's cookie, so the pending table
+        // goes (its rows held PKCE verifiers and nonces in clear); used states are recorded instead. Results are
+        // sealed under their code from now on, so rows written in clear by version 1 are dropped.
         """
+        DROP TABLE pending;
+        DELETE FROM results;
+        CREATE TABLE used_states(
+            state_hash BLOB NOT NULL PRIMARY KEY,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX used_states_expires_at ON used_states(expires_at);
+        """,
     ]
 
     /// Brings the file to `currentVersion` in one transaction; refuses a file from a newer version.

@@ -1,32 +1,26 @@
 import Foundation
 import Synchronization
 
-/// A `SessionStore` in one SQLite file (WAL mode), so a restart loses no pending sign-in or unredeemed result.
+/// A `SessionStore` in one SQLite file (WAL mode), so a restart loses no used-state record or unredeemed result.
 ///
 /// Concurrency: one connection, opened `SQLITE_OPEN_NOMUTEX`, behind a `Mutex`. Our own lock rather than
-/// `SQLITE_OPEN_FULLMUTEX` because FULLMUTEX serializes single calls only: it would not keep a capacity check
-/// and its insert in one transaction, nor keep `sqlite3_errmsg` belonging to the call that failed. The async
+/// `SQLITE_OPEN_FULLMUTEX` because FULLMUTEX serializes single calls only: it would not keep a claim and its
+/// follow-up read in one critical section, nor keep `sqlite3_errmsg` belonging to the call that failed. The async
 /// methods take the lock on the calling cooperative thread: each holds it for one or two statements on tiny
 /// rows (microseconds; WAL with `synchronous=NORMAL` does not fsync on commit), so a dedicated thread would
 /// cost more than it saves. The one long wait is another process holding the file's write lock, bounded by
 /// the busy timeout.
 public final class SQLiteSessionStore: SessionStore {
-    /// The default bound on unexpired pending sign-ins.
-    public static let defaultMaxPending = 10_000
-
     private let connection: Mutex<SQLiteConnection>
-    private let maxPending: Int
     private let currentDate: @Sendable () -> Date
 
     /// Opens (creating if needed, mode 0600) the store at `path`, whose directory must exist.
     ///
     /// - Parameters:
-    ///   - maxPending: unexpired pending sign-ins beyond which `insertPending` throws `.capacityReached`.
     ///   - busyTimeout: how long a call waits for another process's lock on the file before `.unavailable`.
-    ///   - currentDate: the clock `insertPending` counts unexpired sign-ins against.
+    ///   - currentDate: the clock deciding whether a recorded state has expired and may be recorded again.
     public init(
         path: String,
-        maxPending: Int = SQLiteSessionStore.defaultMaxPending,
         busyTimeout: Duration = .seconds(2),
         currentDate: @escaping @Sendable () -> Date = { Date() }
     ) throws(StoreError) {
@@ -39,7 +33,6 @@ public final class SQLiteSessionStore: SessionStore {
         try Self.configure(connection)
         try SQLiteSchema.migrate(connection)
         self.connection = Mutex(connection)
-        self.maxPending = maxPending
         self.currentDate = currentDate
     }
 
@@ -64,54 +57,25 @@ public final class SQLiteSessionStore: SessionStore {
         try connection.execute("PRAGMA secure_delete = ON", operation: "set secure_delete")
     }
 
-    public func insertPending(key: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
+    public func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
         let keyHash = try StoreKeyDigest.of(key)
         let now = currentDate().timeIntervalSince1970
-        let maxPending = maxPending
-        try locked { connection throws(StoreError) in
-            try connection.inTransaction(operation: "insert pending") { () throws(StoreError) in
-                let live = try connection.withStatement(
-                    "SELECT count(*) FROM pending WHERE expires_at > ?1", operation: "count pending"
-                ) { statement throws(StoreError) in
-                    try statement.bind(1, double: now)
-                    guard try statement.step() else { return 0 }
-                    return statement.int(0)
-                }
-                guard live < maxPending else {
-                    throw StoreError(
-                        .capacityReached, detail: "\(live) unexpired pending sign-ins, the limit is \(maxPending)")
-                }
-                try connection.withStatement(
-                    "INSERT INTO pending(key_hash, payload, expires_at) VALUES (?1, ?2, ?3)",
-                    operation: "insert pending"
-                ) { statement throws(StoreError) in
-                    try statement.bind(1, blob: keyHash)
-                    try statement.bind(2, blob: payload)
-                    try statement.bind(3, double: expiresAt.timeIntervalSince1970)
-                    try statement.finish()
-                }
-            }
-        }
-    }
-
-    public func consumePending(key: String, now: Date) async throws(StoreError) -> [UInt8]? {
-        let keyHash = try StoreKeyDigest.of(key)
-        // One statement, so one transaction: of two callers, only one DELETE finds the row.
-        let row: (payload: [UInt8], expiresAt: Double)? = try locked { connection throws(StoreError) in
+        // One statement, so one transaction: of two callers only one inserts (or revives an expired row).
+        return try locked { connection throws(StoreError) in
             try connection.withStatement(
-                "DELETE FROM pending WHERE key_hash = ?1 RETURNING payload, expires_at", operation: "consume pending"
+                """
+                INSERT INTO used_states(state_hash, expires_at) VALUES (?1, ?2)
+                ON CONFLICT(state_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE used_states.expires_at <= ?3
+                """,
+                operation: "record used state"
             ) { statement throws(StoreError) in
                 try statement.bind(1, blob: keyHash)
-                guard try statement.step() else { return nil }
-                let row = (payload: statement.blob(0), expiresAt: statement.double(1))
-                // The autocommit transaction commits when the statement completes; a commit failure (disk full,
-                // I/O error) surfaces here rather than being swallowed by finalize.
+                try statement.bind(2, double: expiresAt.timeIntervalSince1970)
+                try statement.bind(3, double: now)
                 try statement.finish()
-                return row
             }
+            return connection.changes == 1
         }
-        guard let row, row.expiresAt > now.timeIntervalSince1970 else { return nil }
-        return row.payload
     }
 
     public func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
@@ -128,26 +92,53 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
-    public func claimResult(code: String, now: Date, lease: TimeInterval) async throws(StoreError) -> [UInt8]? {
+    public func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        let codeHash = try StoreKeyDigest.of(code)
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in try Self.lookup(codeHash, at: nowSeconds, connection) }
+    }
+
+    public func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
         let codeHash = try StoreKeyDigest.of(code)
         let nowSeconds = now.timeIntervalSince1970
         return try locked { connection throws(StoreError) in
-            try connection.withStatement(
+            // The claim lasts as long as the result: it ends by release or delete, never by lapsing while the result
+            // is still redeemable (a redeemed code whose delete failed must not succeed a second time).
+            let claimed = try connection.withStatement(
                 """
-                UPDATE results SET claimed_until = ?1
-                WHERE code_hash = ?2 AND expires_at > ?3 AND (claimed_until IS NULL OR claimed_until <= ?3)
+                UPDATE results SET claimed_until = expires_at
+                WHERE code_hash = ?1 AND expires_at > ?2 AND (claimed_until IS NULL OR claimed_until <= ?2)
                 RETURNING payload
                 """,
                 operation: "claim result"
-            ) { statement throws(StoreError) in
-                try statement.bind(1, double: nowSeconds + lease)
-                try statement.bind(2, blob: codeHash)
-                try statement.bind(3, double: nowSeconds)
+            ) { statement throws(StoreError) -> [UInt8]? in
+                try statement.bind(1, blob: codeHash)
+                try statement.bind(2, double: nowSeconds)
                 guard try statement.step() else { return nil }
                 let payload = statement.blob(0)
                 try statement.finish()
                 return payload
             }
+            if let claimed { return .available(claimed) }
+            // Under the same lock, so nothing changed since the UPDATE: absent, or held by another redemption.
+            return try Self.lookup(codeHash, at: nowSeconds, connection) == .absent ? .absent : .claimed
+        }
+    }
+
+    /// A result's state at `now`, read on a locked connection.
+    private static func lookup(_ codeHash: [UInt8], at now: Double, _ connection: SQLiteConnection)
+        throws(StoreError) -> ResultLookup
+    {
+        try connection.withStatement(
+            "SELECT payload, claimed_until FROM results WHERE code_hash = ?1 AND expires_at > ?2",
+            operation: "read result"
+        ) { statement throws(StoreError) -> ResultLookup in
+            try statement.bind(1, blob: codeHash)
+            try statement.bind(2, double: now)
+            guard try statement.step() else { return .absent }
+            // A NULL claimed_until reads as 0.0: unclaimed.
+            if statement.double(1) > now { return .claimed }
+            return .available(statement.blob(0))
         }
     }
 
@@ -179,7 +170,7 @@ public final class SQLiteSessionStore: SessionStore {
         return try locked { connection throws(StoreError) in
             try connection.inTransaction(operation: "sweep") { () throws(StoreError) in
                 var removed = 0
-                for table in ["pending", "results"] {
+                for table in ["used_states", "results"] {
                     try connection.withStatement(
                         "DELETE FROM \(table) WHERE expires_at <= ?1", operation: "sweep \(table)"
                     ) { statement throws(StoreError) in
@@ -193,24 +184,11 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
-    public func pendingCount(now: Date) async throws(StoreError) -> Int {
-        let nowSeconds = now.timeIntervalSince1970
-        return try locked { connection throws(StoreError) in
-            try connection.withStatement(
-                "SELECT count(*) FROM pending WHERE expires_at > ?1", operation: "count pending"
-            ) { statement throws(StoreError) in
-                try statement.bind(1, double: nowSeconds)
-                guard try statement.step() else { return 0 }
-                return statement.int(0)
-            }
-        }
-    }
-
     public func isHealthy() async -> Bool {
         do {
             // Reads a table, so a file that became unreadable or corrupt shows here.
             try locked { connection throws(StoreError) in
-                try connection.withStatement("SELECT 1 FROM pending LIMIT 1", operation: "health check") {
+                try connection.withStatement("SELECT 1 FROM results LIMIT 1", operation: "health check") {
                     statement throws(StoreError) in
                     try statement.finish()
                 }

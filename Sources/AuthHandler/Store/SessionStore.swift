@@ -1,24 +1,28 @@
 import Foundation
 
-/// Where pending sign-ins and unredeemed results live between requests.
+/// What the handler keeps between requests: which sign-in states were used, and the sealed results waiting to be
+/// redeemed. Pending sign-ins are not here at all; they travel sealed in the browser's cookie (CONTRACT §3.1).
 ///
-/// The store knows no flow: it keeps opaque payloads under secret keys (a `state`, an OAuth 1.0a request
-/// token, a result code) and guarantees the one-time semantics the flow relies on. Implementations keep
-/// only a SHA-256 of each key, so a copy of the store holds nothing that can be replayed.
+/// The store knows no flow: it keeps opaque payloads under secret keys (a `state`, an OAuth 1.0a request token, a
+/// result code) and guarantees the one-time semantics the flow relies on. Implementations keep only a SHA-256 of
+/// each key, and the flow hands them only sealed payloads, so a copy of the store holds nothing readable or
+/// replayable.
 public protocol SessionStore: Sendable {
-    /// Saves a pending sign-in; throws `StoreError.capacityReached` when `maxPending` unexpired ones exist.
-    func insertPending(key: String, payload: [UInt8], expiresAt: Date) async throws(StoreError)
-
-    /// Removes and returns a pending sign-in; nil when unknown, already consumed or expired at `now`.
-    /// Atomic: of two callers with the same key, exactly one gets the payload.
-    func consumePending(key: String, now: Date) async throws(StoreError) -> [UInt8]?
+    /// Records that the sign-in with this state (or request token) was used, until `expiresAt`; true when this
+    /// call recorded it, false when it was recorded before (a replay). Atomic: of two callers, exactly one gets true.
+    func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool
 
     /// Saves a result under a fresh one-time code.
     func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError)
 
-    /// Claims a result for redemption: returns its payload and hides it from other claims for `lease`
-    /// seconds; nil when unknown, expired, redeemed or claimed by a redemption still in flight.
-    func claimResult(code: String, now: Date, lease: TimeInterval) async throws(StoreError) -> [UInt8]?
+    /// Reads a result without claiming it: `.available` with its payload, `.claimed` while a redemption holds it,
+    /// `.absent` when unknown, expired or redeemed.
+    func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup
+
+    /// Claims a result for redemption: `.available` with its payload when this call claimed it, `.claimed` when
+    /// another redemption holds it, `.absent` otherwise. The claim lasts until `releaseResult` or `deleteResult`, or
+    /// until the result expires: a claim never lapses while the result could still be redeemed a second time.
+    func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup
 
     /// Ends a claim without redeeming (a transient backend failure): the result is claimable again.
     func releaseResult(code: String) async throws(StoreError)
@@ -29,18 +33,23 @@ public protocol SessionStore: Sendable {
     /// Deletes everything expired at `now`; returns how many rows went.
     func sweep(now: Date) async throws(StoreError) -> Int
 
-    /// Unexpired pending sign-ins at `now` (the `pending sessions` gauge).
-    func pendingCount(now: Date) async throws(StoreError) -> Int
-
     /// Whether the store can serve (for `/readyz`).
     func isHealthy() async -> Bool
+}
+
+/// A result looked up by its code.
+public enum ResultLookup: Sendable, Equatable {
+    /// Unknown, expired or already redeemed.
+    case absent
+    /// Held by a redemption in flight.
+    case claimed
+    /// Redeemable, with its (sealed) payload; after `claimResult`, claimed by this caller.
+    case available([UInt8])
 }
 
 /// A store failure, with the underlying library's context and never a key or payload.
 public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
-        /// The bound on pending sign-ins is reached; the flow answers 503.
-        case capacityReached
         /// The store cannot be used (cannot open, disk full, corrupt); the flow answers 503.
         case unavailable
     }
@@ -53,10 +62,5 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         self.detail = detail
     }
 
-    public var description: String {
-        switch kind {
-        case .capacityReached: "too many sign-ins in progress: \(detail)"
-        case .unavailable: "session store unavailable: \(detail)"
-        }
-    }
+    public var description: String { "session store unavailable: \(detail)" }
 }

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The cookie a pending sign-in travels in between the start and the IdP's callback (CONTRACT §3.1, §3.2).
+///
+/// Its name carries a tag of the sign-in's `state` (OAuth 1.0a: its request token), so several sign-ins can run in
+/// one browser at once and the callback finds its own cookie by the `state` the IdP echoes. Its value is the pending
+/// sign-in sealed under the state key, bound to that name, so a value moved under another name does not open.
+struct SignInCookie: Sendable, Equatable {
+    /// The cookie's name: `auth-handler-<tag>`, `__Host-auth-handler-<tag>` with an https `publicURL`.
+    let name: String
+    /// The sealed pending sign-in.
+    let value: String
+
+    /// The largest `name=value` a browser is sure to keep (RFC 6265 §6.1 asks browsers for at least 4096 bytes per
+    /// cookie, attributes included).
+    static let maximumLength = 4000
+    static let namePrefix = "auth-handler-"
+
+    /// How the cookie is set: `Secure` (and the `__Host-` name) with an https `publicURL`; `SameSite=None; Secure`
+    /// for a `form_post` provider, whose callback is the IdP's cross-site POST (RFC 6265bis §5.4.7: a Lax cookie is
+    /// sent on cross-site top-level GETs only).
+    struct Attributes: Sendable, Equatable {
+        var httpsOrigin: Bool
+        var crossSitePost: Bool
+
+        var secure: Bool { httpsOrigin || crossSitePost }
+    }
+
+    /// The name of the cookie for a sign-in whose state (or request token) is `key`.
+    static func name(forState key: String, httpsOrigin: Bool) -> String? {
+        guard let digest = try? SHA256.hash(Array(key.utf8)) else { return nil }
+        let tag = String(Base64.urlEncode(digest).prefix(16))
+        return (httpsOrigin ? "__Host-" : "") + namePrefix + tag
+    }
+
+    /// The `Set-Cookie` value that stores this cookie for `maxAge` seconds.
+    func setCookie(maxAge: Int, attributes: Attributes) -> String {
+        "\(name)=\(value)" + Self.attributeText(maxAge: maxAge, attributes: attributes)
+    }
+
+    /// The `Set-Cookie` value that removes the cookie `name` (RFC 6265 §3.1: an expired cookie is deleted).
+    static func clearing(name: String, attributes: Attributes) -> String {
+        "\(name)=" + attributeText(maxAge: 0, attributes: attributes)
+    }
+
+    private static func attributeText(maxAge: Int, attributes: Attributes) -> String {
+        var text = "; Path=/; Max-Age=\(maxAge); HttpOnly"
+        if attributes.secure { text += "; Secure" }
+        text += attributes.crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
+        return text
+    }
+
+    /// Every value of the cookie `name` in the request's `Cookie` header fields (RFC 6265 §5.4: `a=b; c=d`).
+    static func values(named name: String, in cookieHeaders: [String]) -> [String] {
+        var values: [String] = []
+        for header in cookieHeaders {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " || $0 == "\t" }
+                guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+                values.append(String(trimmed[trimmed.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+            }
+        }
+        return values
+    }
+}
