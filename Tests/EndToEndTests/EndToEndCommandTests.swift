@@ -47,8 +47,7 @@ struct EndToEndCommandTests {
             #expect(!ipv6.hasSuffix(":0"), "the real port is logged")
             #expect(try await e2e.get("http://\(ipv6)/healthz").status == 200)
             let start = try await e2e.get(
-                "http://\(ipv6)/__/auth/handler?providerId=google.com&redirectUrl=\(FormURLEncoding.percentEncode(EndToEnd.appRedirect))"
-            )
+                e2e.startURL("google.com").replacingOccurrences(of: e2e.daemonURL, with: "http://\(ipv6)"))
             #expect(start.status == 302)
         }
     }

@@ -69,6 +69,32 @@ final class EndToEnd: Sendable {
             browser: try HTTPClient())
     }
 
+    /// Stops this daemon (SIGTERM, or SIGKILL with `kill`) and starts another on the same directory (store, state
+    /// key, secrets) and fake IdP, with `settings`; the browser keeps its cookies. Returns the new pair; stop that one.
+    func restartingDaemon(
+        backend: Backend = .none, settings: [String: String] = [:], kill: Bool = false
+    ) async throws -> EndToEnd {
+        if kill {
+            daemon.send(SIGKILL)
+            _ = await daemon.exitCode()
+        } else {
+            await daemon.stop()
+        }
+        let configPath = directory.appendingPathComponent("config.json")
+        try Data(Self.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
+            .write(to: configPath)
+        let next = try RunningAuthHandler(["serve", "--config", configPath.path])
+        guard let nextURL = await next.waitForLine(startingWith: "auth-handler listening on ") else {
+            next.terminateIfRunning()
+            throw TestProcessError("auth-handler serve did not restart: \(next.standardError)")
+        }
+        let restarted = EndToEnd(
+            directory: directory, idp: idp, idpURL: idpURL, daemon: next, daemonURL: nextURL, browser: browser)
+        let cookies = cookieJar.withLock { $0 }
+        restarted.cookieJar.withLock { $0 = cookies }
+        return restarted
+    }
+
     /// `auth-handler fake-idp` on 127.0.0.1:0, and its URL once it says it listens.
     static func startFakeIdP() async throws -> (process: RunningAuthHandler, url: String) {
         let idp = try RunningAuthHandler(["fake-idp", "--listen", "127.0.0.1:0"])
