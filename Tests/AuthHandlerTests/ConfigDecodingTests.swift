@@ -71,6 +71,18 @@ struct ConfigDecodingTests {
         #expect(forge.protocolKind == .oauth2)
         #expect(forge.tokenEndpointAuth == nil, "not written: the provider's default applies")
         #expect(config.providers["oauth1.legacy"]?.signatureMethod == .hmacSHA256)
+
+        guard case .file(let stateKeyPath) = config.stateKey else {
+            Issue.record("stateKey is \(String(describing: config.stateKey))")
+            return
+        }
+        #expect(stateKeyPath.hasSuffix("/Config/example-secrets/state-key"))
+        let stateKey = try #require(config.stateKey).resolve(in: SecretEnvironment(variables: [:]))
+        #expect(StateKeyFormat.decode(stateKey)?.count == 32)
+        #expect(config.previousStateKeys.count == 1)
+        #expect(config.requireResultChallenge)
+        #expect(config.startRateLimit == StartRateLimit(perMinute: 30, burst: 10))
+        #expect(config.trustedProxies.map(\.description) == ["127.0.0.1", "::1"])
     }
 
     @Test func missingKeysTakeTheDocumentedDefaults() throws {
@@ -82,6 +94,11 @@ struct ConfigDecodingTests {
         #expect(config.sessionTTLSeconds == 600)
         #expect(config.resultTTLSeconds == 120)
         #expect(config.backend.kind == BackendConfig.Kind.none)
+        #expect(config.stateKey == nil)
+        #expect(config.previousStateKeys == [])
+        #expect(config.requireResultChallenge == true)
+        #expect(config.startRateLimit == StartRateLimit(perMinute: 30, burst: 10))
+        #expect(config.trustedProxies == [])
         #expect(report.warnings.map(\.path.description).contains("allowedRedirectURLs"))
     }
 

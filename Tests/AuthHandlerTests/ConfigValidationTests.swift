@@ -156,7 +156,113 @@ struct ConfigValidationTests {
         .init(
             overrides: #"{"providers": {"github.com": {"clientId": "c", "clientSecret": 42}}}"#,
             path: #"providers["github.com"].clientSecret"#, expects: #"{"file": PATH}"#),
+        .init(overrides: #"{"stateKey": 42}"#, path: "stateKey", expects: #"{"file": PATH}"#),
+        .init(overrides: #"{"stateKey": {"env": "FIXTURE_SECRET"}}"#, path: "stateKey", expects: "basenc --base64url"),
+        .init(overrides: #"{"stateKey": {"env": "UNSET_STATE_KEY"}}"#, path: "stateKey.env", expects: "is not set"),
+        .init(overrides: #"{"previousStateKeys": {"env": "STATE_KEY"}}"#, path: "previousStateKeys", expects: "array"),
+        .init(
+            overrides: #"{"previousStateKeys": [{"env": "STATE_KEY"}, {"env": "FIXTURE_SECRET"}]}"#,
+            path: "previousStateKeys[1]", expects: "43 characters"),
+        .init(
+            overrides: #"{"requireResultChallenge": "false"}"#, path: "requireResultChallenge",
+            expects: "expected true or false"),
+        .init(overrides: #"{"startRateLimit": 30}"#, path: "startRateLimit", expects: "expected an object"),
+        .init(
+            overrides: #"{"startRateLimit": {"perMinute": 0}}"#, path: "startRateLimit.perMinute",
+            expects: "positive whole number of starts per minute"),
+        .init(
+            overrides: #"{"startRateLimit": {"burst": 2.5}}"#, path: "startRateLimit.burst",
+            expects: "positive whole number of starts"),
+        .init(
+            overrides: #"{"startRateLimit": {"perMinute": 30, "bursts": 10}}"#, path: "startRateLimit.bursts",
+            expects: #"did you mean "burst"?"#),
+        .init(overrides: #"{"trustedProxies": "10.0.0.1"}"#, path: "trustedProxies", expects: "array"),
+        .init(
+            overrides: #"{"trustedProxies": ["10.0.0.1", "proxy.internal"]}"#, path: "trustedProxies[1]",
+            expects: "CIDR block"),
+        .init(overrides: #"{"trustedProxies": ["10.0.0.0/33"]}"#, path: "trustedProxies[0]", expects: "IP address"),
+        .init(overrides: #"{"trustedProxies": ["[::1]:80"]}"#, path: "trustedProxies[0]", expects: "IP address"),
     ]
+
+    /// A valid state key, as `openssl rand 32 | basenc --base64url | tr -d =` prints one.
+    static let stateKeyValue = "2KNfMmyAJaCXY91lzRtzOe0bAIq9CgToVcBdVMjjc4g"
+
+    /// The fixture environment plus `STATE_KEY` (valid) and `BAD_STATE_KEY`.
+    static func stateKeyReport(overriding overrides: String, badKey: String = "x") throws -> ConfigReport {
+        let environment = SecretEnvironment(variables: [
+            "FIXTURE_SECRET": ConfigFixture.secretValue, "STATE_KEY": stateKeyValue, "BAD_STATE_KEY": badKey,
+        ])
+        return ConfigLoader(environment: environment).load(
+            data: try ConfigFixture.document(overriding: overrides), baseDirectory: "/")
+    }
+
+    @Test func revision2KeysAreReadIntoTypedProperties() throws {
+        let report = try Self.stateKeyReport(
+            overriding: """
+                {"stateKey": {"env": "STATE_KEY"}, "previousStateKeys": [{"env": "STATE_KEY"}],
+                 "requireResultChallenge": true, "startRateLimit": {"perMinute": 12, "burst": 3},
+                 "trustedProxies": ["10.0.0.0/8", "::1/128", "192.0.2.7"]}
+                """)
+        #expect(report.problems == [])
+        let config = try #require(report.config)
+        #expect(config.stateKey == .environment("STATE_KEY"))
+        #expect(config.previousStateKeys == [.environment("STATE_KEY")])
+        #expect(config.requireResultChallenge)
+        #expect(config.startRateLimit == StartRateLimit(perMinute: 12, burst: 3))
+        #expect(config.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1", "192.0.2.7"])
+    }
+
+    @Test(arguments: [
+        "", "x", String(stateKeyValue.dropLast()), stateKeyValue + "A", stateKeyValue + "=",
+        // 43 characters whose last one carries non-zero padding bits: not the canonical encoding of 32 bytes.
+        String(stateKeyValue.dropLast()) + "h",
+        // Standard base64 alphabet instead of base64url.
+        "+KNfMmyAJaCXY91lzRtzOe0bAIq9CgToVcBdVMjjc4g",
+        // 32 characters of text, not 32 bytes of base64url.
+        "0123456789abcdef0123456789abcdef",
+    ])
+    func aStateKeyNotOf32Base64URLBytesIsAnErrorThatSaysHowToMakeOne(_ bad: String) throws {
+        let report = try Self.stateKeyReport(overriding: #"{"stateKey": {"env": "BAD_STATE_KEY"}}"#, badKey: bad)
+        #expect(report.config == nil)
+        let problems = report.errors.filter { $0.path.description.hasPrefix("stateKey") }
+        #expect(!problems.isEmpty, "\(report.problems)")
+        if !bad.isEmpty {
+            #expect(
+                problems.map(\.message) == [
+                    "the value of environment variable BAD_STATE_KEY is not a state key; "
+                        + StateKeyFormat.expectation
+                ])
+            #expect(bad.count < 8 || problems.allSatisfy { !$0.message.contains(bad) })
+        }
+    }
+
+    @Test func theStateKeyValueIsNotCheckedWithoutResolvingSecrets() throws {
+        let report = ConfigLoader(environment: SecretEnvironment(variables: [:]), resolvesSecrets: false).load(
+            data: try ConfigFixture.document(overriding: #"{"stateKey": {"env": "ANY"}}"#), baseDirectory: "/")
+        #expect(report.errors == [])
+        #expect(report.config?.stateKey == .environment("ANY"))
+    }
+
+    @Test func aPlainStringStateKeyIsAcceptedWithAWarning() throws {
+        let report = try Self.stateKeyReport(overriding: #"{"stateKey": "\#(Self.stateKeyValue)"}"#)
+        #expect(report.errors == [])
+        #expect(report.warnings.map(\.path.description) == ["stateKey"])
+        #expect(report.warnings.allSatisfy { !$0.description.contains(Self.stateKeyValue) })
+    }
+
+    @Test func requireResultChallengeFalseIsAWarningThatNamesEventId() throws {
+        let report = try ConfigFixture.report(overriding: #"{"requireResultChallenge": false}"#)
+        #expect(report.errors == [])
+        #expect(report.config?.requireResultChallenge == false)
+        #expect(report.warnings.map(\.path.description) == ["requireResultChallenge"])
+        #expect(report.warnings.first?.message.contains("eventId") == true)
+    }
+
+    @Test func trustingEveryAddressIsAWarning() throws {
+        let report = try ConfigFixture.report(overriding: #"{"trustedProxies": ["0.0.0.0/0", "::/0"]}"#)
+        #expect(report.errors == [])
+        #expect(report.warnings.map(\.path.description) == ["trustedProxies[0]", "trustedProxies[1]"])
+    }
 
     @Test(arguments: ruleCases)
     func badValueIsReportedAtItsPath(_ rule: ConfigRuleCase) throws {

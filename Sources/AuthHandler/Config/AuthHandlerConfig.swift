@@ -23,6 +23,18 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var backend: BackendConfig
     /// Providers by id (`google.com`, `oidc.corp`, ...).
     public var providers: [String: ProviderConfig]
+    /// The key that seals pending sign-ins into the browser's cookie (CONTRACT §2, §3.1); nil means
+    /// generated and kept beside the store. Its value passes ``StateKeyFormat/decode(_:)`` (checked by
+    /// `check-config`).
+    public var stateKey: SecretReference?
+    /// Earlier state keys, accepted for opening cookies only (key rotation).
+    public var previousStateKeys: [SecretReference]
+    /// Whether a start must carry `resultChallenge` and redemption its `verifier` (CONTRACT §3.3).
+    public var requireResultChallenge: Bool
+    /// The per-client limit on starts that must call the provider first.
+    public var startRateLimit: StartRateLimit
+    /// The proxies whose `X-Forwarded-For` names the client (see ``ClientAddress``).
+    public var trustedProxies: [IPAddressRange]
 
     /// The default listen address.
     public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]
@@ -39,7 +51,10 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
         store: StoreConfig = StoreConfig(), sessionTTLSeconds: Int = AuthHandlerConfig.defaultSessionTTLSeconds,
         resultTTLSeconds: Int = AuthHandlerConfig.defaultResultTTLSeconds,
         providerTimeoutSeconds: Int = AuthHandlerConfig.defaultProviderTimeoutSeconds, allowedRedirectURLs: [URL] = [],
-        backend: BackendConfig = BackendConfig(), providers: [String: ProviderConfig] = [:]
+        backend: BackendConfig = BackendConfig(), providers: [String: ProviderConfig] = [:],
+        stateKey: SecretReference? = nil, previousStateKeys: [SecretReference] = [],
+        requireResultChallenge: Bool = true,
+        startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = []
     ) {
         self.listen = listen
         self.publicURL = publicURL
@@ -50,6 +65,11 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
         self.allowedRedirectURLs = allowedRedirectURLs
         self.backend = backend
         self.providers = providers
+        self.stateKey = stateKey
+        self.previousStateKeys = previousStateKeys
+        self.requireResultChallenge = requireResultChallenge
+        self.startRateLimit = startRateLimit
+        self.trustedProxies = trustedProxies
     }
 
     /// The redirect URI sent to every IdP: `publicURL + "/__/auth/handler"`; nil when publicURL is not set.

@@ -33,8 +33,10 @@ extension ConfigValidator {
     }
 
     /// A whole number greater than zero, or nil after reporting why not.
-    mutating func positiveInteger(_ value: ConfigJSONValue, at path: ConfigPath) -> Int? {
-        let expected = "expected a positive whole number of seconds"
+    mutating func positiveInteger(
+        _ value: ConfigJSONValue, at path: ConfigPath, counting unit: String = "seconds"
+    ) -> Int? {
+        let expected = "expected a positive whole number of \(unit)"
         switch value {
         case .integer(let number) where number > 0 && number <= Int64(Int32.max):
             return Int(number)
@@ -46,6 +48,15 @@ extension ConfigValidator {
             fail(path, "\(expected), got \(value.typeName)")
         }
         return nil
+    }
+
+    /// `true` or `false`, or nil after reporting why not.
+    mutating func boolean(_ value: ConfigJSONValue, at path: ConfigPath) -> Bool? {
+        guard case .bool(let flag) = value else {
+            fail(path, "expected true or false, got \(value.typeName)")
+            return nil
+        }
+        return flag
     }
 
     /// One of an enumeration's raw values, or nil after listing the accepted ones.

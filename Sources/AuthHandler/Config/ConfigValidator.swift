@@ -13,9 +13,11 @@ struct ConfigValidator {
 
     static let topLevelKeys = [
         "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "providerTimeoutSeconds",
-        "allowedRedirectURLs", "backend", "providers",
+        "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
+        "startRateLimit", "trustedProxies",
     ]
     static let storeKeys = ["kind", "path"]
+    static let startRateLimitKeys = ["perMinute", "burst"]
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
         "protocol", "consumerKey", "consumerSecret", "clientId", "clientSecret", "issuer", "endpoints", "scopes",
@@ -51,6 +53,27 @@ struct ConfigValidator {
             let seconds = positiveInteger(value, at: path.key("providerTimeoutSeconds"))
         {
             config.providerTimeoutSeconds = seconds
+        }
+        if let value = fields["stateKey"] { config.stateKey = stateKey(value, at: path.key("stateKey")) }
+        if let value = fields["previousStateKeys"] {
+            config.previousStateKeys = previousStateKeys(value, at: path.key("previousStateKeys"))
+        }
+        if let value = fields["requireResultChallenge"],
+            let required = boolean(value, at: path.key("requireResultChallenge"))
+        {
+            config.requireResultChallenge = required
+            if !required {
+                warn(
+                    path.key("requireResultChallenge"),
+                    "is false: a start need not carry resultChallenge, so whoever obtains a result code can redeem it; "
+                        + "every app must then check that a redeemed result's eventId is one it started itself")
+            }
+        }
+        if let value = fields["startRateLimit"] {
+            config.startRateLimit = startRateLimit(value, at: path.key("startRateLimit"))
+        }
+        if let value = fields["trustedProxies"] {
+            config.trustedProxies = trustedProxies(value, at: path.key("trustedProxies"))
         }
         if let value = fields["allowedRedirectURLs"] {
             config.allowedRedirectURLs = redirectURLs(value, at: path.key("allowedRedirectURLs"))
@@ -215,6 +238,61 @@ struct ConfigValidator {
             ignored(["apiKey", "tenantId"], "webhook")
         }
         return backend
+    }
+
+    private mutating func stateKey(_ value: ConfigJSONValue, at path: ConfigPath) -> SecretReference? {
+        guard let reference = secret(value, at: path) else { return nil }
+        // An unresolvable reference was reported by secret(); only a value that was read is checked here.
+        if resolvesSecrets, let key = try? reference.resolve(in: environment), StateKeyFormat.decode(key) == nil {
+            fail(path, "the value of \(reference) is not a state key; \(StateKeyFormat.expectation)")
+        }
+        return reference
+    }
+
+    private mutating func previousStateKeys(_ value: ConfigJSONValue, at path: ConfigPath) -> [SecretReference] {
+        guard case .array(let items) = value else {
+            fail(path, "expected an array of secret references, got \(value.typeName)")
+            return []
+        }
+        return items.enumerated().compactMap { index, item in stateKey(item, at: path.index(index)) }
+    }
+
+    private mutating func startRateLimit(_ value: ConfigJSONValue, at path: ConfigPath) -> StartRateLimit {
+        var limit = StartRateLimit.default
+        guard let fields = object(value, at: path, allowedKeys: Self.startRateLimitKeys) else { return limit }
+        if let perMinute = fields["perMinute"].flatMap({
+            positiveInteger($0, at: path.key("perMinute"), counting: "starts per minute")
+        }) {
+            limit.perMinute = perMinute
+        }
+        if let burst = fields["burst"].flatMap({ positiveInteger($0, at: path.key("burst"), counting: "starts") }) {
+            limit.burst = burst
+        }
+        return limit
+    }
+
+    private mutating func trustedProxies(_ value: ConfigJSONValue, at path: ConfigPath) -> [IPAddressRange] {
+        guard case .array(let items) = value else {
+            fail(path, "expected an array of IP addresses or CIDR blocks, got \(value.typeName)")
+            return []
+        }
+        var ranges: [IPAddressRange] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = path.index(index)
+            guard let text = string(item, at: itemPath) else { continue }
+            guard let range = IPAddressRange(parsing: text) else {
+                fail(
+                    itemPath,
+                    "\(Self.quote(text)) is not an IP address; expected an IPv4 or IPv6 address (10.0.0.1, ::1) "
+                        + "or a CIDR block (10.0.0.0/8, fd00::/8), without brackets or port")
+                continue
+            }
+            if range.prefixLength == 0 {
+                warn(itemPath, "trusts every address, so any client can choose the address it is limited as")
+            }
+            ranges.append(range)
+        }
+        return ranges
     }
 
     private mutating func providers(_ value: ConfigJSONValue, at path: ConfigPath) -> [String: ProviderConfig] {

@@ -1,0 +1,17 @@
+/// `startRateLimit` in the config (CONTRACT §2): a token bucket per client address for starts that must
+/// call the provider first.
+public struct StartRateLimit: Sendable, Hashable, Codable {
+    /// Sustained starts per minute per client (the bucket's refill rate).
+    public var perMinute: Int
+    /// Starts a client may make at once before the rate applies (the bucket's capacity).
+    public var burst: Int
+
+    /// The documented default: 30 per minute, bursts of 10.
+    public static let `default` = StartRateLimit(perMinute: 30, burst: 10)
+
+    /// Creates a limit.
+    public init(perMinute: Int, burst: Int) {
+        self.perMinute = perMinute
+        self.burst = burst
+    }
+}
