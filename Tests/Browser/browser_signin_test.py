@@ -308,6 +308,7 @@ class Browser:
         for path in (CHROMIUM, CHROMEDRIVER):
             check(os.access(path, os.X_OK), "%s is missing; install the Debian packages chromium and "
                   "chromium-driver (scripts/install-deps.sh test)" % path)
+        self.name = name
         self.profile = os.path.join(directory, "chromium-" + name)
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
@@ -472,7 +473,7 @@ class Case:
         self.browsers = []
 
     def browser(self, name):
-        browser = Browser(self.servers.directory, "%s-%d" % (name, len(self.browsers)))
+        browser = Browser(self.servers.directory, name)
         self.browsers.append(browser)
         return browser
 
@@ -483,7 +484,7 @@ class Case:
                 names = browser.collect_cookie_names()
             except Exception:
                 names = browser.cookie_names
-            notes.append("%s" % (", ".join(names) or "none"))
+            notes.append("%s: %s" % (browser.name, ", ".join(names) or "none"))
             browser.quit()
         return "; ".join(notes)
 
