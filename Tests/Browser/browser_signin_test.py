@@ -4,7 +4,7 @@
 Run with Debian's /usr/bin/python3 (it has python3-selenium); `make browser-test` builds and runs it.
 Every server is started here on 127.0.0.1:0 and found through its "listening on" line; every process and
 browser is stopped at the end, also on failure. Nothing but loopback is contacted: Chromium's host resolver
-maps every name except `localhost` to NOTFOUND, and its background services are switched off.
+maps every name but `localhost` (and the literal 127.0.0.1) to NOTFOUND, and its background services are switched off.
 
 Two sites. The handler is browsed as `127.0.0.1` (its publicURL is the bound address, the default) and the
 fake IdP's browser-facing pages as `localhost`, so every hop between them is cross-site and Chromium applies
@@ -329,8 +329,9 @@ class Browser:
         try:
             self.driver = webdriver.Chrome(service=service, options=options)
         except Exception as error:  # WebDriverException, OSError: both mean no browser
+            message = (getattr(error, "msg", None) or str(error) or type(error).__name__).strip().splitlines()[0]
             raise TestFailure("Chromium (%s) or chromedriver (%s) did not start: %s"
-                              % (CHROMIUM, CHROMEDRIVER, str(error).strip().splitlines()[0:3]))
+                              % (CHROMIUM, CHROMEDRIVER, message))
         self.driver.set_page_load_timeout(STEP_TIMEOUT)
         self.cookie_names = []
         self.events = []
@@ -486,7 +487,7 @@ class Case:
                 names = browser.cookie_names
             notes.append("%s: %s" % (browser.name, ", ".join(names) or "none"))
             browser.quit()
-        return "; ".join(notes)
+        return "; ".join(notes) or "(no browser)"
 
 
 def sign_in_through_login_page(case, browser, provider, user="alice"):
