@@ -3,7 +3,7 @@ SWIFT ?= swift
 BINARY = .build/debug/auth-handler
 SWIFT_SOURCES = Package.swift Sources Tests
 
-.PHONY: all deps build release demo test lint format bench clean
+.PHONY: all deps build release demo test browser-test lint format bench clean
 
 all: build
 
@@ -26,8 +26,8 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-## The whole suite: dependencies, formatting, unit, process and end-to-end tests.
-## In four runs: the HTTP layer's tests assert timing (200 concurrent requests in under 2 s, keep-alive,
+## The whole suite: dependencies, formatting, unit, process, end-to-end and real-browser tests.
+## The Swift tests run in four runs: the HTTP layer's tests assert timing (200 concurrent requests in under 2 s, keep-alive,
 ## idle time-outs) and must not share the two cores' cooperative threads with CPU-bound crypto tests
 ## (RSA key generation) or with the end-to-end tests' processes. Each run has a hard time limit, so a
 ## hung test fails the run instead of stalling CI.
@@ -39,6 +39,16 @@ test: deps lint
 	$(TEST) --filter AuthHandlerTests --skip 'AuthHandlerTests\.HTTP'
 	$(TEST) --filter FakeIdPTests
 	$(TEST) --filter EndToEndTests
+	$(BROWSER_TEST)
+
+## Real-browser sign-ins: headless Chromium through chromedriver against `serve` and `fake-idp`
+## (Tests/Browser/). Debian's python3 has python3-selenium. `timeout` sends SIGTERM first, so the test stops
+## its browsers and servers; SIGKILL 15 s later if it has not.
+BROWSER_TEST_TIME_LIMIT ?= 300
+BROWSER_PYTHON ?= /usr/bin/python3
+BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_signin_test.py
+browser-test: build
+	$(BROWSER_TEST)
 
 bench:
 	@scripts/install-deps.sh bench

@@ -9,6 +9,8 @@ packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite
 if [[ $level == test || $level == bench ]]; then
     # Independent reference implementations the test suite checks our protocol code against.
     packages+=(python3 python3-oauthlib python3-jwt)
+    # The real-browser test (Tests/Browser/): headless Chromium driven through WebDriver.
+    packages+=(chromium chromium-driver python3-selenium)
 fi
 if [[ $level == bench ]]; then
     packages+=(wrk hyperfine nginx-light openssl)

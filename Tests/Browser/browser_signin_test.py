@@ -1,0 +1,652 @@
+#!/usr/bin/python3
+"""Real-browser sign-in tests: headless Chromium (WebDriver) against `auth-handler serve` and `auth-handler fake-idp`.
+
+Run with Debian's /usr/bin/python3 (it has python3-selenium); `make browser-test` builds and runs it.
+Every server is started here on 127.0.0.1:0 and found through its "listening on" line; every process and
+browser is stopped at the end, also on failure. Nothing but loopback is contacted: Chromium's host resolver
+maps every name but `localhost` (and the literal 127.0.0.1) to NOTFOUND, and its background services are switched off.
+
+Two sites. The handler is browsed as `127.0.0.1` (its publicURL is the bound address, the default) and the
+fake IdP's browser-facing pages as `localhost`, so every hop between them is cross-site and Chromium applies
+its SameSite rules as it would in production. This way round because the fake IdP only accepts redirect URIs
+on 127.0.0.1/[::1] and sends `iss` = its bound address + "/oidc", and because the handler's port is known
+only after it binds: a `localhost` publicURL would have to be written into its config before that (race).
+So the OIDC providers keep `issuer` = http://127.0.0.1:Q/oidc (discovery, token, userinfo, JWKS and the
+RFC 9207 `iss` check all stay on 127.0.0.1, server to server) and override only the browser-facing
+`endpoints.authorization` with http://localhost:Q/oidc/authorize; the registry keeps explicit endpoints
+and lets discovery fill the rest. Twitter's `authorize` is on localhost likewise. The fake IdP's login
+form posts to a relative path, so the user stays on localhost until the IdP sends the browser back.
+
+Prints one line per case, the Set-Cookie names (never values) each case saw, and a closing line
+`N passed, N failed`; exits 1 on any failure. Chromium or chromedriver not starting is a failure.
+"""
+
+import base64
+import ctypes
+import hashlib
+import http.server
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.parse
+import urllib.request
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.environ.get("AUTH_HANDLER_BINARY", os.path.join(REPO, ".build", "debug", "auth-handler"))
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+# Debian's /usr/bin/chromium is a shell wrapper that adds flags from /etc/chromium.d; run the binary itself.
+CHROMIUM = os.environ.get(
+    "CHROMIUM", "/usr/lib/chromium/chromium" if os.path.exists("/usr/lib/chromium/chromium") else "/usr/bin/chromium")
+STEP_TIMEOUT = 20  # seconds for any one wait: a server's first line, a page, a redirect
+USERS = {"alice": "alice@example.com", "bob": "bob@example.com"}
+
+
+class TestFailure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise TestFailure(message)
+
+
+# MARK: processes
+
+
+def _die_with_parent():
+    """In the child before exec: SIGTERM it when this test process dies, even by SIGKILL (prctl PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+
+
+class ServerProcess:
+    """A child process whose stdout is read line by line on a thread; stderr goes to a file, shown on failure."""
+
+    def __init__(self, name, argv, directory):
+        self.name = name
+        self.stderr_path = os.path.join(directory, name + ".stderr")
+        self.lines = []
+        self.closed = False
+        self.changed = threading.Condition()
+        with open(self.stderr_path, "wb") as stderr:
+            self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+                                            preexec_fn=_die_with_parent)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for raw in self.process.stdout:
+            with self.changed:
+                self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+                self.changed.notify_all()
+        with self.changed:
+            self.closed = True
+            self.changed.notify_all()
+
+    def wait_for_line(self, prefix):
+        """The rest of the first stdout line starting with `prefix`; fails when the process exits or is silent."""
+        deadline = time.monotonic() + STEP_TIMEOUT
+        with self.changed:
+            while True:
+                for line in self.lines:
+                    if line.startswith(prefix):
+                        return line[len(prefix):].strip()
+                remaining = deadline - time.monotonic()
+                if self.closed or remaining <= 0:
+                    break
+                self.changed.wait(remaining)
+        self.stop()
+        raise TestFailure(
+            "%s did not print %r within %d s (exit status %s); stderr: %s"
+            % (self.name, prefix, STEP_TIMEOUT, self.process.poll(), self.stderr_tail()))
+
+    def stderr_tail(self, limit=2000):
+        try:
+            with open(self.stderr_path, "rb") as handle:
+                return handle.read().decode("utf-8", "replace")[-limit:]
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+class AppServer:
+    """The app behind redirectUrl: records the code / eventId / error each sign-in brings back."""
+
+    def __init__(self):
+        self.arrivals = {}  # eventId -> the query it arrived with
+        self.changed = threading.Condition()
+        app = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                url = urllib.parse.urlsplit(self.path)
+                if url.path != "/app":
+                    self.send_error(404)
+                    return
+                query = dict(urllib.parse.parse_qsl(url.query))
+                with app.changed:
+                    app.arrivals.setdefault(query.get("eventId", ""), []).append(query)
+                    app.changed.notify_all()
+                outcome = "error: " + query["error"] if "error" in query else "signed in" if "code" in query else "?"
+                body = ("<!doctype html><title>app</title><p id=\"outcome\">%s</p>" % outcome).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *arguments):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/app" % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for(self, event_id):
+        """The query of the first arrival carrying `event_id`."""
+        deadline = time.monotonic() + STEP_TIMEOUT
+        with self.changed:
+            while event_id not in self.arrivals:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TestFailure("the browser did not reach the app with eventId %s within %d s"
+                                      % (event_id, STEP_TIMEOUT))
+                self.changed.wait(remaining)
+            return self.arrivals[event_id][0]
+
+    def arrived(self, event_id):
+        with self.changed:
+            return event_id in self.arrivals
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class Servers:
+    """The fake IdP, the handler and the app, all on 127.0.0.1:0."""
+
+    def __init__(self):
+        self.directory = tempfile.mkdtemp(prefix="auth-handler-browser-")
+        self.processes = []
+        self.app = None
+
+    def start(self):
+        check(os.access(BINARY, os.X_OK), "%s is not built; run `swift build` first" % BINARY)
+        idp = self._spawn("fake-idp", [BINARY, "fake-idp", "--listen", "127.0.0.1:0"])
+        self.idp_url = idp.wait_for_line("fake-idp listening on ")
+        port = urllib.parse.urlsplit(self.idp_url).port
+        check(urllib.parse.urlsplit(self.idp_url).hostname == "127.0.0.1" and port,
+              "unexpected fake IdP address %s" % self.idp_url)
+        self.idp_browser_url = "http://localhost:%d" % port  # the same server, browsed as another site
+        self.app = AppServer()
+        config = os.path.join(self.directory, "config.json")
+        with open(config, "w") as handle:
+            json.dump(self._config(), handle, indent=2)
+        handler = self._spawn("auth-handler", [BINARY, "serve", "--config", config])
+        self.handler_url = handler.wait_for_line("auth-handler listening on ")
+        check(self.handler_url.startswith("http://127.0.0.1:"), "unexpected handler address %s" % self.handler_url)
+        self.handler = handler
+
+    def _spawn(self, name, argv):
+        process = ServerProcess(name, argv, self.directory)
+        self.processes.append(process)
+        return process
+
+    def _secret(self, name, value):
+        path = os.path.join(self.directory, name)
+        with open(path, "w") as handle:
+            handle.write(value)
+        return {"file": path}
+
+    def _config(self):
+        idp, browse = self.idp_url, self.idp_browser_url
+        client = {"clientId": "fake-client-id", "clientSecret": self._secret("client-secret", "fake-client-secret")}
+        return {
+            "listen": ["127.0.0.1:0"],
+            "store": {"kind": "sqlite", "path": os.path.join(self.directory, "state.sqlite")},
+            "allowedRedirectURLs": ["http://127.0.0.1/app"],  # any port on loopback (RFC 8252 §7.3)
+            "providerTimeoutSeconds": 5,
+            "backend": {"kind": "none"},
+            "providers": {
+                "google.com": dict(client, issuer=idp + "/oidc",
+                                   endpoints={"authorization": browse + "/oidc/authorize"}),
+                "apple.com": dict(client, issuer=idp + "/oidc", responseMode="form_post",
+                                  endpoints={"authorization": browse + "/oidc/authorize"}),
+                "twitter.com": {
+                    "consumerKey": "fake-consumer-key",
+                    "consumerSecret": self._secret("twitter-secret", "fake-consumer-secret"),
+                    "endpoints": {
+                        "requestToken": idp + "/oauth1/request_token",
+                        "authorize": browse + "/oauth1/authenticate",
+                        "accessToken": idp + "/oauth1/access_token",
+                        "profile": idp + "/oauth1/account/verify_credentials.json?include_email=true"}},
+            },
+        }
+
+    def stop(self):
+        for process in reversed(self.processes):
+            process.stop()
+        if self.app:
+            self.app.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def failure_context(self):
+        return "\n".join("  %s stderr (tail): %s" % (process.name, process.stderr_tail(1200).strip())
+                         for process in self.processes)
+
+
+# MARK: sign-ins
+
+
+class SignIn:
+    """One start request: a random result verifier and eventId, and the start URL carrying them."""
+
+    def __init__(self, servers, provider):
+        self.provider = provider
+        self.verifier = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(self.verifier.encode()).digest()).rstrip(b"=").decode()
+        self.event_id = "browser-" + secrets.token_hex(8)
+        self.start_url = servers.handler_url + "/__/auth/handler?" + urllib.parse.urlencode({
+            "providerId": provider, "redirectUrl": servers.app.url, "eventId": self.event_id,
+            "resultChallenge": challenge})
+
+
+def redeem(servers, sign_in, arrival, user="alice"):
+    """POST /__/auth/result with the code and verifier, as the app's server would; checks the answer."""
+    check("error" not in arrival, "the app got error=%s (%s) instead of a code"
+          % (arrival.get("error"), arrival.get("error_description", "")))
+    check(arrival.get("code"), "the app got no code")
+    check(arrival.get("eventId") == sign_in.event_id, "the eventId did not come back unchanged")
+    body = urllib.parse.urlencode({"code": arrival["code"], "verifier": sign_in.verifier}).encode()
+    request = urllib.request.Request(servers.handler_url + "/__/auth/result", data=body, method="POST", headers={
+        "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=STEP_TIMEOUT) as response:
+            status, text = response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        status, text = error.code, error.read().decode()
+    check(status == 200, "redeeming answered %d: %s" % (status, text[:300]))
+    result = json.loads(text)
+    check(result.get("providerId") == sign_in.provider,
+          "redeemed providerId %r, expected %r" % (result.get("providerId"), sign_in.provider))
+    check(result.get("eventId") == sign_in.event_id, "the redeemed result has another eventId")
+    profile = result.get("profile") or {}
+    field, expected = ("screenName", user) if sign_in.provider == "twitter.com" else ("email", USERS[user])
+    check(profile.get(field) == expected, "profile %s %r, expected %r" % (field, profile.get(field), expected))
+    check(profile.get("id"), "the profile has no id")
+
+
+# MARK: the browser
+
+
+class Browser:
+    """One headless Chromium with its own empty profile, driven by chromedriver."""
+
+    def __init__(self, directory, name):
+        try:
+            from selenium import webdriver
+            from selenium.webdriver.chrome.service import Service
+        except ImportError as error:
+            raise TestFailure("python3-selenium is not importable by %s (%s); install the Debian package "
+                              "python3-selenium (scripts/install-deps.sh test)" % (sys.executable, error))
+        for path in (CHROMIUM, CHROMEDRIVER):
+            check(os.access(path, os.X_OK), "%s is missing; install the Debian packages chromium and "
+                  "chromium-driver (scripts/install-deps.sh test)" % path)
+        self.name = name
+        self.profile = os.path.join(directory, "chromium-" + name)
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in [
+            "--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+            "--user-data-dir=" + self.profile, "--no-first-run", "--no-default-browser-check",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--disable-default-apps", "--disable-extensions", "--disable-domain-reliability",
+            "--disable-client-side-phishing-detection", "--disable-breakpad", "--no-pings",
+            "--metrics-recording-only", "--password-store=basic", "--use-mock-keychain",
+            "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication",
+            # Resolve nothing but the two loopback sites: nothing off this machine can be reached by name.
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
+        ]:
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+        service = Service(CHROMEDRIVER, log_path=os.path.join(directory, "chromedriver-%s.log" % name))
+        try:
+            self.driver = webdriver.Chrome(service=service, options=options)
+        except Exception as error:  # WebDriverException, OSError: both mean no browser
+            message = (getattr(error, "msg", None) or str(error) or type(error).__name__).strip().splitlines()[0]
+            raise TestFailure("Chromium (%s) or chromedriver (%s) did not start: %s"
+                              % (CHROMIUM, CHROMEDRIVER, message))
+        self.driver.set_page_load_timeout(STEP_TIMEOUT)
+        self.cookie_names = []
+        self.events = []
+
+    def wait(self, condition, what):
+        from selenium.common.exceptions import TimeoutException
+        from selenium.webdriver.support.ui import WebDriverWait
+        try:
+            return WebDriverWait(self.driver, STEP_TIMEOUT).until(condition)
+        except TimeoutException:
+            raise TestFailure("timed out waiting for %s; the browser is at %s" % (what, self.location()))
+
+    def location(self):
+        """The current URL without its query (which may hold a state or a code)."""
+        try:
+            return self.driver.current_url.split("?")[0]
+        except Exception:
+            return "(unknown)"
+
+    def at_login_page(self, servers):
+        """Waits for the fake IdP's login page, on the IdP's browser-facing (localhost) site."""
+        from selenium.webdriver.common.by import By
+        self.wait(lambda driver: driver.current_url.startswith(servers.idp_browser_url)
+                  and driver.find_elements(By.ID, "approve"), "the fake IdP's login page")
+
+    def approve(self, user):
+        from selenium.webdriver.common.by import By
+        field = self.driver.find_element(By.ID, "user")
+        field.clear()
+        field.send_keys(user)
+        self.driver.find_element(By.ID, "approve").click()
+
+    def document_status(self, url):
+        """The HTTP status of the last response to `url` this browser received, from the performance log."""
+        status = None
+        for message in self._performance_log():
+            if message.get("method") == "Network.responseReceived":
+                response = message["params"].get("response", {})
+                if response.get("url") == url:
+                    status = response.get("status")
+        return status
+
+    def _performance_log(self):
+        """Every DevTools network event since the last call (kept, so that each caller sees them all)."""
+        self.events.extend(json.loads(entry["message"])["message"] for entry in self.driver.get_log("performance"))
+        return self.events
+
+    def collect_cookie_names(self):
+        """Names (never values) of the cookies the responses so far set, with the host that set them."""
+        urls = {}
+        for message in self._performance_log():
+            method, params = message.get("method"), message.get("params", {})
+            if method == "Network.requestWillBeSent":
+                urls[params.get("requestId")] = params.get("request", {}).get("url", "")
+            elif method == "Network.responseReceivedExtraInfo":
+                for name, value in (params.get("headers") or {}).items():
+                    if name.lower() != "set-cookie":
+                        continue
+                    host = urllib.parse.urlsplit(urls.get(params.get("requestId"), "")).netloc or "?"
+                    for cookie in value.split("\n"):
+                        entry_name = "%s@%s" % (cookie.split("=", 1)[0].strip(), host)
+                        if entry_name not in self.cookie_names:
+                            self.cookie_names.append(entry_name)
+        return self.cookie_names
+
+    def quit(self):
+        try:
+            self.driver.quit()
+        except Exception:
+            pass
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class HeldRequest:
+    """Holds `browser`'s next request matching `pattern` (a CDP Fetch pattern) and fails it inside the browser.
+
+    The request never leaves the browser; `url()` is the URL it would have requested. This uses its own DevTools
+    connection to the page (chromedriver's `execute_cdp_cmd` cannot receive the `Fetch.requestPaused` event, a
+    paused navigation stalls every chromedriver command, and `Network.setBlockedURLs` does not block top-level
+    navigations in Chromium 156: measured). Chromedriver's window handle is the page's DevTools target id.
+    """
+
+    def __init__(self, browser, pattern):
+        try:
+            import trio
+            from trio_websocket import open_websocket_url
+        except ImportError as error:
+            raise TestFailure("trio / trio-websocket (dependencies of python3-selenium) are missing: %s" % error)
+        with open(os.path.join(browser.profile, "DevToolsActivePort")) as handle:
+            port = handle.read().split()[0]
+        socket_url = "ws://127.0.0.1:%s/devtools/page/%s" % (port, browser.driver.current_window_handle)
+        self.ready = threading.Event()
+        self.result = {}
+
+        async def call(connection, identifier, method, params):
+            await connection.send_message(json.dumps({"id": identifier, "method": method, "params": params}))
+            while json.loads(await connection.get_message()).get("id") != identifier:
+                pass
+
+        async def hold():
+            with trio.fail_after(2 * STEP_TIMEOUT):
+                async with open_websocket_url(socket_url) as connection:
+                    await call(connection, 1, "Fetch.enable", {"patterns": [
+                        {"urlPattern": pattern, "requestStage": "Request"}]})
+                    self.ready.set()
+                    while True:
+                        message = json.loads(await connection.get_message())
+                        if message.get("method") == "Fetch.requestPaused":
+                            break
+                    self.result["url"] = message["params"]["request"]["url"]
+                    await call(connection, 2, "Fetch.failRequest", {
+                        "requestId": message["params"]["requestId"], "errorReason": "BlockedByClient"})
+                    await call(connection, 3, "Fetch.disable", {})
+
+        def run():
+            try:
+                trio.run(hold)
+            except BaseException as error:  # trio.TooSlowError, a closed socket: reported by url()
+                self.result["error"] = "%s: %s" % (type(error).__name__, error)
+            finally:
+                self.ready.set()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        self.ready.wait(STEP_TIMEOUT)
+        check(self.ready.is_set() and "error" not in self.result,
+              "could not hold requests through DevTools: %s" % self.result.get("error", "no answer"))
+
+    def url(self):
+        self.thread.join(2 * STEP_TIMEOUT + 5)
+        check("url" in self.result, "no request was held: %s" % self.result.get("error", "the thread is still waiting"))
+        return self.result["url"]
+
+
+class Case:
+    """What a test function gets: the servers, and browsers that are closed when it ends."""
+
+    def __init__(self, servers):
+        self.servers = servers
+        self.browsers = []
+
+    def browser(self, name):
+        browser = Browser(self.servers.directory, name)
+        self.browsers.append(browser)
+        return browser
+
+    def close(self):
+        notes = []
+        for browser in self.browsers:
+            try:
+                names = browser.collect_cookie_names()
+            except Exception:
+                names = browser.cookie_names
+            notes.append("%s: %s" % (browser.name, ", ".join(names) or "none"))
+            browser.quit()
+        return "; ".join(notes) or "(no browser)"
+
+
+def sign_in_through_login_page(case, browser, provider, user="alice"):
+    servers = case.servers
+    sign_in = SignIn(servers, provider)
+    browser.driver.get(sign_in.start_url)
+    browser.at_login_page(servers)
+    browser.approve(user)
+    arrival = servers.app.wait_for(sign_in.event_id)
+    browser.wait(lambda driver: driver.current_url.startswith(servers.app.url), "the app's page")
+    redeem(servers, sign_in, arrival, user)
+
+
+# MARK: cases
+
+
+def test_google_oidc_query_through_login_page(case):
+    """google.com (OIDC, query response mode): the IdP's 302 back is a cross-site top-level GET."""
+    sign_in_through_login_page(case, case.browser("google"), "google.com", user="bob")
+
+
+def test_apple_style_form_post(case):
+    """apple.com (responseMode form_post): the IdP's page auto-submits a cross-site POST to the handler."""
+    sign_in_through_login_page(case, case.browser("apple"), "apple.com")
+
+
+def test_twitter_oauth1(case):
+    """twitter.com (OAuth 1.0a): request token, the IdP's authorize page, the verifier back to the handler."""
+    sign_in_through_login_page(case, case.browser("twitter"), "twitter.com")
+
+
+def test_three_sign_ins_in_one_browser(case):
+    """Three sign-ins started in three tabs of one browser, all waiting at the IdP, then completed in turn."""
+    servers = case.servers
+    browser = case.browser("tabs")
+    driver = browser.driver
+    started = []
+    for index, (provider, user) in enumerate([("google.com", "alice"), ("twitter.com", "bob"),
+                                              ("google.com", "bob")]):
+        if index:
+            driver.switch_to.new_window("tab")
+        sign_in = SignIn(servers, provider)
+        driver.get(sign_in.start_url)
+        browser.at_login_page(servers)
+        started.append((driver.current_window_handle, sign_in, user))
+    for handle, sign_in, user in started:
+        check(not servers.app.arrived(sign_in.event_id), "a sign-in reached the app before it was approved")
+    for handle, sign_in, user in started:
+        driver.switch_to.window(handle)
+        browser.approve(user)
+        arrival = servers.app.wait_for(sign_in.event_id)
+        browser.wait(lambda driver: driver.current_url.startswith(servers.app.url), "the app's page")
+        redeem(servers, sign_in, arrival, user)
+
+
+def test_callback_is_bound_to_the_starting_browser(case):
+    """The IdP's callback opened in another browser (no cookies) is 400 invalid-state; browser A then completes."""
+    from selenium.webdriver.common.by import By
+    servers = case.servers
+    callback_prefix = servers.handler_url + "/__/auth/handler?"
+    a = case.browser("A")
+    sign_in = SignIn(servers, "google.com")
+    a.driver.get(sign_in.start_url)
+    a.at_login_page(servers)
+    # Hold the IdP's redirect back: A's request to the handler is failed inside the browser
+    # (ERR_BLOCKED_BY_CLIENT), so the callback is captured without A ever delivering it.
+    held = HeldRequest(a, servers.handler_url + "/__/auth/handler?*")
+    a.approve("alice")
+    callback = held.url()
+    a.wait(lambda driver: driver.current_url.startswith(callback_prefix), "A's error page for the held callback")
+    query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(callback).query))
+    check("state" in query and "code" in query, "the captured callback has no state and code")
+    check(not servers.app.arrived(sign_in.event_id), "browser A delivered the callback despite the block")
+
+    b = case.browser("B")
+    b.driver.get(callback)
+    b.wait(lambda driver: driver.find_elements(By.ID, "error-code") or driver.current_url.startswith(servers.app.url),
+           "browser B's answer to the callback")
+    if servers.app.arrived(sign_in.event_id):
+        arrival = servers.app.wait_for(sign_in.event_id)
+        raise TestFailure("browser B, without A's cookie, was sent to the app (%s) instead of getting "
+                          "400 invalid-state" % ("with a code" if "code" in arrival else "with error=%s"
+                                                 % arrival.get("error")))
+    status = b.document_status(callback)
+    check(status == 400, "browser B's callback answered %s, expected 400" % status)
+    codes = [element.text for element in b.driver.find_elements(By.ID, "error-code")]
+    check(codes == ["invalid-state"], "browser B got the error page with %r, expected invalid-state" % codes)
+    check(b.driver.current_url.startswith(callback_prefix), "browser B left the handler's error page")
+
+    a.driver.get(callback)
+    arrival = servers.app.wait_for(sign_in.event_id)
+    a.wait(lambda driver: driver.current_url.startswith(servers.app.url), "the app's page in browser A")
+    redeem(servers, sign_in, arrival)
+
+
+CASES = [
+    test_google_oidc_query_through_login_page,
+    test_apple_style_form_post,
+    test_twitter_oauth1,
+    test_three_sign_ins_in_one_browser,
+    test_callback_is_bound_to_the_starting_browser,
+]
+
+
+def main():
+    selected = [case for case in CASES if len(sys.argv) < 2 or any(name in case.__name__ for name in sys.argv[1:])]
+    passed = failed = 0
+    servers = Servers()
+    began = time.monotonic()
+    try:
+        try:
+            servers.start()
+            setup_error = None
+        except TestFailure as error:
+            setup_error = str(error)
+        except Exception as error:
+            setup_error = "%s: %s" % (type(error).__name__, error)
+        for test in selected:
+            started = time.monotonic()
+            if setup_error:
+                failed += 1
+                print("FAIL %s: the servers did not start: %s" % (test.__name__, setup_error), flush=True)
+                continue
+            case = Case(servers)
+            error = None
+            try:
+                test(case)
+            except TestFailure as failure:
+                error = str(failure)
+            except Exception as unexpected:
+                # WebDriver errors carry chromedriver's native stack trace: keep the message and our frames.
+                message = getattr(unexpected, "msg", None) or str(unexpected)
+                frames = traceback.format_tb(unexpected.__traceback__)
+                error = "%s: %s\n%s" % (type(unexpected).__name__, message.strip(),
+                                        "".join(frame for frame in frames if __file__ in frame).rstrip())
+            finally:
+                cookies = case.close()
+            took = time.monotonic() - started
+            if error:
+                failed += 1
+                print("FAIL %s (%.1f s): %s" % (test.__name__, took, error), flush=True)
+                print("  Set-Cookie names seen: %s" % cookies, flush=True)
+                print(servers.failure_context(), flush=True)
+            else:
+                passed += 1
+                print("ok   %s (%.1f s)" % (test.__name__, took), flush=True)
+                print("  Set-Cookie names seen: %s" % cookies, flush=True)
+    finally:
+        servers.stop()
+    print("browser tests took %.1f s" % (time.monotonic() - began), flush=True)
+    print("%d passed, %d failed" % (passed, failed), flush=True)
+    return 1 if failed or not selected else 0
+
+
+def _terminated(signum, frame):
+    # `timeout` sends SIGTERM first: unwind, so that every browser and server is stopped on the way out.
+    raise SystemExit("terminated by signal %d" % signum)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _terminated)
+    sys.exit(main())
