@@ -170,6 +170,41 @@ struct EndToEndOnceTests {
         }
     }
 
+    @Test("the --once port takes only its own sign-in's callback: no start, no /__/auth/result, no other browser")
+    func onceServesOnlyItsCallback() async throws {
+        try await withOnce { harness in
+            let run = try harness.google()
+            defer { run.terminateIfRunning() }
+            let url = try await OnceHarness.signInURL(run)
+            let query = try FormURLEncoding.decode(String(url.split(separator: "?", maxSplits: 1)[1]))
+            let redirectURI = try #require(query.first(named: "redirect_uri"))
+            let base = String(redirectURI.dropLast("/__/auth/handler".count))
+            let json: HTTPHeaders = ["Accept": "application/json"]
+            let start = try await harness.browser.send(
+                HTTPRequest(
+                    method: "GET",
+                    url: base + "/__/auth/handler?providerId=google.com&redirectUrl="
+                        + FormURLEncoding.percentEncode("http://127.0.0.1:1/__/auth/done"),
+                    headers: json))
+            #expect(start.status == 404, "\(start.text)")
+            #expect(start.errorCode == "not-found")
+            let redeem = try await harness.browser.send(
+                HTTPRequest(
+                    method: "POST", url: base + "/__/auth/result",
+                    headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+                    body: Array("code=x".utf8)))
+            #expect(redeem.status == 404, "\(redeem.text)")
+            // A callback with another state finds no sign-in of this run.
+            let forged = try await harness.browser.send(
+                HTTPRequest(method: "GET", url: base + "/__/auth/handler?state=forged&code=x", headers: json))
+            #expect(forged.status == 400 && forged.errorCode == "invalid-state")
+            // The run is still waiting, and its own sign-in completes.
+            let (page, _) = try await harness.follow(url)
+            #expect(page.status == 200)
+            #expect(await run.exitCode() == 0, "\(run.standardError)")
+        }
+    }
+
     @Test("OAuth 1.0a: twitter.com with --consumer-key and --consumer-secret-file, exit 0")
     func oauth1SignIn() async throws {
         try await withOnce { harness in

@@ -19,20 +19,10 @@ extension SignInFlow {
             authorization: provider.endpoints.authorization, token: provider.endpoints.token,
             userInfo: provider.endpoints.userInfo, jwks: provider.endpoints.jwks, issuer: provider.issuer,
             sendsIssParameter: false)
-        guard provider.protocolKind == .oidc,
-            let issuerURL = provider.discoveryIssuer
-                ?? provider.issuer.flatMap({
-                    if case .exact(let value) = $0 { return URL(string: value) }
-                    return nil
-                })
-        else { return endpoints }
-        // Discovery only completes what the config left out, so a fully configured provider never needs it.
-        guard provider.needsDiscovery else { return endpoints }
-        let documentIssuer: String? =
-            if case .tenantTemplate(let template) = provider.issuer { template } else { nil }
+        guard let target = Self.discoveryTarget(provider) else { return endpoints }
         let metadata: OIDCProviderMetadata
         do {
-            metadata = try await discovery.metadata(for: issuerURL.absoluteString, documentIssuer: documentIssuer)
+            metadata = try await discovery.metadata(for: target.issuer, documentIssuer: target.documentIssuer)
         } catch {
             throw .providerError("OpenID discovery for \(provider.id) failed: \(error)")
         }
@@ -43,5 +33,29 @@ extension SignInFlow {
         endpoints.issuer = endpoints.issuer ?? .exact(metadata.issuer)
         endpoints.sendsIssParameter = metadata.authorizationResponseIssParameterSupported ?? false
         return endpoints
+    }
+
+    /// The issuer whose discovery document completes `provider`'s endpoints; nil when none is needed.
+    static func discoveryTarget(_ provider: ProviderDescriptor) -> (issuer: String, documentIssuer: String?)? {
+        guard provider.protocolKind == .oidc,
+            let issuerURL = provider.discoveryIssuer
+                ?? provider.issuer.flatMap({
+                    if case .exact(let value) = $0 { return URL(string: value) }
+                    return nil
+                }),
+            // Discovery only completes what the config left out, so a fully configured provider never needs it.
+            provider.needsDiscovery
+        else { return nil }
+        let documentIssuer: String? =
+            if case .tenantTemplate(let template) = provider.issuer { template } else { nil }
+        return (issuerURL.absoluteString, documentIssuer)
+    }
+
+    /// Whether starting a sign-in with `provider` calls the provider first (the OAuth 1.0a request token, a
+    /// discovery not cached): such starts count against the start rate limit (CONTRACT §2 `startRateLimit`).
+    func startCallsProvider(_ provider: ProviderDescriptor) async -> Bool {
+        if provider.protocolKind == .oauth1 { return true }
+        guard let target = Self.discoveryTarget(provider) else { return false }
+        return !(await discovery.isCached(issuer: target.issuer, documentIssuer: target.documentIssuer))
     }
 }

@@ -13,11 +13,20 @@ public struct StartAnswer: Sendable {
 /// Starting a sign-in: CONTRACT §3.1. Nothing is written to the store: the pending sign-in is sealed into the
 /// browser's cookie.
 extension SignInFlow {
-    /// Checks a start request and returns where to send the browser (the IdP) with the sealed pending sign-in.
-    public func start(_ fields: [URLFormField]) async throws(HandlerError) -> StartAnswer {
+    /// Checks a start request from `client` (its address, for the start rate limit; nil for the process's own
+    /// start in `--once`) and returns where to send the browser (the IdP) with the sealed pending sign-in.
+    public func start(_ fields: [URLFormField], client: String? = nil) async throws(HandlerError) -> StartAnswer {
         let began = now()
         let request = try StartRequest(fields: fields, flow: self)
         let provider = request.provider
+        if let client, await startCallsProvider(provider),
+            case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client))
+        {
+            metrics.signInFailed(provider: provider.id, outcome: "too-many-requests")
+            log.log(.warning, "signin.start", ["provider": provider.id, "outcome": "too-many-requests"])
+            throw .tooManyRequests(
+                "too many sign-ins started from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
+        }
         do {
             let answer: StartAnswer
             switch provider.protocolKind {
@@ -46,8 +55,15 @@ extension SignInFlow {
         guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
             throw .providerError("\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
         }
+        // Bounded across clients too, so a flood from many addresses cannot pile up calls to the provider.
+        guard providerCalls.tryAcquire() else {
+            throw HandlerError(
+                status: 503, code: "unavailable", message: "too many sign-ins are starting at once; retry in a moment",
+                retryAfterSeconds: 1)
+        }
         let temporary: OAuth1Client.TemporaryCredentials
         do {
+            defer { providerCalls.release() }
             temporary = try await client.requestToken(callback: settings.redirectURI)
         } catch {
             throw .providerError("the \(provider.id) request-token call failed: \(error)")

@@ -19,11 +19,19 @@ public final class SignInFlow: Sendable {
         public var stateKeys: StateKeyRing
         /// Whether a start must carry `resultChallenge` (CONTRACT §2 `requireResultChallenge`).
         public var requireResultChallenge: Bool
+        /// Starts that call the provider first, per client address (CONTRACT §2 `startRateLimit`).
+        public var startRateLimit: StartRateLimit
+        /// Peers whose `X-Forwarded-For` names the client (CONTRACT §2 `trustedProxies`).
+        public var trustedProxies: [IPAddressRange]
+        /// Request-token calls in flight at once, across all clients; a start beyond it answers 503.
+        public var maximumConcurrentProviderCalls: Int
 
         public init(
             redirectURI: String, redirectPolicy: RedirectURLPolicy, stateKeys: StateKeyRing,
             sessionTTL: TimeInterval = 600, resultTTL: TimeInterval = 120,
-            providerTimeout: Duration = .seconds(10), requireResultChallenge: Bool = true
+            providerTimeout: Duration = .seconds(10), requireResultChallenge: Bool = true,
+            startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = [],
+            maximumConcurrentProviderCalls: Int = 64
         ) {
             self.redirectURI = redirectURI
             self.redirectPolicy = redirectPolicy
@@ -32,6 +40,9 @@ public final class SignInFlow: Sendable {
             self.resultTTL = resultTTL
             self.providerTimeout = providerTimeout
             self.requireResultChallenge = requireResultChallenge
+            self.startRateLimit = startRateLimit
+            self.trustedProxies = trustedProxies
+            self.maximumConcurrentProviderCalls = maximumConcurrentProviderCalls
         }
 
         /// Whether the handler is reached over https: its cookies are then `Secure` and `__Host-` named.
@@ -52,6 +63,8 @@ public final class SignInFlow: Sendable {
     let log: EventLog
     let metrics: Metrics
     let now: @Sendable () -> Date
+    let startLimiter: StartRateLimiter
+    let providerCalls: OutboundCallLimit
 
     public init(
         settings: Settings, providers: ProviderRegistry, store: any SessionStore, backend: any SignInBackend,
@@ -68,6 +81,8 @@ public final class SignInFlow: Sendable {
         self.log = log
         self.metrics = metrics
         self.now = now
+        self.startLimiter = StartRateLimiter(settings.startRateLimit, now: now)
+        self.providerCalls = OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
     }
 
     /// Milliseconds since `start`, for log lines.

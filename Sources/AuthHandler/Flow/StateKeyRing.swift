@@ -1,5 +1,3 @@
-import Foundation
-
 /// The keys that seal pending sign-ins into the browser's cookie (CONTRACT §2 `stateKey`, `previousStateKeys`).
 ///
 /// Sealing always uses the current key; opening tries the current key, then each previous one, so a key can be
@@ -33,18 +31,6 @@ public struct StateKeyRing: Sendable {
             throw CryptoError(operation: "RAND_bytes", detail: "drew \(key.count) bytes, not 32")
         }
         return ring
-    }
-
-    /// The key encoded in a config secret: base64url without padding of exactly 32 bytes (43 characters).
-    public static func decodeKey(_ text: String) throws(KeyError) -> [UInt8] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.utf8.count == 43, let key = Base64.urlDecode(trimmed), key.count == AES256GCM.keyLength else {
-            throw KeyError(
-                description:
-                    "a state key must be 32 random bytes in base64url without padding (43 characters); "
-                    + "make one with: openssl rand 32 | basenc --base64url | tr -d =")
-        }
-        return key
     }
 
     /// Seals `plaintext`, bound to `context` (the cookie's name), as base64url text safe for a cookie value.

@@ -68,12 +68,13 @@ public actor OIDCDiscovery {
         return try await task.value.get()
     }
 
-    /// Whether ``metadata(for:documentIssuer:)`` would answer now without calling the provider: a document
-    /// within `timeToLive`, or a failure within `failureTTL`. False while a fetch is in flight (the caller
-    /// would wait for the provider) and when nothing is known, so a start that must reach the provider
-    /// can be counted against the start rate limit (CONTRACT §2, `startRateLimit`).
+    /// Whether ``metadata(for:documentIssuer:)`` would answer now without a call of its own to the provider: a
+    /// document within `timeToLive`, a failure within `failureTTL`, or a fetch already in flight (the caller shares
+    /// it). False only when a call would start, so that only a start that makes the provider work is counted
+    /// against the start rate limit (CONTRACT §2, `startRateLimit`).
     public func isCached(issuer: String, documentIssuer: String? = nil) -> Bool {
         let key = Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer)
+        if inFlight[key] != nil { return true }
         let current = now()
         if let entry = cached[key], current.timeIntervalSince(entry.fetchedAt) < timeToLive { return true }
         if let failure = failed[key], current.timeIntervalSince(failure.failedAt) < failureTTL { return true }

@@ -98,7 +98,10 @@ public final class AuthHandlerService: Sendable {
                 )
             }
             do {
-                let answer = try await flow.start(fields)
+                let client = ClientAddress.resolve(
+                    peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"),
+                    trusted: flow.settings.trustedProxies)
+                let answer = try await flow.start(fields, client: client)
                 var response = ResponseRendering.secured(.redirect(to: answer.location, status: 302))
                 response.headers.add(name: "Set-Cookie", value: answer.setCookie)
                 return response

@@ -147,7 +147,8 @@ public final class RunningService: Sendable {
             redirectURI: publicURL + "/__/auth/handler", redirectPolicy: RedirectURLPolicy(allowed: allowedRedirects),
             stateKeys: stateKeys, sessionTTL: TimeInterval(config.sessionTTLSeconds),
             resultTTL: TimeInterval(config.resultTTLSeconds), providerTimeout: .seconds(config.providerTimeoutSeconds),
-            requireResultChallenge: config.requireResultChallenge)
+            requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
+            trustedProxies: config.trustedProxies)
         let metrics = Metrics()
         let flow = SignInFlow(
             settings: settings, providers: providers, store: store, backend: backend, http: http, log: log,
@@ -214,11 +215,18 @@ extension RunningService {
         throws(ServiceStartError) -> StateKeyRing
     {
         func resolve(_ reference: SecretReference, _ path: String) throws(ServiceStartError) -> [UInt8] {
+            let secret: Secret
             do {
-                return try StateKeyRing.decodeKey(try reference.resolve(in: environment).reveal())
+                secret = try reference.resolve(in: environment)
             } catch {
                 throw ServiceStartError(exitCode: .config, message: "\(path): \(error); run check-config")
             }
+            guard let key = StateKeyFormat.decode(secret) else {
+                throw ServiceStartError(
+                    exitCode: .config,
+                    message: "\(path): \(reference) is not a state key; \(StateKeyFormat.expectation)")
+            }
+            return key
         }
         var previous: [[UInt8]] = []
         for (index, reference) in config.previousStateKeys.enumerated() {

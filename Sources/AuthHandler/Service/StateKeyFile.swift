@@ -56,13 +56,13 @@ enum StateKeyFile {
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
         guard count >= 0 else { throw systemFailure("read", path) }
-        do {
-            return try StateKeyRing.decodeKey(String(decoding: buffer.prefix(count), as: UTF8.self))
-        } catch {
+        let text = String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let key = StateKeyFormat.decode(Secret(text)) else {
             throw failure(
-                "\(path) does not hold a state key (\(error)); remove it to have a new one generated, "
-                    + "which ends the sign-ins in flight")
+                "\(path) does not hold a state key (\(StateKeyFormat.expectation)); remove it to have a new one "
+                    + "generated, which ends the sign-ins in flight")
         }
+        return key
     }
 
     private static func failure(_ message: String) -> ServiceStartError {
