@@ -15,7 +15,8 @@ struct StoreSQLiteTests {
         try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("state.sqlite").path
             let store = try SQLiteSessionStore(path: path)
-            try await store.insertPending(key: "state-1", payload: storeBytes("p"), expiresAt: Date() + 60)
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: Date() + 60))
+            try await store.insertResult(code: "code-1", payload: storeBytes("r"), expiresAt: Date() + 60)
             #expect(try mode(of: path) == 0o600)
             #expect(try mode(of: path + "-wal") == 0o600)
             #expect(try mode(of: path + "-shm") == 0o600)
@@ -51,28 +52,35 @@ struct StoreSQLiteTests {
         }
     }
 
-    /// "No pending sign-in or redeemable result is lost" by a restart.
+    /// "No used-state record or redeemable result is lost" by a restart, and a claim in flight survives it too.
     @Test func dataSurvivesReopening() async throws {
         try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("state.sqlite").path
-            let now = Date()
+            let clock = StoreTestClock()
+            let now = clock.now
             do {
-                let store = try SQLiteSessionStore(path: path)
-                try await store.insertPending(key: "state-1", payload: storeBytes("session"), expiresAt: now + 600)
-                try await store.insertPending(key: "state-2", payload: storeBytes("other"), expiresAt: now + 600)
+                let store = try SQLiteSessionStore(path: path, currentDate: { clock.now })
+                #expect(try await store.recordUsedState(key: "state-1", expiresAt: now + 600))
+                #expect(try await store.recordUsedState(key: "state-2", expiresAt: now + 10))
                 try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
                 try await store.insertResult(code: "code-2", payload: storeBytes("claimed"), expiresAt: now + 120)
-                #expect(try await store.claimResult(code: "code-2", now: now, lease: 30) != nil)
-                #expect(try await store.consumePending(key: "state-2", now: now) != nil)
+                #expect(try await store.claimResult(code: "code-2", now: now) == .available(storeBytes("claimed")))
             }
-            let reopened = try SQLiteSessionStore(path: path)
-            #expect(try await reopened.pendingCount(now: now) == 1)
-            #expect(try await reopened.consumePending(key: "state-1", now: now) == storeBytes("session"))
-            #expect(try await reopened.consumePending(key: "state-2", now: now) == nil)
-            #expect(try await reopened.claimResult(code: "code-1", now: now, lease: 30) == storeBytes("result"))
-            // A claim in flight at the restart still holds until its lease ends.
-            #expect(try await reopened.claimResult(code: "code-2", now: now + 1, lease: 30) == nil)
-            #expect(try await reopened.claimResult(code: "code-2", now: now + 30, lease: 30) == storeBytes("claimed"))
+            let reopened = try SQLiteSessionStore(path: path, currentDate: { clock.now })
+            #expect(try await !reopened.recordUsedState(key: "state-1", expiresAt: now + 600))
+            #expect(try await !reopened.recordUsedState(key: "state-2", expiresAt: now + 600))
+            #expect(try await reopened.recordUsedState(key: "state-3", expiresAt: now + 600))
+            #expect(try await reopened.peekResult(code: "code-1", now: now) == .available(storeBytes("result")))
+            #expect(try await reopened.claimResult(code: "code-1", now: now) == .available(storeBytes("result")))
+            // A claim in flight at the restart still holds, until its result expires.
+            #expect(try await reopened.claimResult(code: "code-2", now: now + 1) == .claimed)
+            #expect(try await reopened.claimResult(code: "code-2", now: now + 119) == .claimed)
+            #expect(try await reopened.peekResult(code: "code-2", now: now + 119) == .claimed)
+            #expect(try await reopened.claimResult(code: "code-2", now: now + 120) == .absent)
+            // Expiry is kept across the restart as well.
+            clock.advance(by: 10)
+            #expect(try await reopened.recordUsedState(key: "state-2", expiresAt: now + 600))
+            #expect(try await !reopened.recordUsedState(key: "state-1", expiresAt: now + 600))
         }
     }
 
@@ -83,13 +91,14 @@ struct StoreSQLiteTests {
             let key = "state-PLAINTEXT-MARKER-7f3a9c"
             let code = "code-PLAINTEXT-MARKER-51be02"
             let store = try SQLiteSessionStore(path: path)
-            try await store.insertPending(key: key, payload: storeBytes("payload-A"), expiresAt: Date() + 600)
+            #expect(try await store.recordUsedState(key: key, expiresAt: Date() + 600))
             try await store.insertResult(code: code, payload: storeBytes("payload-B"), expiresAt: Date() + 600)
 
             var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
             bytes += try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "-wal")))
-            // Booleans first, so a failure does not print the whole file.
-            let holdsPayload = bytes.contains(storeBytes("payload-A"))
+            // Booleans first, so a failure does not print the whole file. The payload (opaque to the store, sealed by
+            // the flow) is looked for only to show that the rows' bytes were searched.
+            let holdsPayload = bytes.contains(storeBytes("payload-B"))
             let holdsKeyDigest = bytes.contains(try SHA256.hash(storeBytes(key)))
             let holdsCodeDigest = bytes.contains(try SHA256.hash(storeBytes(code)))
             let holdsPlaintext = bytes.contains(storeBytes("PLAINTEXT-MARKER"))
@@ -128,7 +137,8 @@ struct StoreSQLiteTests {
             let path = directory.appendingPathComponent("state.sqlite").path
             do {
                 let store = try SQLiteSessionStore(path: path)
-                try await store.insertPending(key: "state-1", payload: storeBytes("p"), expiresAt: Date() + 600)
+                #expect(try await store.recordUsedState(key: "state-1", expiresAt: Date() + 600))
+                try await store.insertResult(code: "code-1", payload: storeBytes("p"), expiresAt: Date() + 600)
             }
             // Closing the last connection checkpointed and removed the WAL; damage page 1 after the 100-byte header.
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -149,23 +159,99 @@ struct StoreSQLiteTests {
             let path = directory.appendingPathComponent("state.sqlite").path
             let now = Date()
             let store = try SQLiteSessionStore(path: path)
-            try await store.insertPending(key: "state-1", payload: storeBytes("small"), expiresAt: now + 600)
+            try await store.insertResult(code: "code-1", payload: storeBytes("small"), expiresAt: now + 600)
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: now + 600))
             try store.executeOnConnection("PRAGMA max_page_count = 1")
 
             let error = await #expect(throws: StoreError.self) {
-                try await store.insertPending(
-                    key: "state-2", payload: [UInt8](repeating: 7, count: 65_536), expiresAt: now + 600)
+                try await store.insertResult(
+                    code: "code-2", payload: [UInt8](repeating: 7, count: 65_536), expiresAt: now + 600)
             }
             #expect(error?.kind == .unavailable)
-            #expect(error?.detail.hasPrefix("insert pending") == true)
+            #expect(error?.detail.hasPrefix("insert result") == true)
             #expect(error?.detail.contains("full") == true)
 
             // The failed transaction was rolled back: nothing half-written, and the store keeps serving.
-            #expect(try await store.pendingCount(now: now) == 1)
-            #expect(try await store.consumePending(key: "state-2", now: now) == nil)
-            #expect(try await store.consumePending(key: "state-1", now: now) == storeBytes("small"))
-            try await store.insertPending(key: "state-3", payload: storeBytes("small"), expiresAt: now + 600)
+            #expect(try await store.peekResult(code: "code-2", now: now) == .absent)
+            #expect(try await store.claimResult(code: "code-1", now: now) == .available(storeBytes("small")))
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: now + 600))
+            try await store.insertResult(code: "code-3", payload: storeBytes("small"), expiresAt: now + 600)
+            #expect(try await store.peekResult(code: "code-3", now: now) == .available(storeBytes("small")))
             #expect(await store.isHealthy())
+        }
+    }
+
+    /// A version-1 file (pending sign-ins with verifiers in clear, results in clear) becomes version 2: the pending
+    /// table is gone, the results are emptied, used states are recorded, and the store serves.
+    @Test func versionOneFileMigratesToVersionTwo() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("state.sqlite").path
+            #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
+            do {
+                let old = try SQLiteConnection.open(path: path)
+                try old.execute(SQLiteSchema.migrations[0], operation: "test: version 1 schema")
+                try old.execute("PRAGMA user_version = 1", operation: "test: version 1")
+                try old.withStatement(
+                    "INSERT INTO pending(key_hash, payload, expires_at) VALUES (?1, ?2, ?3)", operation: "test: pending"
+                ) { statement throws(StoreError) in
+                    try statement.bind(1, blob: StoreKeyDigest.of("state-v1"))
+                    try statement.bind(2, blob: storeBytes("verifier in clear"))
+                    try statement.bind(3, double: Date().timeIntervalSince1970 + 600)
+                    try statement.finish()
+                }
+                try old.withStatement(
+                    "INSERT INTO results(code_hash, payload, expires_at) VALUES (?1, ?2, ?3)", operation: "test: result"
+                ) { statement throws(StoreError) in
+                    try statement.bind(1, blob: StoreKeyDigest.of("code-v1"))
+                    try statement.bind(2, blob: storeBytes("result in clear"))
+                    try statement.bind(3, double: Date().timeIntervalSince1970 + 600)
+                    try statement.finish()
+                }
+                #expect(try Self.integer("PRAGMA user_version", on: old) == 1)
+                #expect(try Self.integer("SELECT count(*) FROM pending", on: old) == 1)
+                #expect(try Self.integer("SELECT count(*) FROM results", on: old) == 1)
+            }
+
+            do {
+                let store = try SQLiteSessionStore(path: path)
+                let observer = try SQLiteConnection.open(path: path)
+                #expect(try Self.integer("PRAGMA user_version", on: observer) == 2)
+                #expect(try Self.integer(Self.tableCount("pending"), on: observer) == 0)
+                #expect(try Self.integer(Self.tableCount("used_states"), on: observer) == 1)
+                #expect(try Self.integer(Self.tableCount("results"), on: observer) == 1)
+                #expect(try Self.integer("SELECT count(*) FROM results", on: observer) == 0)
+
+                #expect(try await store.peekResult(code: "code-v1", now: Date()) == .absent)
+                #expect(try await store.claimResult(code: "code-v1", now: Date()) == .absent)
+                // The old code's row is gone, not hidden: the same code can be inserted again.
+                try await store.insertResult(code: "code-v1", payload: storeBytes("sealed"), expiresAt: Date() + 60)
+                #expect(try await store.claimResult(code: "code-v1", now: Date()) == .available(storeBytes("sealed")))
+                #expect(try await store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
+                #expect(try await !store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
+                #expect(await store.isHealthy())
+            }
+
+            // Once closed (the WAL checkpointed into the file), the clear-text rows are not in the file either:
+            // secure_delete overwrote them.
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let holdsVerifier = bytes.contains(storeBytes("verifier in clear"))
+            let holdsResult = bytes.contains(storeBytes("result in clear"))
+            #expect(!holdsVerifier)
+            #expect(!holdsResult)
+        }
+    }
+
+    /// The statement counting `sqlite_master` tables named `name`.
+    private static func tableCount(_ name: String) -> String {
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '\(name)'"
+    }
+
+    /// The first column of the first row of `sql`, as an integer.
+    private static func integer(_ sql: String, on connection: SQLiteConnection) throws -> Int {
+        try connection.withStatement(sql, operation: "test: read") { statement throws(StoreError) -> Int in
+            guard try statement.step() else { return -1 }
+            return statement.int(0)
         }
     }
 
@@ -184,12 +270,12 @@ struct StoreSQLiteTests {
         try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("state.sqlite").path
             let store = try SQLiteSessionStore(path: path)
-            try await store.insertPending(key: "state-SECRET-1", payload: storeBytes("p"), expiresAt: Date() + 60)
+            try await store.insertResult(code: "code-SECRET-1", payload: storeBytes("p"), expiresAt: Date() + 60)
             let error = await #expect(throws: StoreError.self) {
-                try await store.insertPending(key: "state-SECRET-1", payload: storeBytes("p"), expiresAt: Date() + 60)
+                try await store.insertResult(code: "code-SECRET-1", payload: storeBytes("p"), expiresAt: Date() + 60)
             }
             #expect(error?.kind == .unavailable)
-            #expect(error?.detail.hasPrefix("insert pending") == true)
+            #expect(error?.detail.hasPrefix("insert result") == true)
             #expect(error?.detail.contains("UNIQUE constraint failed") == true)
             #expect(error?.detail.contains("SECRET") == false)
         }

@@ -34,16 +34,16 @@ func withStoreTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throw
 
 /// Runs `body` with a new, empty store of `kind` on `clock` (an SQLite one in a temporary directory).
 func withStore<T>(
-    _ kind: StoreKind, clock: StoreTestClock = StoreTestClock(), maxPending: Int = 10_000,
+    _ kind: StoreKind, clock: StoreTestClock = StoreTestClock(),
     _ body: (any SessionStore) async throws -> T
 ) async throws -> T {
     switch kind {
     case .memory:
-        return try await body(MemorySessionStore(maxPending: maxPending, currentDate: { clock.now }))
+        return try await body(MemorySessionStore(currentDate: { clock.now }))
     case .sqlite:
         return try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("state.sqlite").path
-            let store = try SQLiteSessionStore(path: path, maxPending: maxPending, currentDate: { clock.now })
+            let store = try SQLiteSessionStore(path: path, currentDate: { clock.now })
             return try await body(store)
         }
     }
