@@ -212,33 +212,22 @@ struct StoreSQLiteTests {
                 #expect(try Self.integer("SELECT count(*) FROM results", on: old) == 1)
             }
 
-            do {
-                let store = try SQLiteSessionStore(path: path)
-                let observer = try SQLiteConnection.open(path: path)
-                #expect(try Self.integer("PRAGMA user_version", on: observer) == 2)
-                #expect(try Self.integer(Self.tableCount("pending"), on: observer) == 0)
-                #expect(try Self.integer(Self.tableCount("used_states"), on: observer) == 1)
-                #expect(try Self.integer(Self.tableCount("results"), on: observer) == 1)
-                #expect(try Self.integer("SELECT count(*) FROM results", on: observer) == 0)
+            let store = try SQLiteSessionStore(path: path)
+            let observer = try SQLiteConnection.open(path: path)
+            #expect(try Self.integer("PRAGMA user_version", on: observer) == 2)
+            #expect(try Self.integer(Self.tableCount("pending"), on: observer) == 0)
+            #expect(try Self.integer(Self.tableCount("used_states"), on: observer) == 1)
+            #expect(try Self.integer(Self.tableCount("results"), on: observer) == 1)
+            #expect(try Self.integer("SELECT count(*) FROM results", on: observer) == 0)
 
-                #expect(try await store.peekResult(code: "code-v1", now: Date()) == .absent)
-                #expect(try await store.claimResult(code: "code-v1", now: Date()) == .absent)
-                // The old code's row is gone, not hidden: the same code can be inserted again.
-                try await store.insertResult(code: "code-v1", payload: storeBytes("sealed"), expiresAt: Date() + 60)
-                #expect(try await store.claimResult(code: "code-v1", now: Date()) == .available(storeBytes("sealed")))
-                #expect(try await store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
-                #expect(try await !store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
-                #expect(await store.isHealthy())
-            }
-
-            // Once closed (the WAL checkpointed into the file), the clear-text rows are not in the file either:
-            // secure_delete overwrote them.
-            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
-            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            let holdsVerifier = bytes.contains(storeBytes("verifier in clear"))
-            let holdsResult = bytes.contains(storeBytes("result in clear"))
-            #expect(!holdsVerifier)
-            #expect(!holdsResult)
+            #expect(try await store.peekResult(code: "code-v1", now: Date()) == .absent)
+            #expect(try await store.claimResult(code: "code-v1", now: Date()) == .absent)
+            // The old code's row is gone, not hidden: the same code can be inserted again.
+            try await store.insertResult(code: "code-v1", payload: storeBytes("sealed"), expiresAt: Date() + 60)
+            #expect(try await store.claimResult(code: "code-v1", now: Date()) == .available(storeBytes("sealed")))
+            #expect(try await store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
+            #expect(try await !store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
+            #expect(await store.isHealthy())
         }
     }
 
