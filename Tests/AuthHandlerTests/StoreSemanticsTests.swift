@@ -1,0 +1,287 @@
+import Foundation
+import Testing
+
+@testable import AuthHandler
+
+/// The one-time semantics every `SessionStore` must give the flow, run against each implementation.
+struct StoreSemanticsTests {
+    // MARK: Used states
+
+    @Test(arguments: StoreKind.allCases)
+    func usedStateIsRecordedOnce(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        try await withStore(kind, clock: clock) { store throws in
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: clock.now + 60))
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: clock.now + 60))
+            // A replay with a later expiry is still a replay.
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: clock.now + 6000))
+            #expect(try await store.recordUsedState(key: "state-2", expiresAt: clock.now + 60))
+            #expect(try await !store.recordUsedState(key: "state-2", expiresAt: clock.now + 60))
+        }
+    }
+
+    /// A record holds until exactly `expiresAt` on the store's clock; after that the state may be recorded again,
+    /// and that second record holds until its own expiry.
+    @Test(arguments: StoreKind.allCases)
+    func usedStateCanBeRecordedAgainOnceExpired(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let start = clock.now
+        try await withStore(kind, clock: clock) { store throws in
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: start + 10))
+            clock.advance(by: 9.5)
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: start + 100))
+            clock.advance(by: 0.5)
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: start + 100))
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: start + 100))
+            clock.advance(by: 89.5)
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: start + 200))
+            clock.advance(by: 1)
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: start + 200))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func fiftyConcurrentRecordersOneWins(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let expiresAt = clock.now + 60
+        try await withStore(kind, clock: clock) { store in
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await store.recordUsedState(key: "state-race", expiresAt: expiresAt) }
+                }
+                var winners = 0
+                for try await recorded in group where recorded { winners += 1 }
+                return winners
+            }
+            #expect(winners == 1)
+            #expect(try await !store.recordUsedState(key: "state-race", expiresAt: expiresAt))
+        }
+    }
+
+    /// Once its record has expired, a state may be recorded again by exactly one of many concurrent callers.
+    @Test(arguments: StoreKind.allCases)
+    func fiftyConcurrentRecordersOfAnExpiredStateOneWins(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        try await withStore(kind, clock: clock) { store in
+            #expect(try await store.recordUsedState(key: "state-race", expiresAt: clock.now + 10))
+            clock.advance(by: 10)
+            let expiresAt = clock.now + 60
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await store.recordUsedState(key: "state-race", expiresAt: expiresAt) }
+                }
+                var winners = 0
+                for try await recorded in group where recorded { winners += 1 }
+                return winners
+            }
+            #expect(winners == 1)
+        }
+    }
+
+    // MARK: Results
+
+    /// Peeking reads without claiming, however often.
+    @Test(arguments: StoreKind.allCases)
+    func peekDoesNotClaim(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let now = clock.now
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
+            #expect(try await store.peekResult(code: "code-1", now: now) == .available(storeBytes("result")))
+            #expect(try await store.peekResult(code: "code-1", now: now + 1) == .available(storeBytes("result")))
+            #expect(try await store.claimResult(code: "code-1", now: now + 2) == .available(storeBytes("result")))
+            #expect(try await store.peekResult(code: "never-inserted", now: now) == .absent)
+            #expect(try await store.claimResult(code: "never-inserted", now: now) == .absent)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func claimHoldsReleaseRestores(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let now = clock.now
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
+            try await store.insertResult(code: "code-2", payload: storeBytes("other"), expiresAt: now + 120)
+            #expect(try await store.claimResult(code: "code-1", now: now) == .available(storeBytes("result")))
+            #expect(try await store.claimResult(code: "code-1", now: now + 1) == .claimed)
+            #expect(try await store.peekResult(code: "code-1", now: now + 1) == .claimed)
+            // A claim holds only its own result.
+            #expect(try await store.peekResult(code: "code-2", now: now + 1) == .available(storeBytes("other")))
+
+            try await store.releaseResult(code: "code-1")
+            #expect(try await store.peekResult(code: "code-1", now: now + 2) == .available(storeBytes("result")))
+            #expect(try await store.claimResult(code: "code-1", now: now + 2) == .available(storeBytes("result")))
+            #expect(try await store.claimResult(code: "code-1", now: now + 3) == .claimed)
+            // Releasing an unclaimed or unknown result changes nothing.
+            try await store.releaseResult(code: "code-2")
+            try await store.releaseResult(code: "never-inserted")
+            #expect(try await store.claimResult(code: "code-2", now: now + 3) == .available(storeBytes("other")))
+            #expect(try await store.peekResult(code: "never-inserted", now: now + 3) == .absent)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func deleteMakesResultGone(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let now = clock.now
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
+            try await store.insertResult(code: "code-2", payload: storeBytes("unclaimed"), expiresAt: now + 120)
+            #expect(try await store.claimResult(code: "code-1", now: now) == .available(storeBytes("result")))
+            try await store.deleteResult(code: "code-1")
+            // A release after the delete does not bring it back.
+            try await store.releaseResult(code: "code-1")
+            #expect(try await store.peekResult(code: "code-1", now: now + 60) == .absent)
+            #expect(try await store.claimResult(code: "code-1", now: now + 60) == .absent)
+            // Deleting an unclaimed result removes it too.
+            try await store.deleteResult(code: "code-2")
+            #expect(try await store.peekResult(code: "code-2", now: now) == .absent)
+            #expect(try await store.claimResult(code: "code-2", now: now) == .absent)
+            try await store.deleteResult(code: "code-never-inserted")
+        }
+    }
+
+    /// Expired at exactly `expiresAt`, for peek and claim alike.
+    @Test(arguments: StoreKind.allCases)
+    func expiredResultIsAbsent(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let now = clock.now
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 60)
+            #expect(try await store.peekResult(code: "code-1", now: now + 60) == .absent)
+            #expect(try await store.claimResult(code: "code-1", now: now + 60) == .absent)
+            #expect(try await store.peekResult(code: "code-1", now: now + 61) == .absent)
+            #expect(try await store.claimResult(code: "code-1", now: now + 61) == .absent)
+            // Looking at an expired result did not claim it.
+            #expect(try await store.claimResult(code: "code-1", now: now + 59) == .available(storeBytes("result")))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func fiftyConcurrentClaimsOneWins(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let now = clock.now
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-race", payload: storeBytes("result"), expiresAt: now + 60)
+            let lookups = try await withThrowingTaskGroup(of: ResultLookup.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await store.claimResult(code: "code-race", now: now) }
+                }
+                var lookups: [ResultLookup] = []
+                for try await lookup in group { lookups.append(lookup) }
+                return lookups
+            }
+            #expect(lookups.filter { $0 == .available(storeBytes("result")) }.count == 1)
+            #expect(lookups.filter { $0 == .claimed }.count == 49)
+        }
+    }
+
+    /// A claim ends by release or delete, never by lapsing while the result could still be redeemed: a redemption
+    /// whose delete failed must not let the same code succeed a second time.
+    @Test(arguments: StoreKind.allCases)
+    func claimDoesNotLapseBeforeTheResultExpires(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let now = clock.now
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
+            #expect(try await store.claimResult(code: "code-1", now: now) == .available(storeBytes("result")))
+            for offset: TimeInterval in [1, 30, 60, 90, 119, 119.999] {
+                #expect(try await store.claimResult(code: "code-1", now: now + offset) == .claimed)
+                #expect(try await store.peekResult(code: "code-1", now: now + offset) == .claimed)
+            }
+            #expect(try await store.claimResult(code: "code-1", now: now + 120) == .absent)
+            #expect(try await store.peekResult(code: "code-1", now: now + 120) == .absent)
+            #expect(try await store.claimResult(code: "code-1", now: now + 121) == .absent)
+            #expect(try await store.peekResult(code: "code-1", now: now + 121) == .absent)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func emptyPayloadRoundTrips(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: [], expiresAt: clock.now + 60)
+            #expect(try await store.peekResult(code: "code-1", now: clock.now) == .available([]))
+            #expect(try await store.claimResult(code: "code-1", now: clock.now) == .available([]))
+            #expect(try await store.peekResult(code: "code-1", now: clock.now) == .claimed)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func binaryPayloadRoundTrips(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let payload = (0...255).map { UInt8($0) } + [0, 0, 0]
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: payload, expiresAt: clock.now + 60)
+            #expect(try await store.peekResult(code: "code-1", now: clock.now) == .available(payload))
+            #expect(try await store.claimResult(code: "code-1", now: clock.now) == .available(payload))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func duplicateCodeIsRefused(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        try await withStore(kind, clock: clock) { store in
+            try await store.insertResult(code: "code-1", payload: storeBytes("first"), expiresAt: clock.now + 60)
+            let error = await #expect(throws: StoreError.self) {
+                try await store.insertResult(code: "code-1", payload: storeBytes("second"), expiresAt: clock.now + 60)
+            }
+            #expect(error?.kind == .unavailable)
+            #expect(try await store.claimResult(code: "code-1", now: clock.now) == .available(storeBytes("first")))
+        }
+    }
+
+    // MARK: Both
+
+    /// Used states and results are kept apart: a result whose code equals a used state is unaffected by it, and back.
+    @Test(arguments: StoreKind.allCases)
+    func usedStatesAndResultsAreSeparate(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        try await withStore(kind, clock: clock) { store in
+            #expect(try await store.recordUsedState(key: "same", expiresAt: clock.now + 60))
+            try await store.insertResult(code: "same", payload: storeBytes("result"), expiresAt: clock.now + 60)
+            #expect(try await store.claimResult(code: "same", now: clock.now) == .available(storeBytes("result")))
+            try await store.deleteResult(code: "same")
+            #expect(try await !store.recordUsedState(key: "same", expiresAt: clock.now + 60))
+        }
+    }
+
+    /// Sweep removes expired rows of both kinds, claimed or not, so they are gone even for an earlier clock.
+    @Test(arguments: StoreKind.allCases)
+    func sweepRemovesOnlyExpiredRowsAndCountsThem(kind: StoreKind) async throws {
+        let clock = StoreTestClock()
+        let now = clock.now
+        try await withStore(kind, clock: clock) { store in
+            #expect(try await store.recordUsedState(key: "old-1", expiresAt: now + 10))
+            #expect(try await store.recordUsedState(key: "old-2", expiresAt: now + 20))
+            #expect(try await store.recordUsedState(key: "live", expiresAt: now + 100))
+            try await store.insertResult(code: "old-code", payload: storeBytes("d"), expiresAt: now + 20)
+            try await store.insertResult(code: "claimed-old-code", payload: storeBytes("e"), expiresAt: now + 20)
+            try await store.insertResult(code: "live-code", payload: storeBytes("f"), expiresAt: now + 100)
+            #expect(try await store.claimResult(code: "claimed-old-code", now: now) == .available(storeBytes("e")))
+
+            #expect(try await store.sweep(now: now) == 0)
+            #expect(try await store.sweep(now: now + 10) == 1)
+            #expect(try await store.sweep(now: now + 20) == 3)
+            #expect(try await store.sweep(now: now + 20) == 0)
+
+            // The store's clock still reads `now`, at which the swept rows had not expired: only a removed row
+            // records or reads like this.
+            #expect(try await store.recordUsedState(key: "old-1", expiresAt: now + 100))
+            #expect(try await store.recordUsedState(key: "old-2", expiresAt: now + 100))
+            #expect(try await !store.recordUsedState(key: "live", expiresAt: now + 100))
+            #expect(try await store.peekResult(code: "old-code", now: now) == .absent)
+            #expect(try await store.claimResult(code: "claimed-old-code", now: now) == .absent)
+            #expect(try await store.claimResult(code: "live-code", now: now + 50) == .available(storeBytes("f")))
+            // The two states recorded again and the live ones remain.
+            #expect(try await store.sweep(now: now + 100) == 4)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func freshStoreIsHealthy(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            #expect(await store.isHealthy())
+        }
+    }
+}
