@@ -28,6 +28,8 @@ struct shim_mhd_daemon_config {
     unsigned int connection_timeout_seconds;
     /// MHD_OPTION_CONNECTION_MEMORY_LIMIT, in bytes: the per-connection pool the headers must fit in.
     size_t connection_memory_limit;
+    /// MHD_OPTION_STRICT_FOR_CLIENT: 1 is strict about the protocol, 0 the default, -1 as tolerant as possible.
+    int strict_for_client;
     MHD_AccessHandlerCallback access_handler;
     void *access_handler_context;
     MHD_RequestCompletedCallback request_completed;
