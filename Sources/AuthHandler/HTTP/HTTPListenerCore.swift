@@ -65,7 +65,7 @@ final class HTTPListenerCore: @unchecked Sendable {
         switch context.stage {
         case .headers:
             // Why not answer now: queuing on the first call makes MHD close the connection afterwards
-            // (FIELD-NOTES, keep-alive). Only refusals of a request with a body are queued early.
+            // (FIELD-NOTES, keep-alive). Only framing refusals and refusals of a request with a body are queued early.
             context.stage = .body
             context.headers = Self.headers(of: connection)
             let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
@@ -73,18 +73,18 @@ final class HTTPListenerCore: @unchecked Sendable {
                 // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
                 // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
                 context.stage = .answered
-                return queue(refusal, on: connection)
+                return queue(ownResponse(refusal), on: connection)
             }
             if let refusal = Self.hostRefusal(context.headers, isHTTP10: isHTTP10) {
-                return reject(context, refusal)
+                return reject(context, ownResponse(refusal))
             }
             let methodText = String(cString: method)
             if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
-                return reject(context, .text("Request header fields too large\n", status: 431))
+                return reject(context, ownText("Request header fields too large\n", status: 431))
             }
             if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes
             {
-                return reject(context, .text("Request body too large\n", status: 413))
+                return reject(context, ownText("Request body too large\n", status: 413))
             }
             return shim_mhd_yes
         case .body:
@@ -98,7 +98,7 @@ final class HTTPListenerCore: @unchecked Sendable {
                 }
                 guard context.body.count + size <= configuration.maxBodyBytes, let uploadData else {
                     context.body = []
-                    return reject(context, .text("Request body too large\n", status: 413))
+                    return reject(context, ownText("Request body too large\n", status: 413))
                 }
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
                     context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
@@ -123,7 +123,7 @@ final class HTTPListenerCore: @unchecked Sendable {
                     case .finished(let response), .abandoned(let response): response
                     case .running: nil
                     }
-                } ?? .text("Internal Server Error\n", status: 500)
+                } ?? ownText("Internal Server Error\n", status: 500)
             context.stage = .answered
             return queue(response, on: connection)
         case .answered:
@@ -144,7 +144,7 @@ final class HTTPListenerCore: @unchecked Sendable {
         }
         guard admitted else {
             context.stage = .answered
-            return queue(.text("Service Unavailable: shutting down\n", status: 503), on: context.connection)
+            return queue(ownText("Service Unavailable: shutting down\n", status: 503), on: context.connection)
         }
         context.stage = .suspended
         MHD_suspend_connection(context.connection)
@@ -186,7 +186,7 @@ final class HTTPListenerCore: @unchecked Sendable {
             return (registry.suspended, registry.tasks)
         }
         for (key, context) in contexts {
-            let unavailable = ServerResponse.text("Service Unavailable: shutting down\n", status: 503)
+            let unavailable = ownText("Service Unavailable: shutting down\n", status: 503)
             guard context.settle(.abandoned(unavailable)) else { continue }
             tasks[key]?.cancel()
             MHD_resume_connection(context.connection)
@@ -222,7 +222,7 @@ final class HTTPListenerCore: @unchecked Sendable {
 
     private func makeRequest(method: String, context: HTTPRequestContext) -> Parsed {
         guard let rawURI = context.rawURI else {
-            return .refused(.text("Bad Request: the request target is not valid UTF-8\n", status: 400))
+            return .refused(ownText("Bad Request: the request target is not valid UTF-8\n", status: 400))
         }
         let path: Substring
         let rawQuery: Substring
@@ -237,14 +237,14 @@ final class HTTPListenerCore: @unchecked Sendable {
         do {
             queryItems = try FormURLEncoding.decode(String(rawQuery))
         } catch {
-            return .refused(.text("Bad Request: query string: \(error)\n", status: 400))
+            return .refused(ownText("Bad Request: query string: \(error)\n", status: 400))
         }
         var formFields: [URLFormField] = []
         if ServerRequest.isFormURLEncoded(contentType: context.headers["Content-Type"]) {
             do {
                 formFields = try FormURLEncoding.decode(bytes: context.body)
             } catch {
-                return .refused(.text("Bad Request: form body: \(error)\n", status: 400))
+                return .refused(ownText("Bad Request: form body: \(error)\n", status: 400))
             }
         }
         let remote = shim_mhd_connection_client_address(context.connection).flatMap {
@@ -361,6 +361,18 @@ final class HTTPListenerCore: @unchecked Sendable {
         return bytes[(index + 1)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
+    /// A plain-text response this server sends on its own, with the configured refusal headers.
+    private func ownText(_ text: String, status: Int) -> ServerResponse {
+        ownResponse(.text(text, status: status))
+    }
+
+    /// `response` with the configured refusal headers, replacing any of the same names.
+    private func ownResponse(_ response: ServerResponse) -> ServerResponse {
+        var response = response
+        for field in configuration.refusalHeaders { response.headers.set(name: field.name, value: field.value) }
+        return response
+    }
+
     /// `response` with `Connection: close`, which makes MHD close the connection once it is sent.
     static func closing(_ response: ServerResponse) -> ServerResponse {
         var response = response
@@ -397,7 +409,7 @@ final class HTTPListenerCore: @unchecked Sendable {
         var built = makeMHDResponse(response)
         if built == nil {
             status = 500
-            built = makeMHDResponse(.text("Internal Server Error\n", status: 500))
+            built = makeMHDResponse(ownText("Internal Server Error\n", status: 500))
         }
         guard let built else { return shim_mhd_no }
         defer { MHD_destroy_response(built) }

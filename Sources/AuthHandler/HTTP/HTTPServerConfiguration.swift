@@ -12,10 +12,29 @@ public struct HTTPServerConfiguration: Sendable {
     public var threadPoolSize: Int
     /// The `listen(2)` backlog for sockets the server binds itself.
     public var listenBacklog: Int32
+    /// Header fields on every response the server builds itself, without calling the handler: its refusals
+    /// (400, 413, 431, 501, 503 while shutting down) and the 500 that replaces an invalid handler response.
+    ///
+    /// Responses MHD composes on its own (a malformed request line or `Content-Length`, a missing `Host`, a
+    /// request past its memory pool) never reach this server's code and carry none of them.
+    public var refusalHeaders: HTTPHeaders
+
+    /// Fields for responses that must not be cached, framed, sniffed or leak a referrer: Cache-Control no-store
+    /// (RFC 9111 §5.2.2.5), Referrer-Policy (W3C Referrer Policy §3.1), X-Frame-Options (RFC 7034),
+    /// X-Content-Type-Options (Fetch §3.5) and a CSP that loads nothing but inline styles (CSP Level 3 §6.1.2).
+    /// The service puts the same fields on every response it sends.
+    public static let defaultSecurityHeaders: HTTPHeaders = [
+        "Cache-Control": "no-store",
+        "Referrer-Policy": "no-referrer",
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    ]
 
     public init(
         maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
-        connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2, listenBacklog: Int32 = 511
+        connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2, listenBacklog: Int32 = 511,
+        refusalHeaders: HTTPHeaders = HTTPServerConfiguration.defaultSecurityHeaders
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
@@ -23,5 +42,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.threadPoolSize = threadPoolSize
         self.listenBacklog = listenBacklog
+        self.refusalHeaders = refusalHeaders
     }
 }
