@@ -32,7 +32,7 @@ struct HTTPRefusalHeadersTests {
                 + "Content-Length: 3\r\n\r\na=%"
         ),
         (413, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"),
-        (431, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 17 * 1024))\r\n\r\n"),
+        (431, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 65 * 1024))\r\n\r\n"),
         (501, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n"),
     ])
     func refusalsCarryTheSecurityHeaders(status: Int, request: String) async throws {

@@ -195,22 +195,55 @@ struct HTTPServerTests {
     @Test func refusesOversizeHeadersAndKeepsServing() async throws {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
         let port = server.firstPort
-        let (justOver, far) = await httpTestOffPool { () -> (HTTPRawResponse?, HTTPRawResponse?) in
-            let justOver = HTTPRawConnection(port: port)
-            justOver?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 17 * 1024))\r\n\r\n")
-            let far = HTTPRawConnection(port: port)
-            far?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 100 * 1024))\r\n\r\n")
-            return (justOver?.readResponse(), far?.readResponse())
+        let (justOver, wellOver, far) = await httpTestOffPool {
+            () -> (HTTPRawResponse?, HTTPRawResponse?, HTTPRawResponse?) in
+            let requests = [65 * 1024, 96 * 1024, 1024 * 1024].map { size in
+                let connection = HTTPRawConnection(port: port)
+                connection?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: size))\r\n\r\n")
+                return connection?.readResponse()
+            }
+            return (requests[0], requests[1], requests[2])
         }
-        #expect(justOver?.status == 431)
+        // Up to well past the limit the refusal is this server's own (its text, the security headers).
+        for refusal in [justOver, wellOver] {
+            #expect(refusal?.status == 431)
+            #expect(refusal?.body == "Request header fields too large\n")
+            #expect(refusal?.head.lowercased().contains("cache-control: no-store") == true)
+        }
         // Past MHD's connection memory pool, MHD itself refuses (431) or drops the connection.
         #expect(far == nil || far?.status == 431)
         let client = try HTTPClient()
         let fits = try await client.send(
-            HTTPRequest(url: "\(server.baseURL)/", headers: ["X-Big": String(repeating: "c", count: 15 * 1024)]))
+            HTTPRequest(url: "\(server.baseURL)/", headers: ["X-Big": String(repeating: "c", count: 63 * 1024)]))
         #expect(fits.status == 200)
         await server.stop()
         #expect(server.requestsInFlight == 0)
+    }
+
+    /// Ten sealed-state cookies of 4,000 bytes: a browser with several sign-ins in flight at once.
+    @Test(arguments: [false, true])
+    func servesTenCookiesOf4000BytesIntact(separateHeaderLines: Bool) async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { request in
+            .text(request.headers.values(for: "Cookie").joined(separator: "\n"))
+        }
+        let cookies = (0..<10).map { index in
+            "__Host-s\(index)=" + String(repeating: Character(String(index)), count: 4000 - 10)
+        }
+        #expect(cookies.allSatisfy { $0.utf8.count == 4000 })
+        let lines = separateHeaderLines ? cookies : [cookies.joined(separator: "; ")]
+        let port = server.firstPort
+        let response = await httpTestOffPool { () -> HTTPRawResponse? in
+            let connection = HTTPRawConnection(port: port)
+            // Other fields a browser sends, so the cookies do not have the header block to themselves.
+            let fields = lines.map { "Cookie: \($0)\r\n" }.joined()
+            connection?.write(
+                "GET /__/auth/handler HTTP/1.1\r\nHost: auth.example.com\r\nUser-Agent: \(String(repeating: "u", count: 300))"
+                    + "\r\nAccept: text/html\r\nAccept-Language: en\r\n\(fields)\r\n")
+            return connection?.readResponse()
+        }
+        #expect(response?.status == 200)
+        #expect(response?.body == lines.joined(separator: "\n"))
+        await server.stop()
     }
 
     @Test func closesConnectionsBeyondTheLimitAndIdleOnesAfterTheTimeout() async throws {

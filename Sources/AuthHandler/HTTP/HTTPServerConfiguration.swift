@@ -1,6 +1,9 @@
 /// Limits and tuning of `HTTPServer`; the defaults suit a sign-in handler facing browsers.
 public struct HTTPServerConfiguration: Sendable {
     /// The most bytes the request line plus header fields may take; larger requests get 431.
+    ///
+    /// The default, 64 KiB, holds ten 4,000-byte cookies (sealed sign-in states, one per sign-in in flight in a
+    /// browser) beside a browser's other fields, in one `Cookie` field or in several.
     public var maxHeaderBytes: Int
     /// The most body bytes accepted; larger bodies get 413 and are not buffered.
     public var maxBodyBytes: Int
@@ -32,7 +35,7 @@ public struct HTTPServerConfiguration: Sendable {
     ]
 
     public init(
-        maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
+        maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
         connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2, listenBacklog: Int32 = 511,
         refusalHeaders: HTTPHeaders = HTTPServerConfiguration.defaultSecurityHeaders
     ) {
