@@ -269,6 +269,36 @@ struct HTTPServerTests {
         await server.stop()
     }
 
+    @Test func closesAConnectionFromAnAddressPastItsLimitAndKeepsServingTheOthers() async throws {
+        // Two MHD threads: the count is per listening socket, not per worker thread.
+        let server = try HTTPServer(
+            listeningOn: ["127.0.0.1:0"],
+            configuration: HTTPServerConfiguration(perIPConnectionLimit: 2, threadPoolSize: 2),
+            handler: echoHandler)
+        let port = server.firstPort
+        let (first, thirdClosed, again) = await httpTestOffPool {
+            () -> ([HTTPRawResponse?], Bool, [HTTPRawResponse?]) in
+            let held = [HTTPRawConnection(port: port), HTTPRawConnection(port: port)]
+            let first = held.map { connection in
+                connection?.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+                return connection?.readResponse()
+            }
+            let third = HTTPRawConnection(port: port)
+            third?.write("GET /third HTTP/1.1\r\nHost: x\r\n\r\n")
+            let thirdClosed = third.map { $0.readResponse() == nil } ?? true
+            let again = held.map { connection in
+                connection?.write("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+                return connection?.readResponse()
+            }
+            return (first, thirdClosed, again)
+        }
+        #expect(first.map { $0?.status } == [200, 200])
+        #expect(thirdClosed)
+        #expect(again.map { $0?.status } == [200, 200])
+        #expect(again.allSatisfy { $0?.body.contains("path=/again") == true })
+        await server.stop()
+    }
+
     @Test func aSlowHandlerDoesNotBlockAFastOne() async throws {
         let slowStarted = HTTPTestGate()
         let releaseSlow = HTTPTestGate()

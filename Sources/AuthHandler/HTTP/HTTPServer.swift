@@ -217,6 +217,7 @@ public final class HTTPServer: Sendable {
         options.listen_fd = fd
         options.thread_pool_size = UInt32(clamping: configuration.threadPoolSize)
         options.connection_limit = UInt32(clamping: configuration.connectionLimit)
+        options.per_ip_connection_limit = UInt32(clamping: configuration.perIPConnectionLimit)
         options.connection_timeout_seconds = UInt32(clamping: configuration.connectionTimeoutSeconds)
         // Why twice the header limit: the pool holds MHD's read buffer (the raw header block), one entry per
         // parsed field and cookie, and the response head; when it runs out MHD answers its own 431 (or, while

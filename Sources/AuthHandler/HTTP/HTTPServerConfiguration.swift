@@ -9,6 +9,13 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// The most simultaneous connections per listening socket.
     public var connectionLimit: Int
+    /// The most simultaneous connections from one IP address per listening socket; 0 means no limit. Further
+    /// connections from that address are closed as soon as they are accepted.
+    ///
+    /// Behind a reverse proxy every connection comes from the proxy's address, so this must stay well above
+    /// the proxy's own connection pool; the default, 256, leaves room for that and still stops one client
+    /// from taking all of `connectionLimit` (microhttpd.h, MHD_OPTION_PER_IP_CONNECTION_LIMIT).
+    public var perIPConnectionLimit: Int
     /// Seconds an idle or stalled connection is kept open.
     public var connectionTimeoutSeconds: Int
     /// MHD worker threads per listening socket (they only parse and write; handlers run as Swift tasks).
@@ -36,12 +43,14 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(
         maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
-        connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2, listenBacklog: Int32 = 511,
+        perIPConnectionLimit: Int = 256, connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2,
+        listenBacklog: Int32 = 511,
         refusalHeaders: HTTPHeaders = HTTPServerConfiguration.defaultSecurityHeaders
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
+        self.perIPConnectionLimit = perIPConnectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.threadPoolSize = threadPoolSize
         self.listenBacklog = listenBacklog
