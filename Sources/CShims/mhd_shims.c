@@ -7,8 +7,10 @@ struct MHD_Daemon *shim_mhd_start_daemon(const struct shim_mhd_daemon_config *co
     struct MHD_OptionItem options[] = {
         {MHD_OPTION_LISTEN_SOCKET, (intptr_t)config->listen_fd, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)config->connection_limit, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)config->per_ip_connection_limit, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)config->connection_timeout_seconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)config->connection_memory_limit, NULL},
+        {MHD_OPTION_STRICT_FOR_CLIENT, (intptr_t)config->strict_for_client, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)config->request_completed, config->request_completed_context},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)config->uri_log, config->uri_log_context},
         /* Only passed when > 1: a pool of one is refused rather than treated as "no pool". */

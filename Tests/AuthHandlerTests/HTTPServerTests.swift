@@ -195,22 +195,55 @@ struct HTTPServerTests {
     @Test func refusesOversizeHeadersAndKeepsServing() async throws {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
         let port = server.firstPort
-        let (justOver, far) = await httpTestOffPool { () -> (HTTPRawResponse?, HTTPRawResponse?) in
-            let justOver = HTTPRawConnection(port: port)
-            justOver?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 17 * 1024))\r\n\r\n")
-            let far = HTTPRawConnection(port: port)
-            far?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 100 * 1024))\r\n\r\n")
-            return (justOver?.readResponse(), far?.readResponse())
+        let (justOver, wellOver, far) = await httpTestOffPool {
+            () -> (HTTPRawResponse?, HTTPRawResponse?, HTTPRawResponse?) in
+            let requests = [65 * 1024, 96 * 1024, 1024 * 1024].map { size in
+                let connection = HTTPRawConnection(port: port)
+                connection?.write("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: size))\r\n\r\n")
+                return connection?.readResponse()
+            }
+            return (requests[0], requests[1], requests[2])
         }
-        #expect(justOver?.status == 431)
+        // Up to well past the limit the refusal is this server's own (its text, the security headers).
+        for refusal in [justOver, wellOver] {
+            #expect(refusal?.status == 431)
+            #expect(refusal?.body == "Request header fields too large\n")
+            #expect(refusal?.head.lowercased().contains("cache-control: no-store") == true)
+        }
         // Past MHD's connection memory pool, MHD itself refuses (431) or drops the connection.
         #expect(far == nil || far?.status == 431)
         let client = try HTTPClient()
         let fits = try await client.send(
-            HTTPRequest(url: "\(server.baseURL)/", headers: ["X-Big": String(repeating: "c", count: 15 * 1024)]))
+            HTTPRequest(url: "\(server.baseURL)/", headers: ["X-Big": String(repeating: "c", count: 63 * 1024)]))
         #expect(fits.status == 200)
         await server.stop()
         #expect(server.requestsInFlight == 0)
+    }
+
+    /// Ten sealed-state cookies of 4,000 bytes: a browser with several sign-ins in flight at once.
+    @Test(arguments: [false, true])
+    func servesTenCookiesOf4000BytesIntact(separateHeaderLines: Bool) async throws {
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { request in
+            .text(request.headers.values(for: "Cookie").joined(separator: "\n"))
+        }
+        let cookies = (0..<10).map { index in
+            "__Host-s\(index)=" + String(repeating: Character(String(index)), count: 4000 - 10)
+        }
+        #expect(cookies.allSatisfy { $0.utf8.count == 4000 })
+        let lines = separateHeaderLines ? cookies : [cookies.joined(separator: "; ")]
+        let port = server.firstPort
+        let response = await httpTestOffPool { () -> HTTPRawResponse? in
+            let connection = HTTPRawConnection(port: port)
+            // Other fields a browser sends, so the cookies do not have the header block to themselves.
+            let fields = lines.map { "Cookie: \($0)\r\n" }.joined()
+            connection?.write(
+                "GET /__/auth/handler HTTP/1.1\r\nHost: auth.example.com\r\nUser-Agent: \(String(repeating: "u", count: 300))"
+                    + "\r\nAccept: text/html\r\nAccept-Language: en\r\n\(fields)\r\n")
+            return connection?.readResponse()
+        }
+        #expect(response?.status == 200)
+        #expect(response?.body == lines.joined(separator: "\n"))
+        await server.stop()
     }
 
     @Test func closesConnectionsBeyondTheLimitAndIdleOnesAfterTheTimeout() async throws {
@@ -233,6 +266,36 @@ struct HTTPServerTests {
         #expect(first?.status == 200)
         #expect(secondClosed)
         #expect(firstClosedWhenIdle)
+        await server.stop()
+    }
+
+    @Test func closesAConnectionFromAnAddressPastItsLimitAndKeepsServingTheOthers() async throws {
+        // Two MHD threads: the count is per listening socket, not per worker thread.
+        let server = try HTTPServer(
+            listeningOn: ["127.0.0.1:0"],
+            configuration: HTTPServerConfiguration(perIPConnectionLimit: 2, threadPoolSize: 2),
+            handler: echoHandler)
+        let port = server.firstPort
+        let (first, thirdClosed, again) = await httpTestOffPool {
+            () -> ([HTTPRawResponse?], Bool, [HTTPRawResponse?]) in
+            let held = [HTTPRawConnection(port: port), HTTPRawConnection(port: port)]
+            let first = held.map { connection in
+                connection?.write("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
+                return connection?.readResponse()
+            }
+            let third = HTTPRawConnection(port: port)
+            third?.write("GET /third HTTP/1.1\r\nHost: x\r\n\r\n")
+            let thirdClosed = third.map { $0.readResponse() == nil } ?? true
+            let again = held.map { connection in
+                connection?.write("GET /again HTTP/1.1\r\nHost: x\r\n\r\n")
+                return connection?.readResponse()
+            }
+            return (first, thirdClosed, again)
+        }
+        #expect(first.map { $0?.status } == [200, 200])
+        #expect(thirdClosed)
+        #expect(again.map { $0?.status } == [200, 200])
+        #expect(again.allSatisfy { $0?.body.contains("path=/again") == true })
         await server.stop()
     }
 

@@ -105,6 +105,21 @@ final class HTTPRawConnection: @unchecked Sendable {
         }
     }
 
+    /// Everything the peer sends until it closes the connection; `closed` is false on a read timeout.
+    func readUntilClosed() -> (text: String, closed: Bool) {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count > 0 {
+                buffer.append(contentsOf: chunk[..<count])
+                continue
+            }
+            let closed = count == 0 || errno == ECONNRESET
+            return (String(decoding: buffer, as: UTF8.self), closed)
+        }
+    }
+
     /// Whether the peer has closed the connection (reads until EOF, error or timeout).
     func isClosedByPeer() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)

@@ -56,24 +56,35 @@ final class HTTPListenerCore: @unchecked Sendable {
 
     /// The MHD access handler, called several times per request (headers, each body chunk, final, resumed).
     func access(
-        connection: OpaquePointer, method: UnsafePointer<CChar>, uploadSize: UnsafeMutablePointer<Int>,
-        uploadData: UnsafePointer<CChar>?, requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        connection: OpaquePointer, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>, uploadData: UnsafePointer<CChar>?,
+        requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let raw = requestContext.pointee else { return shim_mhd_no }
         let context = Unmanaged<HTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
         switch context.stage {
         case .headers:
             // Why not answer now: queuing on the first call makes MHD close the connection afterwards
-            // (FIELD-NOTES, keep-alive). Only refusals of a request with a body are queued early.
+            // (FIELD-NOTES, keep-alive). Only framing refusals and refusals of a request with a body are queued early.
             context.stage = .body
             context.headers = Self.headers(of: connection)
+            let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
+            if let refusal = Self.framingRefusal(context.headers, isHTTP10: isHTTP10) {
+                // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
+                // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
+                context.stage = .answered
+                return queue(ownResponse(refusal), on: connection)
+            }
+            if let refusal = Self.hostRefusal(context.headers, isHTTP10: isHTTP10) {
+                return reject(context, ownResponse(refusal))
+            }
             let methodText = String(cString: method)
             if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
-                return reject(context, .text("Request header fields too large\n", status: 431))
+                return reject(context, ownText("Request header fields too large\n", status: 431))
             }
             if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes
             {
-                return reject(context, .text("Request body too large\n", status: 413))
+                return reject(context, ownText("Request body too large\n", status: 413))
             }
             return shim_mhd_yes
         case .body:
@@ -87,7 +98,7 @@ final class HTTPListenerCore: @unchecked Sendable {
                 }
                 guard context.body.count + size <= configuration.maxBodyBytes, let uploadData else {
                     context.body = []
-                    return reject(context, .text("Request body too large\n", status: 413))
+                    return reject(context, ownText("Request body too large\n", status: 413))
                 }
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
                     context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
@@ -112,7 +123,7 @@ final class HTTPListenerCore: @unchecked Sendable {
                     case .finished(let response), .abandoned(let response): response
                     case .running: nil
                     }
-                } ?? .text("Internal Server Error\n", status: 500)
+                } ?? ownText("Internal Server Error\n", status: 500)
             context.stage = .answered
             return queue(response, on: connection)
         case .answered:
@@ -133,7 +144,7 @@ final class HTTPListenerCore: @unchecked Sendable {
         }
         guard admitted else {
             context.stage = .answered
-            return queue(.text("Service Unavailable: shutting down\n", status: 503), on: context.connection)
+            return queue(ownText("Service Unavailable: shutting down\n", status: 503), on: context.connection)
         }
         context.stage = .suspended
         MHD_suspend_connection(context.connection)
@@ -175,7 +186,7 @@ final class HTTPListenerCore: @unchecked Sendable {
             return (registry.suspended, registry.tasks)
         }
         for (key, context) in contexts {
-            let unavailable = ServerResponse.text("Service Unavailable: shutting down\n", status: 503)
+            let unavailable = ownText("Service Unavailable: shutting down\n", status: 503)
             guard context.settle(.abandoned(unavailable)) else { continue }
             tasks[key]?.cancel()
             MHD_resume_connection(context.connection)
@@ -211,7 +222,7 @@ final class HTTPListenerCore: @unchecked Sendable {
 
     private func makeRequest(method: String, context: HTTPRequestContext) -> Parsed {
         guard let rawURI = context.rawURI else {
-            return .refused(.text("Bad Request: the request target is not valid UTF-8\n", status: 400))
+            return .refused(ownText("Bad Request: the request target is not valid UTF-8\n", status: 400))
         }
         let path: Substring
         let rawQuery: Substring
@@ -226,14 +237,14 @@ final class HTTPListenerCore: @unchecked Sendable {
         do {
             queryItems = try FormURLEncoding.decode(String(rawQuery))
         } catch {
-            return .refused(.text("Bad Request: query string: \(error)\n", status: 400))
+            return .refused(ownText("Bad Request: query string: \(error)\n", status: 400))
         }
         var formFields: [URLFormField] = []
         if ServerRequest.isFormURLEncoded(contentType: context.headers["Content-Type"]) {
             do {
                 formFields = try FormURLEncoding.decode(bytes: context.body)
             } catch {
-                return .refused(.text("Bad Request: form body: \(error)\n", status: 400))
+                return .refused(ownText("Bad Request: form body: \(error)\n", status: 400))
             }
         }
         let remote = shim_mhd_connection_client_address(context.connection).flatMap {
@@ -243,6 +254,130 @@ final class HTTPListenerCore: @unchecked Sendable {
             ServerRequest(
                 method: method, path: String(path), rawQuery: String(rawQuery), queryItems: queryItems,
                 headers: context.headers, body: context.body, formFields: formFields, remoteAddress: remote))
+    }
+
+    /// The refusal of a request whose body length two parsers could disagree on; it closes the connection.
+    ///
+    /// MHD 0.9.75 itself refuses a single malformed `Content-Length` (400) or one past its range (413) before
+    /// the access handler runs; what it lets through is handled here (RFC 9112 §6.1, §6.3).
+    static func framingRefusal(_ headers: HTTPHeaders, isHTTP10: Bool) -> ServerResponse? {
+        if headers.contains(where: { $0.name.utf8.contains { $0 == 0x20 || $0 == 0x09 } }) {
+            // RFC 9112 §5.1: whitespace before the colon must be refused (400). MHD keeps it in the name, so
+            // "Transfer-Encoding : chunked" is no framing header here but may be one to a front end that trims it.
+            return closing(.text("Bad Request: whitespace in a header field name\n", status: 400))
+        }
+        let codings = headers.values(for: "Transfer-Encoding")
+        let lengths = headers.values(for: "Content-Length")
+        if !codings.isEmpty, !lengths.isEmpty {
+            // RFC 9112 §6.3 item 3: MHD would let Transfer-Encoding win; a front end may have used the length.
+            return closing(.text("Bad Request: both Content-Length and Transfer-Encoding\n", status: 400))
+        }
+        if !codings.isEmpty, isHTTP10 {
+            // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means faulty framing.
+            return closing(.text("Bad Request: Transfer-Encoding in an HTTP/1.0 request\n", status: 400))
+        }
+        if !codings.isEmpty,
+            codings.count > 1 || codings[0].lowercased() != "chunked"
+        {
+            // RFC 9112 §6.1: 501 for a transfer coding the server does not understand. Only chunked alone is
+            // framed by MHD; anything else left it waiting for a body it cannot delimit until the idle timeout.
+            return closing(.text("Not Implemented: only Transfer-Encoding: chunked is supported\n", status: 501))
+        }
+        if lengths.count > 1 || lengths.contains(where: { $0.contains(",") }) {
+            // RFC 9110 §8.6 lets a recipient accept repeated equal values; MHD uses the first of any, so refuse all.
+            return closing(.text("Bad Request: more than one Content-Length\n", status: 400))
+        }
+        if let length = lengths.first, length.isEmpty || !length.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            // RFC 9110 §8.6: Content-Length = 1*DIGIT.
+            return closing(.text("Bad Request: invalid Content-Length\n", status: 400))
+        }
+        return nil
+    }
+
+    /// The refusal of a request without exactly one valid `Host` (RFC 9112 §3.2); nil when it is fine.
+    static func hostRefusal(_ headers: HTTPHeaders, isHTTP10: Bool) -> ServerResponse? {
+        let hosts = headers.values(for: "Host")
+        switch hosts.count {
+        case 0 where isHTTP10:
+            return nil
+        case 0:
+            return .text("Bad Request: an HTTP/1.1 request needs a Host header\n", status: 400)
+        case 1 where isValidHost(hosts[0]):
+            return nil
+        case 1:
+            return .text("Bad Request: invalid Host header\n", status: 400)
+        default:
+            return .text("Bad Request: more than one Host header\n", status: 400)
+        }
+    }
+
+    /// Whether `value` is `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2–3.2.3) with a non-empty host.
+    ///
+    /// The empty host RFC 9112 §3.2 allows is for targets without an authority, which this server never has.
+    static func isValidHost(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        var index = 0
+        // unreserved / sub-delims (RFC 3986 §2.2–2.3); "%" is checked separately as pct-encoded.
+        let isNameByte: (UInt8) -> Bool = { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default: "-._~!$&'()*+,;=".utf8.contains(byte)
+            }
+        }
+        let isHex: (UInt8) -> Bool = { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default: false
+            }
+        }
+        if bytes.first == UInt8(ascii: "[") {
+            // IP-literal: IPv6address or IPvFuture, whose characters are all name bytes or ":".
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,
+                bytes[1..<close].allSatisfy({ isNameByte($0) || $0 == UInt8(ascii: ":") })
+            else { return false }
+            index = close + 1
+        } else {
+            // reg-name = *( unreserved / pct-encoded / sub-delims ), here at least one character.
+            while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
+                if bytes[index] == UInt8(ascii: "%") {
+                    guard index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) else {
+                        return false
+                    }
+                    index += 3
+                } else {
+                    guard isNameByte(bytes[index]) else { return false }
+                    index += 1
+                }
+            }
+            guard index > 0 else { return false }
+        }
+        guard index < bytes.count else { return true }
+        // port = *DIGIT after ":".
+        guard bytes[index] == UInt8(ascii: ":") else { return false }
+        return bytes[(index + 1)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// A plain-text response this server sends on its own, with the configured refusal headers.
+    private func ownText(_ text: String, status: Int) -> ServerResponse {
+        ownResponse(.text(text, status: status))
+    }
+
+    /// `response` with the configured refusal headers, replacing any of the same names.
+    private func ownResponse(_ response: ServerResponse) -> ServerResponse {
+        var response = response
+        for field in configuration.refusalHeaders { response.headers.set(name: field.name, value: field.value) }
+        return response
+    }
+
+    /// `response` with `Connection: close`, which makes MHD close the connection once it is sent.
+    static func closing(_ response: ServerResponse) -> ServerResponse {
+        var response = response
+        response.headers.set(name: "Connection", value: "close")
+        return response
     }
 
     /// Bytes of the request line and header block as sent (`name: value\r\n` per field).
@@ -274,7 +409,7 @@ final class HTTPListenerCore: @unchecked Sendable {
         var built = makeMHDResponse(response)
         if built == nil {
             status = 500
-            built = makeMHDResponse(.text("Internal Server Error\n", status: 500))
+            built = makeMHDResponse(ownText("Internal Server Error\n", status: 500))
         }
         guard let built else { return shim_mhd_no }
         defer { MHD_destroy_response(built) }
@@ -304,7 +439,7 @@ final class HTTPListenerCore: @unchecked Sendable {
                 return nil
             }
         }
-        if draining.load(ordering: .relaxed) {
+        if draining.load(ordering: .relaxed), response.headers["Connection"] == nil {
             _ = MHD_add_response_header(created, "Connection", "close")
         }
         return created

@@ -217,15 +217,25 @@ public final class HTTPServer: Sendable {
         options.listen_fd = fd
         options.thread_pool_size = UInt32(clamping: configuration.threadPoolSize)
         options.connection_limit = UInt32(clamping: configuration.connectionLimit)
+        options.per_ip_connection_limit = UInt32(clamping: configuration.perIPConnectionLimit)
         options.connection_timeout_seconds = UInt32(clamping: configuration.connectionTimeoutSeconds)
-        // Why twice the header limit: the pool also holds MHD's read buffer and the response headers; the exact
-        // header limit is enforced by the access handler, this only bounds memory (MHD answers 431 beyond it).
+        // Why twice the header limit: the pool holds MHD's read buffer (the raw header block), one entry per
+        // parsed field and cookie, and the response head; when it runs out MHD answers its own 431 (or, while
+        // splitting a `Cookie` field, closes without an answer), before the access handler could add the refusal
+        // headers (microhttpd.h, MHD_OPTION_CONNECTION_MEMORY_LIMIT). Measured with 0.9.75 and a 64 KiB limit
+        // (128 KiB pool): a 127 KiB single field still got the handler's 431 and 1,170 fields of 7 bytes were
+        // served, while 2,340 such fields (16 KiB) or 3,276 cookies of "a=1" were not. Browsers send far fewer.
         options.connection_memory_limit = max(32 * 1024, 2 * configuration.maxHeaderBytes)
-        options.access_handler = { cls, connection, _, method, _, uploadData, uploadSize, requestContext in
+        // Why strict: at 1, MHD 0.9.75 answers an HTTP/1.1 request without `Host` itself (400, RFC 9112 §3.2) and
+        // closes a connection whose request target holds a space instead of serving it (microhttpd.h,
+        // MHD_OPTION_STRICT_FOR_CLIENT). It still accepts whitespace in header names, repeated `Content-Length`
+        // and `Host`, and `Content-Length` with `Transfer-Encoding`: the access handler refuses those.
+        options.strict_for_client = 1
+        options.access_handler = { cls, connection, _, method, version, uploadData, uploadSize, requestContext in
             guard let cls, let connection, let method, let uploadSize, let requestContext else { return shim_mhd_no }
             return Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().access(
-                connection: connection, method: method, uploadSize: uploadSize, uploadData: uploadData,
-                requestContext: requestContext)
+                connection: connection, method: method, version: version, uploadSize: uploadSize,
+                uploadData: uploadData, requestContext: requestContext)
         }
         options.access_handler_context = context
         options.uri_log = { cls, uri, connection in

@@ -1,27 +1,59 @@
 /// Limits and tuning of `HTTPServer`; the defaults suit a sign-in handler facing browsers.
 public struct HTTPServerConfiguration: Sendable {
     /// The most bytes the request line plus header fields may take; larger requests get 431.
+    ///
+    /// The default, 64 KiB, holds ten 4,000-byte cookies (sealed sign-in states, one per sign-in in flight in a
+    /// browser) beside a browser's other fields, in one `Cookie` field or in several.
     public var maxHeaderBytes: Int
     /// The most body bytes accepted; larger bodies get 413 and are not buffered.
     public var maxBodyBytes: Int
     /// The most simultaneous connections per listening socket.
     public var connectionLimit: Int
+    /// The most simultaneous connections from one IP address per listening socket; 0 means no limit. Further
+    /// connections from that address are closed as soon as they are accepted.
+    ///
+    /// Behind a reverse proxy every connection comes from the proxy's address, so this must stay well above
+    /// the proxy's own connection pool; the default, 256, leaves room for that and still stops one client
+    /// from taking all of `connectionLimit` (microhttpd.h, MHD_OPTION_PER_IP_CONNECTION_LIMIT).
+    public var perIPConnectionLimit: Int
     /// Seconds an idle or stalled connection is kept open.
     public var connectionTimeoutSeconds: Int
     /// MHD worker threads per listening socket (they only parse and write; handlers run as Swift tasks).
     public var threadPoolSize: Int
     /// The `listen(2)` backlog for sockets the server binds itself.
     public var listenBacklog: Int32
+    /// Header fields on every response the server builds itself, without calling the handler: its refusals
+    /// (400, 413, 431, 501, 503 while shutting down) and the 500 that replaces an invalid handler response.
+    ///
+    /// Responses MHD composes on its own (a malformed request line or `Content-Length`, a missing `Host`, a
+    /// request past its memory pool) never reach this server's code and carry none of them.
+    public var refusalHeaders: HTTPHeaders
+
+    /// Fields for responses that must not be cached, framed, sniffed or leak a referrer: Cache-Control no-store
+    /// (RFC 9111 §5.2.2.5), Referrer-Policy (W3C Referrer Policy §3.1), X-Frame-Options (RFC 7034),
+    /// X-Content-Type-Options (Fetch §3.5) and a CSP that loads nothing but inline styles (CSP Level 3 §6.1.2).
+    /// The service puts the same fields on every response it sends.
+    public static let defaultSecurityHeaders: HTTPHeaders = [
+        "Cache-Control": "no-store",
+        "Referrer-Policy": "no-referrer",
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    ]
 
     public init(
-        maxHeaderBytes: Int = 16 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
-        connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2, listenBacklog: Int32 = 511
+        maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
+        perIPConnectionLimit: Int = 256, connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2,
+        listenBacklog: Int32 = 511,
+        refusalHeaders: HTTPHeaders = HTTPServerConfiguration.defaultSecurityHeaders
     ) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
+        self.perIPConnectionLimit = perIPConnectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.threadPoolSize = threadPoolSize
         self.listenBacklog = listenBacklog
+        self.refusalHeaders = refusalHeaders
     }
 }

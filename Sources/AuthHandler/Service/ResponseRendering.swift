@@ -3,19 +3,13 @@ import Foundation
 /// Turns handler results into HTTP responses: the contract's security headers on every response, and
 /// errors as JSON or HTML by the request's `Accept`.
 public enum ResponseRendering {
-    /// CONTRACT §3: on every response the daemon sends.
-    static let securityHeaders: [(String, String)] = [
-        ("Cache-Control", "no-store"),
-        ("Referrer-Policy", "no-referrer"),
-        ("X-Frame-Options", "DENY"),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
-    ]
+    /// CONTRACT §3: on every response the daemon sends. Defined once, with the HTTP listener's own refusals.
+    static var securityHeaders: HTTPHeaders { HTTPServerConfiguration.defaultSecurityHeaders }
 
     /// Adds the security headers (replacing any the handler set) and returns the response.
     public static func secured(_ response: ServerResponse) -> ServerResponse {
         var response = response
-        for (name, value) in securityHeaders { response.headers.set(name: name, value: value) }
+        for field in securityHeaders { response.headers.set(name: field.name, value: field.value) }
         if response.status == 503, response.headers["Retry-After"] == nil {
             response.headers.set(name: "Retry-After", value: "5")
         }

@@ -24,10 +24,14 @@ struct shim_mhd_daemon_config {
     unsigned int thread_pool_size;
     /// MHD_OPTION_CONNECTION_LIMIT.
     unsigned int connection_limit;
+    /// MHD_OPTION_PER_IP_CONNECTION_LIMIT: simultaneous connections from one IP address; 0 means no limit.
+    unsigned int per_ip_connection_limit;
     /// MHD_OPTION_CONNECTION_TIMEOUT, in seconds; 0 disables it.
     unsigned int connection_timeout_seconds;
     /// MHD_OPTION_CONNECTION_MEMORY_LIMIT, in bytes: the per-connection pool the headers must fit in.
     size_t connection_memory_limit;
+    /// MHD_OPTION_STRICT_FOR_CLIENT: 1 is strict about the protocol, 0 the default, -1 as tolerant as possible.
+    int strict_for_client;
     MHD_AccessHandlerCallback access_handler;
     void *access_handler_context;
     MHD_RequestCompletedCallback request_completed;
