@@ -340,4 +340,78 @@ struct EndToEndBrowserBindingTests {
             try await EndToEndRefusalTests.expectStillServing(e2e)
         }
     }
+
+    @Test("ten sign-ins started in one browser before any completes all complete, each with its own cookie")
+    func tenParallelSignInsInOneBrowser() async throws {
+        try await withEndToEnd { e2e in
+            var callbacks: [String] = []
+            for index in 0..<10 {
+                let provider = index % 2 == 0 ? "google.com" : "twitter.com"
+                let hint = provider == "google.com" ? #"{"login_hint":"alice"}"# : #"{"screen_name":"bob"}"#
+                let walk = try await e2e.walk(
+                    from: e2e.startURL(provider, ["customParameters": hint, "eventId": "e\(index)"]),
+                    stopAtCallback: true)
+                callbacks.append(try #require(walk.callbackURL))
+            }
+            #expect(e2e.cookieJar.withLock { $0.count } == 10)
+            #expect((e2e.cookieHeader() ?? "").utf8.count > 5_000, "the browser sends all ten cookies")
+            for (index, callback) in callbacks.enumerated().reversed() {
+                let done = try await e2e.get(callback)
+                let location = try #require(done.headers["Location"], "\(done.status) \(done.text)")
+                let query = try FormURLEncoding.decode(String(location.split(separator: "?")[1]))
+                #expect(query.first(named: "eventId") == "e\(index)")
+                let code = try #require(query.first(named: "code"), "\(query)")
+                #expect(try await e2e.redeem(code: code).status == 200)
+            }
+            #expect(e2e.cookieJar.withLock { $0.isEmpty }, "every callback cleared its own cookie")
+        }
+    }
+
+    @Test("a pending sign-in that would not fit in a 4,000-byte cookie → 400 invalid-request")
+    func oversizedStateRefused() async throws {
+        try await withEndToEnd { e2e in
+            let scopes = (0..<400).map { "scope.\($0)" }.joined(separator: ",")
+            let response = try await e2e.get(e2e.startURL("google.com", ["scopes": scopes]), accept: "application/json")
+            EndToEndRefusalTests.expectError(response, status: 400, code: "invalid-request")
+            #expect(response.headers["Set-Cookie"] == nil)
+            try await EndToEndRefusalTests.expectStillServing(e2e)
+        }
+    }
+
+    @Test("a second redemption while the first waits on the backend → 409 redemption-in-progress with Retry-After")
+    func redemptionInProgress() async throws {
+        try await withEndToEnd(backend: .identityToolkit) { e2e in
+            let walk = try await e2e.signIn("google.com")
+            let code = try #require(walk.appQuery.first(named: "code"))
+            try await e2e.queueFailure(
+                #"{"endpoint": "identitytoolkit/v1/accounts:signInWithIdp", "kind": "delay", "delayMs": 1500}"#)
+            func backendCalls() async throws -> Int {
+                let requests = try await e2e.get(e2e.idpURL + "/__fake/requests").json?.arrayValue ?? []
+                return requests.filter { $0["path"]?.stringValue == "/identitytoolkit/v1/accounts:signInWithIdp" }.count
+            }
+            let before = try await backendCalls()
+            async let first = e2e.redeem(code: code)
+            // Once the backend has the first redemption (and sits on it for 1.5 s), the code is held.
+            var polls = 0
+            while try await backendCalls() == before, polls < 200 {
+                polls += 1
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let held = try await e2e.redeem(code: code)
+            EndToEndRefusalTests.expectError(held, status: 409, code: "redemption-in-progress")
+            #expect(held.headers["Retry-After"].flatMap { Int($0) } == 3, "providerTimeoutSeconds 2 + 1")
+            #expect(try await first.status == 200)
+            EndToEndRefusalTests.expectError(
+                try await e2e.redeem(code: code), status: 400, code: "invalid-result-code")
+        }
+    }
+
+    @Test("serve runs with core dumps off (RLIMIT_CORE 0)")
+    func coreDumpsOff() async throws {
+        try await withEndToEnd { e2e in
+            let limits = try String(contentsOfFile: "/proc/\(e2e.daemon.processIdentifier)/limits", encoding: .utf8)
+            let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") })
+            #expect(line.split(separator: " ").filter { !$0.isEmpty }.dropFirst(4).prefix(2) == ["0", "0"], "\(line)")
+        }
+    }
 }

@@ -147,6 +147,9 @@ public final class RunningAuthHandler: @unchecked Sendable {
         return nil
     }
 
+    /// The process's id (for `/proc/PID/...`).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     public func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
