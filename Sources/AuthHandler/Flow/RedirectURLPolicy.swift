@@ -111,40 +111,12 @@ public struct RedirectURLPolicy: Sendable {
         var rounds = 0
         while bytes.contains(UInt8(ascii: "%")) {
             rounds += 1
-            guard rounds <= 4, let decoded = percentDecoded(bytes) else { return nil }
+            guard rounds <= 4, let decoded = RFC3986.percentDecoded(bytes, plusAsSpace: false) else { return nil }
             bytes = decoded
         }
         var name = String(decoding: bytes, as: UTF8.self).lowercased()
         if let bracket = name.firstIndex(of: "[") { name = String(name[..<bracket]) }
         name = name.trimmingCharacters(in: .whitespaces)
         return String(name.map { $0 == "." || $0 == " " ? "_" : $0 })
-    }
-
-    private static func percentDecoded(_ bytes: [UInt8]) -> [UInt8]? {
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            guard byte == UInt8(ascii: "%") else {
-                result.append(byte)
-                index += 1
-                continue
-            }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            else { return nil }
-            result.append(high << 4 | low)
-            index += 3
-        }
-        return result
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

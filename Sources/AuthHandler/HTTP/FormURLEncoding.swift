@@ -80,40 +80,12 @@ public enum FormURLEncoding {
     private static func decodeComponent(_ bytes: ArraySlice<UInt8>, pairIndex: Int) throws(FormURLDecodingError)
         -> String
     {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "+"):
-                decoded.append(UInt8(ascii: " "))
-                index += 1
-            case UInt8(ascii: "%"):
-                guard index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]),
-                    let low = hexValue(bytes[index + 2])
-                else {
-                    throw FormURLDecodingError(reason: .invalidPercentEscape, pairIndex: pairIndex)
-                }
-                decoded.append(high << 4 | low)
-                index += 3
-            default:
-                decoded.append(byte)
-                index += 1
-            }
+        guard let decoded = RFC3986.percentDecoded(bytes, plusAsSpace: true) else {
+            throw FormURLDecodingError(reason: .invalidPercentEscape, pairIndex: pairIndex)
         }
         guard let text = String(validating: decoded, as: UTF8.self) else {
             throw FormURLDecodingError(reason: .invalidUTF8, pairIndex: pairIndex)
         }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

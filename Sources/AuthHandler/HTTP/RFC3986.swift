@@ -12,4 +12,40 @@ public enum RFC3986 {
             false
         }
     }
+
+    /// Decodes `%XX` escapes (either hex case), and `+` as a space when `plusAsSpace` (form encoding, WHATWG URL
+    /// `application/x-www-form-urlencoded`); nil when an escape is truncated or not hex. The bytes are not checked
+    /// to be UTF-8: callers that need text validate them.
+    public static func percentDecoded(_ bytes: some Collection<UInt8>, plusAsSpace: Bool) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            bytes.formIndex(after: &index)
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard index != bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
+                bytes.formIndex(after: &index)
+                guard index != bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
+                bytes.formIndex(after: &index)
+                output.append(high << 4 | low)
+            case UInt8(ascii: "+") where plusAsSpace:
+                output.append(UInt8(ascii: " "))
+            default:
+                output.append(byte)
+            }
+        }
+        return output
+    }
+
+    /// The value of one hex digit (§2.1), either case.
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
 }

@@ -42,26 +42,7 @@ public enum OAuth1PercentEncoding {
     /// Decodes percent-escapes (and `+` as space when `plusAsSpace`, for form encoding); nil when an
     /// escape is truncated or not hex, or the result is not UTF-8.
     static func decode(_ bytes: some Collection<UInt8>, plusAsSpace: Bool) -> String? {
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            bytes.formIndex(after: &index)
-            switch byte {
-            case UInt8(ascii: "%"):
-                guard index != bytes.endIndex, let high = hexValue(bytes[index]) else { return nil }
-                bytes.formIndex(after: &index)
-                guard index != bytes.endIndex, let low = hexValue(bytes[index]) else { return nil }
-                bytes.formIndex(after: &index)
-                output.append(high << 4 | low)
-            case UInt8(ascii: "+") where plusAsSpace:
-                output.append(UInt8(ascii: " "))
-            default:
-                output.append(byte)
-            }
-        }
-        return String(validating: output, as: UTF8.self)
+        RFC3986.percentDecoded(bytes, plusAsSpace: plusAsSpace).flatMap { String(validating: $0, as: UTF8.self) }
     }
 
     /// Splits an `application/x-www-form-urlencoded` string (a URL query) into decoded fields, in order;
@@ -81,14 +62,5 @@ public enum OAuth1PercentEncoding {
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") + nibble - 10
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: nil
-        }
     }
 }
