@@ -36,6 +36,16 @@ public final class AuthHandlerService: Sendable {
 
     /// The HTTP server's handler.
     public func handle(_ request: ServerRequest) async -> ServerResponse {
+        await EventLog.$requestID.withValue(Self.newRequestID()) { await route(request) }
+    }
+
+    /// A short random id that ties together the log lines of one request.
+    static func newRequestID() -> String {
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private func route(_ request: ServerRequest) async -> ServerResponse {
         let began = DispatchTime.now().uptimeNanoseconds
         let route: String
         let response: ServerResponse

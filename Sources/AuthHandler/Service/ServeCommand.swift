@@ -8,7 +8,7 @@ public enum ServeCommand {
 
     /// Loads the config, builds the service, serves until SIGINT/SIGTERM, then drains and stops.
     public static func run(_ options: ServeOptions, context: CommandContext) async -> AuthHandlerExitCode {
-        let log = EventLog()
+        let log = EventLog(syslogPrefix: EventLog.writesToJournal(environment: context.environment))
         let environment = SecretEnvironment(variables: context.environment)
         let config: AuthHandlerConfig
         switch loadConfig(path: options.config.path, environment: environment, log: log) {
@@ -45,6 +45,7 @@ public enum ServeCommand {
                 "\(path) has \(report.errors.count) problem(s), the first: \(first); "
                     + "run 'auth-handler check-config --config \(path)' to see them all")
         }
+        log.setFormat(config.logFormat)
         // Only a usable config gets its warnings logged: a failed start prints exactly one line.
         for warning in report.warnings {
             log.log(.warning, "config", ["path": warning.path.description, "problem": warning.message])
