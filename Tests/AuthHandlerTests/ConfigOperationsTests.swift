@@ -3,7 +3,7 @@ import Testing
 
 @testable import AuthHandler
 
-/// `opsListen` and `logFormat` (docs/CONFIG.md "Operations listener", "Logs").
+/// `opsListen` and `logFormat` (docs/CONFIG.md, sections `opsListen` and `logFormat`).
 struct ConfigOperationsTests {
     @Test func bothKeysAreAbsentByDefault() throws {
         let report = try ConfigFixture.report(overriding: "{}")

@@ -44,7 +44,7 @@ struct EventLogTests {
         #expect(EventLog.isLineBreaking(scalar))
     }
 
-    // MARK: - logFormat json (docs/CONFIG.md "Logs")
+    // MARK: - logFormat json (docs/CONFIG.md, section `logFormat`)
 
     /// The one line logged with `log`, parsed as a JSON object.
     static func jsonObject(_ log: (EventLog) -> Void) throws -> [String: JSONValue] {

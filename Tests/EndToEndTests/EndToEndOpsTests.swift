@@ -2,7 +2,7 @@ import AuthHandler
 import Foundation
 import Testing
 
-/// `opsListen` and `logFormat` through the real `auth-handler serve` (docs/CONFIG.md "Operations listener", "Logs").
+/// `opsListen` and `logFormat` through the real `auth-handler serve` (docs/CONFIG.md, sections `opsListen` and `logFormat`).
 @Suite(.timeLimit(.minutes(3)))
 struct EndToEndOpsTests {
     static let operationsPaths = ["/metrics", "/healthz", "/readyz"]

@@ -1,4 +1,4 @@
-/// How the daemon writes its log lines on stderr (`logFormat`, docs/CONFIG.md "Logs").
+/// How the daemon writes its log lines on stderr (docs/CONFIG.md, section `logFormat`).
 public enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// `level=info event=signin.start provider=google.com ...`, one logfmt line per event.
     case logfmt

@@ -29,7 +29,7 @@ public final class CapturingLogSink: LogSink {
 }
 
 /// One line per sign-in step, as logfmt (`level=info event=signin.start provider=google.com outcome=redirect
-/// latency_ms=3`) or as one JSON object (`logFormat`, docs/CONFIG.md "Logs").
+/// latency_ms=3`) or as one JSON object (docs/CONFIG.md, section `logFormat`).
 ///
 /// Fields are named, closed values chosen by the caller — provider ids, outcomes, error codes, latencies — never
 /// request parameters, so a token, secret, code or state value has no way in. A line logged while an HTTP request is
