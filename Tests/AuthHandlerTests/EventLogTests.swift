@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AuthHandler
@@ -41,5 +42,147 @@ struct EventLogTests {
     func everyControlIsLineBreaking(_ value: Int) throws {
         let scalar = try #require(Unicode.Scalar(UInt32(value)))
         #expect(EventLog.isLineBreaking(scalar))
+    }
+
+    // MARK: - logFormat json (docs/CONFIG.md, section `logFormat`)
+
+    /// The one line logged with `log`, parsed as a JSON object.
+    static func jsonObject(_ log: (EventLog) -> Void) throws -> [String: JSONValue] {
+        let sink = CapturingLogSink()
+        log(EventLog(sink: sink, format: .json))
+        #expect(sink.captured.count == 1)
+        let line = try #require(sink.captured.first)
+        #expect(!line.contains("\n"))
+        return try #require(JSONValue.parse(Data(line.utf8))?.objectValue, "not a JSON object: \(line)")
+    }
+
+    @Test func aJSONLineHoldsLevelEventAndEveryField() throws {
+        let object = try Self.jsonObject {
+            $0.log(
+                .warning, "signin.callback",
+                ["provider": "google.com", "outcome": "provider-error", "latency_ms": "42", "reason": "bad nonce"])
+        }
+        #expect(
+            object == [
+                "level": .string("warning"), "event": .string("signin.callback"), "provider": .string("google.com"),
+                "outcome": .string("provider-error"), "latency_ms": .number(42), "reason": .string("bad nonce"),
+            ])
+    }
+
+    @Test func aJSONLineKeepsTheOrderLevelEventRequestIDThenFields() {
+        let sink = CapturingLogSink()
+        EventLog.$requestID.withValue("0123abcd") {
+            EventLog(sink: sink, format: .json).log(.info, "signin.start", ["provider": "x", "latency_ms": "3"])
+        }
+        #expect(
+            sink.captured == [
+                #"{"level":"info","event":"signin.start","request_id":"0123abcd","provider":"x","latency_ms":3}"#
+            ])
+    }
+
+    @Test func quotesBackslashesAndSlashesAreJSONEscapedAndRoundTrip() throws {
+        let value = #"say "hi" \ C:\path </script> {"level":"error"}"#
+        let object = try Self.jsonObject { $0.log(.info, "signin.start", ["reason": value]) }
+        #expect(object["reason"] == .string(value))
+        #expect(object["level"] == .string("info"))
+    }
+
+    @Test(arguments: [
+        "a\nlevel=error event=forged", "a\n{\"level\":\"error\"}", "a\rb", "a\u{0}b", "a\u{1B}[2Jb", "a\u{7F}b",
+        "a\u{85}b", "a\u{9B}2Jb", "a\u{2028}b", "a\u{2029}b", "a\u{202E}b", "a\u{2066}b\u{2069}", "tab\there",
+    ])
+    func controlAndLineBreakingCharactersCannotForgeAJSONLine(_ text: String) throws {
+        let sink = CapturingLogSink()
+        EventLog(sink: sink, format: .json).log(.info, "signin.start", ["provider": text, "outcome": "redirect"])
+        #expect(sink.captured.count == 1)
+        let line = try #require(sink.captured.first)
+        #expect(line.unicodeScalars.allSatisfy { !EventLog.isLineBreaking($0) }, "raw control in \(line)")
+        let object = try #require(JSONValue.parse(Data(line.utf8))?.objectValue)
+        #expect(Set(object.keys) == ["level", "event", "provider", "outcome"])
+        #expect(object["level"] == .string("info"))
+        #expect(object["provider"] == .string(EventLog.sanitized(text)))
+        #expect(object["provider"]?.stringValue?.unicodeScalars.contains { EventLog.isLineBreaking($0) } == false)
+    }
+
+    @Test(arguments: [
+        ("17", JSONValue.number(17)), ("007", .number(7)), ("+3", .number(3)), ("", .string("")),
+        ("3.5", .string("3.5")),
+    ])
+    func latencyIsANumberOnlyWhenItIsAWholeNumber(_ value: String, _ expected: JSONValue) throws {
+        let object = try Self.jsonObject { $0.log(.info, "signin.redeem", ["latency_ms": value]) }
+        #expect(object["latency_ms"] == expected)
+    }
+
+    // MARK: - request_id
+
+    @Test func aLineLoggedInARequestCarriesItsIDInLogfmtToo() {
+        let sink = CapturingLogSink()
+        let log = EventLog(sink: sink)
+        log.log(.info, "listening")
+        EventLog.$requestID.withValue("5e1f") { log.log(.info, "signin.start", ["provider": "github.com"]) }
+        #expect(
+            sink.captured == [
+                "level=info event=listening", "level=info event=signin.start request_id=5e1f provider=github.com",
+            ])
+    }
+
+    @Test func theRequestIDReachesChildTasks() async {
+        let sink = CapturingLogSink()
+        let log = EventLog(sink: sink, format: .json)
+        await EventLog.$requestID.withValue("feed") {
+            async let child: Void = log.log(.info, "child")
+            await child
+            await Task { log.log(.info, "unstructured") }.value
+        }
+        #expect(sink.captured.allSatisfy { $0.contains(#""request_id":"feed""#) })
+        #expect(sink.captured.count == 2)
+    }
+
+    @Test func requestIDsAreShortRandomHex() {
+        let ids = (0..<64).map { _ in AuthHandlerService.newRequestID() }
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { $0.count == 16 && $0.allSatisfy(\.isHexDigit) })
+    }
+
+    // MARK: - journald priority prefix
+
+    @Test(arguments: [
+        (EventLog.Level.error, "<3>"), (.warning, "<4>"), (.info, "<6>"), (.debug, "<7>"),
+    ])
+    func underJournaldEachLineStartsWithItsSyslogPriority(_ level: EventLog.Level, _ prefix: String) throws {
+        for format in LogFormat.allCases {
+            let sink = CapturingLogSink()
+            EventLog(sink: sink, format: format, syslogPrefix: true).log(level, "e", ["provider": "p"])
+            let line = try #require(sink.captured.first)
+            #expect(line.hasPrefix(prefix), "\(format): \(line)")
+            let rest = String(line.dropFirst(prefix.count))
+            if format == .json {
+                #expect(JSONValue.parse(Data(rest.utf8))?["level"] == .string(level.rawValue))
+            } else {
+                #expect(rest == "level=\(level.rawValue) event=e provider=p")
+            }
+        }
+    }
+
+    @Test func withoutJournaldLinesHaveNoPrefix() {
+        let sink = CapturingLogSink()
+        EventLog(sink: sink, format: .logfmt).log(.error, "e")
+        EventLog(sink: sink, format: .json).log(.error, "e")
+        #expect(sink.captured == ["level=error event=e", #"{"level":"error","event":"e"}"#])
+    }
+
+    @Test func journaldIsRecognisedByJournalStream() {
+        #expect(EventLog.writesToJournal(environment: ["JOURNAL_STREAM": "8:12345"]))
+        #expect(!EventLog.writesToJournal(environment: [:]))
+        #expect(!EventLog.writesToJournal(environment: ["JOURNAL_STREAM": ""]))
+    }
+
+    @Test func setFormatAppliesToEveryCopyOfTheLog() {
+        let sink = CapturingLogSink()
+        let log = EventLog(sink: sink)
+        let copy = log
+        log.setFormat(.json)
+        copy.log(.info, "e")
+        #expect(sink.captured == [#"{"level":"info","event":"e"}"#])
     }
 }

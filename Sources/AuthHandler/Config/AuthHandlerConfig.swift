@@ -7,6 +7,10 @@ import Foundation
 public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     /// Addresses to bind, unless systemd passes sockets.
     public var listen: [ListenAddress]
+    /// Addresses of the operations listener (`/healthz`, `/readyz`, `/metrics` only); nil serves those on `listen`.
+    public var opsListen: [ListenAddress]?
+    /// How log lines are written on stderr.
+    public var logFormat: LogFormat
     /// The origin IdPs redirect back to; nil means `http://` + the bound listen address.
     public var publicURL: URL?
     /// Where pending sign-ins and results are kept.
@@ -47,7 +51,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
 
     /// Creates a config; every argument has the documented default.
     public init(
-        listen: [ListenAddress] = AuthHandlerConfig.defaultListen, publicURL: URL? = nil,
+        listen: [ListenAddress] = AuthHandlerConfig.defaultListen, opsListen: [ListenAddress]? = nil,
+        logFormat: LogFormat = .logfmt, publicURL: URL? = nil,
         store: StoreConfig = StoreConfig(), sessionTTLSeconds: Int = AuthHandlerConfig.defaultSessionTTLSeconds,
         resultTTLSeconds: Int = AuthHandlerConfig.defaultResultTTLSeconds,
         providerTimeoutSeconds: Int = AuthHandlerConfig.defaultProviderTimeoutSeconds, allowedRedirectURLs: [URL] = [],
@@ -57,6 +62,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
         startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = []
     ) {
         self.listen = listen
+        self.opsListen = opsListen
+        self.logFormat = logFormat
         self.publicURL = publicURL
         self.store = store
         self.sessionTTLSeconds = sessionTTLSeconds

@@ -14,7 +14,7 @@ struct ConfigValidator {
     static let topLevelKeys = [
         "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "providerTimeoutSeconds",
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
-        "startRateLimit", "trustedProxies",
+        "startRateLimit", "trustedProxies", "opsListen", "logFormat",
     ]
     static let storeKeys = ["kind", "path"]
     static let startRateLimitKeys = ["perMinute", "burst"]
@@ -36,7 +36,16 @@ struct ConfigValidator {
         var config = AuthHandlerConfig()
         guard let fields = object(root, at: .root, allowedKeys: Self.topLevelKeys) else { return config }
         let path = ConfigPath.root
-        if let value = fields["listen"] { config.listen = listen(value, at: path.key("listen")) }
+        if let value = fields["listen"] {
+            config.listen = listen(value, at: path.key("listen")) ?? AuthHandlerConfig.defaultListen
+        }
+        if let value = fields["opsListen"] {
+            config.opsListen = listen(value, at: path.key("opsListen"))
+            if let ops = config.opsListen { checkDistinct(ops, from: config.listen, at: path.key("opsListen")) }
+        }
+        if let value = fields["logFormat"], let format = enumeration(value, LogFormat.self, at: path.key("logFormat")) {
+            config.logFormat = format
+        }
         if let value = fields["publicURL"] { config.publicURL = publicURL(value, at: path.key("publicURL")) }
         if let value = fields["store"] { config.store = store(value, at: path.key("store")) }
         if let value = fields["sessionTTLSeconds"],
@@ -101,10 +110,11 @@ struct ConfigValidator {
 
     // MARK: - Top-level sections
 
-    private mutating func listen(_ value: ConfigJSONValue, at path: ConfigPath) -> [ListenAddress] {
+    /// The addresses of `listen` or `opsListen`; nil when the value is not an array.
+    private mutating func listen(_ value: ConfigJSONValue, at path: ConfigPath) -> [ListenAddress]? {
         guard case .array(let items) = value else {
             fail(path, "expected an array of \"HOST:PORT\" strings, got \(value.typeName)")
-            return AuthHandlerConfig.defaultListen
+            return nil
         }
         if items.isEmpty { fail(path, "is empty; expected at least one \"HOST:PORT\" address") }
         var addresses: [ListenAddress] = []
@@ -120,6 +130,15 @@ struct ConfigValidator {
             }
         }
         return addresses
+    }
+
+    /// Reports each `opsListen` address that `listen` binds too (port 0 is a fresh port each time, so it never clashes).
+    private mutating func checkDistinct(_ ops: [ListenAddress], from listen: [ListenAddress], at path: ConfigPath) {
+        for (index, address) in ops.enumerated() where address.port != 0 && listen.contains(address) {
+            fail(
+                path.index(index),
+                "\(address) is also in listen; the operations listener needs addresses of its own (another port)")
+        }
     }
 
     private mutating func publicURL(_ value: ConfigJSONValue, at path: ConfigPath) -> URL? {

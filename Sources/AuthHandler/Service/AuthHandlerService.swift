@@ -15,11 +15,21 @@ public final class AuthHandlerService: Sendable {
     let extraRoutes: [String: ExtraRoute]
     /// `--once`: the one pending sign-in, kept in the process; nil in `serve`.
     let onceSignIn: OnceSignIn?
+    /// Whether `/healthz`, `/readyz` and `/metrics` are served by ``handleOperations(_:)`` only (`opsListen`).
+    let operationsApart: Bool
     private let draining = Atomic<Bool>(false)
+
+    /// The listener a request came in on.
+    enum Listener {
+        /// `listen` (or the sockets systemd passed): sign-ins, and the operations endpoints unless they are apart.
+        case main
+        /// `opsListen`: the operations endpoints only.
+        case operations
+    }
 
     public init(
         flow: SignInFlow, store: any SessionStore, metrics: Metrics, log: EventLog,
-        extraRoutes: [String: ExtraRoute] = [:], onceSignIn: OnceSignIn? = nil
+        extraRoutes: [String: ExtraRoute] = [:], onceSignIn: OnceSignIn? = nil, operationsApart: Bool = false
     ) {
         self.flow = flow
         self.store = store
@@ -27,6 +37,7 @@ public final class AuthHandlerService: Sendable {
         self.log = log
         self.extraRoutes = extraRoutes
         self.onceSignIn = onceSignIn
+        self.operationsApart = operationsApart
     }
 
     /// Makes `/readyz` answer 503 so load balancers stop sending new sign-ins.
@@ -34,33 +45,55 @@ public final class AuthHandlerService: Sendable {
         draining.store(true, ordering: .relaxed)
     }
 
-    /// The HTTP server's handler.
+    /// The main HTTP server's handler.
     public func handle(_ request: ServerRequest) async -> ServerResponse {
+        await EventLog.$requestID.withValue(Self.newRequestID()) { await route(request, on: .main) }
+    }
+
+    /// The operations listener's handler (`opsListen`): `/healthz`, `/readyz` and `/metrics`, nothing else.
+    public func handleOperations(_ request: ServerRequest) async -> ServerResponse {
+        await EventLog.$requestID.withValue(Self.newRequestID()) { await route(request, on: .operations) }
+    }
+
+    /// A short random id that ties together the log lines of one request.
+    static func newRequestID() -> String {
+        let hex = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private func route(_ request: ServerRequest, on listener: Listener) async -> ServerResponse {
         let began = DispatchTime.now().uptimeNanoseconds
+        let servesSignIns = listener == .main
+        let servesOperations = listener == .operations || !operationsApart
         let route: String
         let response: ServerResponse
         switch request.path {
-        case "/__/auth/handler":
+        case "/__/auth/handler" where servesSignIns:
             route = request.path
             response = await handler(request)
-        case "/__/auth/result" where onceSignIn == nil:
+        case "/__/auth/result" where servesSignIns && onceSignIn == nil:
             route = request.path
             response = await result(request)
-        case "/healthz":
+        case "/healthz" where servesOperations:
             route = "ops"
             response = ResponseRendering.secured(.text("ok\n"))
-        case "/readyz":
+        case "/readyz" where servesOperations:
             route = "ops"
             response = await readiness()
-        case "/metrics":
+        case "/metrics" where servesOperations:
             route = "ops"
             var metricsResponse = ServerResponse.text(metrics.render())
             metricsResponse.headers.set(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
             response = ResponseRendering.secured(metricsResponse)
         default:
-            if let extra = extraRoutes[request.path] {
+            if servesSignIns, let extra = extraRoutes[request.path] {
                 route = request.path
                 response = ResponseRendering.secured(await extra(request, flow))
+            } else if listener == .operations {
+                route = "other"
+                response = ResponseRendering.error(
+                    .notFound("this is the operations listener; it serves /healthz, /readyz and /metrics only"),
+                    accept: request.headers["Accept"])
             } else {
                 route = "other"
                 response = ResponseRendering.error(

@@ -28,27 +28,98 @@ public final class CapturingLogSink: LogSink {
     public var captured: [String] { lines.withLock { $0 } }
 }
 
-/// One logfmt line per sign-in step: `level=info event=signin.start provider=google.com outcome=redirect latency_ms=3`.
+/// One line per sign-in step, as logfmt (`level=info event=signin.start provider=google.com outcome=redirect
+/// latency_ms=3`) or as one JSON object (docs/CONFIG.md, section `logFormat`).
 ///
 /// Fields are named, closed values chosen by the caller — provider ids, outcomes, error codes, latencies — never
-/// request parameters, so a token, secret, code or state value has no way in.
+/// request parameters, so a token, secret, code or state value has no way in. A line logged while an HTTP request is
+/// handled carries that request's ``requestID``.
 public struct EventLog: Sendable {
     public enum Level: String, Sendable {
-        case info, warning, error
+        case debug, info, warning, error
+
+        /// The syslog priority a journald stream line starts with, `<N>` (sd-daemon(3); RFC 5424 §6.2.1 severities).
+        public var syslogPriority: Int {
+            switch self {
+            case .error: 3
+            case .warning: 4
+            case .info: 6
+            case .debug: 7
+            }
+        }
+    }
+
+    /// The id of the HTTP request whose task is logging; set by ``AuthHandlerService`` around each request.
+    @TaskLocal public static var requestID: String?
+
+    /// The format, shared by every copy of this log so that the one read from the config applies everywhere.
+    private final class Formatting: Sendable {
+        let format: Mutex<LogFormat>
+        init(_ format: LogFormat) { self.format = Mutex(format) }
     }
 
     private let sink: any LogSink
+    private let formatting: Formatting
+    private let syslogPrefix: Bool
 
-    public init(sink: any LogSink = StandardErrorLogSink()) {
+    /// A log writing `format` lines to `sink`; `syslogPrefix` starts each with its `<N>` priority (for journald, see
+    /// ``writesToJournal(environment:)``).
+    public init(sink: any LogSink = StandardErrorLogSink(), format: LogFormat = .logfmt, syslogPrefix: Bool = false) {
         self.sink = sink
+        self.formatting = Formatting(format)
+        self.syslogPrefix = syslogPrefix
+    }
+
+    /// Whether stderr is a journald stream: systemd sets `JOURNAL_STREAM` for a service whose stderr is connected to
+    /// the journal (systemd.exec(5)), which then reads a leading `<N>` as the line's priority (sd-daemon(3)).
+    public static func writesToJournal(environment: [String: String]) -> Bool {
+        !(environment["JOURNAL_STREAM"] ?? "").isEmpty
+    }
+
+    /// Switches every copy of this log to `format` (the config's `logFormat`, once it is read).
+    public func setFormat(_ format: LogFormat) {
+        formatting.format.withLock { $0 = format }
     }
 
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, String> = [:]) {
-        var line = "level=\(level.rawValue) event=\(Self.quoted(event))"
-        for (key, value) in fields {
-            line += " \(key)=\(Self.quoted(value))"
+        var members: [(String, String)] = [("level", level.rawValue), ("event", event)]
+        if let requestID = Self.requestID { members.append(("request_id", requestID)) }
+        members.append(contentsOf: fields.map { ($0.key, $0.value) })
+        let line: String
+        switch formatting.format.withLock({ $0 }) {
+        case .logfmt: line = members.map { "\($0.0)=\(Self.quoted($0.1))" }.joined(separator: " ")
+        case .json: line = Self.jsonObject(members)
         }
-        sink.write(line)
+        sink.write(syslogPrefix ? "<\(level.syslogPriority)>" + line : line)
+    }
+
+    /// Fields whose values are written as JSON numbers when they are whole numbers.
+    static let numericFields: Set<String> = ["latency_ms"]
+
+    /// One JSON object, members in order; values pass the same replacement as logfmt's (``sanitized(_:)``) and are
+    /// then escaped by `JSONEncoder` (RFC 8259 §7).
+    static func jsonObject(_ members: [(String, String)]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        func string(_ text: String) -> String {
+            // Encoding a String cannot fail; an empty string stands in should it ever.
+            (try? encoder.encode(sanitized(text))).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        }
+        let body = members.map { key, value in
+            // Re-rendered, so that "+3" or "007" cannot put an invalid JSON number on the line.
+            let number = numericFields.contains(key) ? Int(value).map(String.init) : nil
+            return string(key) + ":" + (number ?? string(value))
+        }
+        return "{" + body.joined(separator: ",") + "}"
+    }
+
+    /// `value` with every character that could end or disguise a line (``isLineBreaking(_:)``) replaced by a space.
+    static func sanitized(_ value: String) -> String {
+        var cleaned = ""
+        for scalar in value.unicodeScalars {
+            cleaned.unicodeScalars.append(isLineBreaking(scalar) ? " " : scalar)
+        }
+        return cleaned
     }
 
     /// Quotes a value when it holds a space, quote or `=`, or is empty; characters that could end or

@@ -83,6 +83,8 @@ enum OnceConfiguration {
             id: entry(fileEntry, credentials: credentials, currentDirectory: currentDirectory)
         ])
         members["listen"] = .array([.string("127.0.0.1:\(options.port)")])
+        // One sign-in on loopback, nothing else: no operations listener (it would also clash with a daemon's).
+        members["opsListen"] = nil
         members["publicURL"] = nil
         members["store"] = .object(["kind": .string("memory")])
         members["allowedRedirectURLs"] = .array([.string(allowedDonePage)])

@@ -8,7 +8,7 @@ public enum ServeCommand {
 
     /// Loads the config, builds the service, serves until SIGINT/SIGTERM, then drains and stops.
     public static func run(_ options: ServeOptions, context: CommandContext) async -> AuthHandlerExitCode {
-        let log = EventLog()
+        let log = EventLog(syslogPrefix: EventLog.writesToJournal(environment: context.environment))
         let environment = SecretEnvironment(variables: context.environment)
         let config: AuthHandlerConfig
         switch loadConfig(path: options.config.path, environment: environment, log: log) {
@@ -25,6 +25,7 @@ public enum ServeCommand {
             return context.fail(error.exitCode, error.message)
         }
         context.output.line("auth-handler listening on \(running.baseURL)")
+        if let opsURL = running.opsBaseURL { context.output.line("auth-handler ops listening on \(opsURL)") }
         let signal = await signals.next()
         log.log(.info, "shutdown", ["signal": signal.map(String.init) ?? "none"])
         await running.stop()
@@ -45,6 +46,7 @@ public enum ServeCommand {
                 "\(path) has \(report.errors.count) problem(s), the first: \(first); "
                     + "run 'auth-handler check-config --config \(path)' to see them all")
         }
+        log.setFormat(config.logFormat)
         // Only a usable config gets its warnings logged: a failed start prints exactly one line.
         for warning in report.warnings {
             log.log(.warning, "config", ["path": warning.path.description, "problem": warning.message])
@@ -68,14 +70,22 @@ public struct ServiceStartError: Error, Sendable {
 public final class RunningService: Sendable {
     /// `http://HOST:PORT` of the first listen address (with the real port).
     public let baseURL: String
+    /// `http://HOST:PORT` of the first `opsListen` address; nil without an operations listener.
+    public let opsBaseURL: String?
     public let service: AuthHandlerService
     private let server: HTTPServer
+    private let opsServer: HTTPServer?
     private let sweeper: Task<Void, Never>
 
-    private init(baseURL: String, service: AuthHandlerService, server: HTTPServer, sweeper: Task<Void, Never>) {
+    private init(
+        baseURL: String, service: AuthHandlerService, server: HTTPServer, opsServer: HTTPServer?,
+        sweeper: Task<Void, Never>
+    ) {
         self.baseURL = baseURL
+        self.opsBaseURL = opsServer.map { "http://\($0.addresses[0])" }
         self.service = service
         self.server = server
+        self.opsServer = opsServer
         self.sweeper = sweeper
     }
 
@@ -128,14 +138,27 @@ public final class RunningService: Sendable {
             if let listenFDs, !listenFDs.isEmpty {
                 server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
             } else {
-                let addresses = try config.listen.map { address throws(HTTPServerError) in
-                    try HTTPListenAddress(
-                        host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
-                }
-                server = try HTTPServer(listeningOn: addresses, handler: handler)
+                server = try HTTPServer(listeningOn: httpAddresses(config.listen), handler: handler)
             }
         } catch {
             throw ServiceStartError(exitCode: .config, message: "cannot listen: \(error); check 'listen' in the config")
+        }
+        // Bound by the daemon even under socket activation: the passed sockets are the main listener's.
+        var opsServer: HTTPServer?
+        if let opsListen = config.opsListen {
+            let opsHandler: HTTPServerHandler = { request in
+                guard let service = slot.withLock({ $0 }) else {
+                    return ResponseRendering.secured(.text("starting\n", status: 503))
+                }
+                return await service.handleOperations(request)
+            }
+            do {
+                opsServer = try HTTPServer(listeningOn: httpAddresses(opsListen), handler: opsHandler)
+            } catch {
+                await server.stop(gracePeriod: .zero)
+                throw ServiceStartError(
+                    exitCode: .config, message: "cannot listen: \(error); check 'opsListen' in the config")
+            }
         }
         let baseURL = "http://\(server.addresses[0])"
         let publicURL = config.publicURL.map { $0.absoluteString } ?? baseURL
@@ -154,7 +177,8 @@ public final class RunningService: Sendable {
             settings: settings, providers: providers, store: store, backend: backend, http: http, log: log,
             metrics: metrics)
         let service = AuthHandlerService(
-            flow: flow, store: store, metrics: metrics, log: log, extraRoutes: extraRoutes, onceSignIn: onceSignIn)
+            flow: flow, store: store, metrics: metrics, log: log, extraRoutes: extraRoutes, onceSignIn: onceSignIn,
+            operationsApart: opsServer != nil)
         slot.withLock { $0 = service }
         let sweeper = Task {
             while !Task.isCancelled {
@@ -166,15 +190,28 @@ public final class RunningService: Sendable {
         }
         log.log(
             .info, "listening",
-            ["addresses": server.addresses.map(\.description).joined(separator: ","), "publicURL": publicURL])
-        return RunningService(baseURL: baseURL, service: service, server: server, sweeper: sweeper)
+            [
+                "addresses": server.addresses.map(\.description).joined(separator: ","), "publicURL": publicURL,
+                "opsAddresses": opsServer?.addresses.map(\.description).joined(separator: ",") ?? "none",
+            ])
+        return RunningService(
+            baseURL: baseURL, service: service, server: server, opsServer: opsServer, sweeper: sweeper)
     }
 
-    /// Drains: `/readyz` turns 503, new connections are refused, requests in flight finish (10 s at most).
+    /// The config's addresses as the HTTP server binds them (`localhost` as `127.0.0.1`).
+    static func httpAddresses(_ addresses: [ListenAddress]) throws(HTTPServerError) -> [HTTPListenAddress] {
+        try addresses.map { address throws(HTTPServerError) in
+            try HTTPListenAddress(host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
+        }
+    }
+
+    /// Drains: `/readyz` turns 503, new connections are refused, requests in flight finish (10 s at most). The
+    /// operations listener stays up until then, so monitoring sees the drain (`/readyz` 503) and the last metrics.
     public func stop() async {
         service.beginDraining()
         sweeper.cancel()
         await server.stop(gracePeriod: .seconds(10))
+        await opsServer?.stop(gracePeriod: .seconds(1))
     }
 
     /// Where the SQLite store lives when neither `store.path` nor `$STATE_DIRECTORY` says.
