@@ -66,7 +66,8 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-## The whole suite: dependencies, formatting, unit, process, end-to-end and real-browser tests.
+## The whole suite: dependencies, formatting, unit, process, end-to-end and real-browser tests, then the packaging
+## test (a static release build, so the first run adds a few minutes).
 ## The Swift tests run in four runs: the HTTP layer's tests assert timing (200 concurrent requests in under 2 s, keep-alive,
 ## idle time-outs) and must not share the two cores' cooperative threads with CPU-bound crypto tests
 ## (RSA key generation) or with the end-to-end tests' processes. Each run has a hard time limit, so a
