@@ -11,6 +11,9 @@ if [[ $level == test || $level == bench ]]; then
     packages+=(python3 python3-oauthlib python3-jwt)
     # The real-browser test (Tests/Browser/): headless Chromium driven through WebDriver.
     packages+=(chromium chromium-driver python3-selenium)
+    # The packaging test (Tests/Packaging/): dpkg-shlibdeps (dpkg-dev, which pulls in binutils for readelf),
+    # systemd-analyze (systemd), and curl for /healthz.
+    packages+=(dpkg-dev binutils systemd curl)
 fi
 if [[ $level == bench ]]; then
     packages+=(wrk hyperfine nginx-light openssl)
