@@ -266,6 +266,11 @@ final class HTTPListenerCore: @unchecked Sendable {
             // "Transfer-Encoding : chunked" is no framing header here but may be one to a front end that trims it.
             return closing(.text("Bad Request: whitespace in a header field name\n", status: 400))
         }
+        if headers.contains(where: { $0.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7f } }) {
+            // RFC 9110 §5.5 / RFC 9112 §2.2: a bare CR (or another control) in a field value; a front end that ends
+            // lines at CR would read a different header block (MHD keeps the CR in the value).
+            return closing(.text("Bad Request: a control character in a header field value\n", status: 400))
+        }
         let codings = headers.values(for: "Transfer-Encoding")
         let lengths = headers.values(for: "Content-Length")
         if !codings.isEmpty, !lengths.isEmpty {
