@@ -42,7 +42,12 @@ final class EndToEnd: Sendable {
     }
 
     /// Starts both processes; `settings` adds or replaces top-level config keys (e.g. `sessionTTLSeconds`).
-    static func start(backend: Backend = .none, settings: [String: String] = [:]) async throws -> EndToEnd {
+    /// `environment` is added to the daemon's; `launcher` runs it through another program (see `RunningAuthHandler`),
+    /// and `activate` runs once it is spawned, before its "listening" line is awaited.
+    static func start(
+        backend: Backend = .none, settings: [String: String] = [:], environment: [String: String] = [:],
+        launcher: [String] = [], activate: (@Sendable () -> Void)? = nil
+    ) async throws -> EndToEnd {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (idp, idpURL) = try await startFakeIdP()
@@ -58,10 +63,13 @@ final class EndToEnd: Sendable {
         let configPath = directory.appendingPathComponent("config.json")
         try Data(config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
-        let daemon = try RunningAuthHandler(["serve", "--config", configPath.path])
+        let daemon = try RunningAuthHandler(
+            ["serve", "--config", configPath.path], environment: environment, launcher: launcher)
+        activate?()
         guard let daemonURL = await daemon.waitForLine(startingWith: "auth-handler listening on ") else {
             idp.terminateIfRunning()
             daemon.terminateIfRunning()
+            try? FileManager.default.removeItem(at: directory)
             throw TestProcessError("auth-handler serve did not start: \(daemon.standardError)")
         }
         return EndToEnd(
@@ -335,9 +343,10 @@ extension HTTPResponse {
 
 /// Runs `body` with a started pair, always stopping it.
 func withEndToEnd<T>(
-    backend: EndToEnd.Backend = .none, settings: [String: String] = [:], _ body: (EndToEnd) async throws -> T
+    backend: EndToEnd.Backend = .none, settings: [String: String] = [:], environment: [String: String] = [:],
+    _ body: (EndToEnd) async throws -> T
 ) async throws -> T {
-    let e2e = try await EndToEnd.start(backend: backend, settings: settings)
+    let e2e = try await EndToEnd.start(backend: backend, settings: settings, environment: environment)
     do {
         let result = try await body(e2e)
         await e2e.stop()

@@ -79,9 +79,15 @@ public final class NotifySocketListener: @unchecked Sendable {
         return nil
     }
 
-    /// Waits for the next datagram that holds `VARIABLE=VALUE` (e.g. `"READY=1"`).
-    public func next(_ assignment: String) async -> Datagram? {
-        await next { $0.text.split(separator: "\n").contains(Substring(assignment)) }
+    /// Waits for the next datagram that holds `VARIABLE=VALUE` (e.g. `"READY=1"`); nil when none came within
+    /// `limit`, after which the listener is closed (a test that waited in vain has failed).
+    public func next(_ assignment: String, within limit: Duration = .seconds(30)) async -> Datagram? {
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            if !Task.isCancelled { await self.close() }
+        }
+        defer { timer.cancel() }
+        return await next { $0.text.split(separator: "\n").contains(Substring(assignment)) }
     }
 
     /// Stops reading and closes the socket (an empty datagram to itself wakes the blocked recv(2)).
