@@ -41,10 +41,12 @@ final class EndToEnd: Sendable {
         self.browser = browser
     }
 
-    /// Starts both processes; `settings` adds or replaces top-level config keys (e.g. `sessionTTLSeconds`), and
-    /// `environment` is added to the daemon's.
+    /// Starts both processes; `settings` adds or replaces top-level config keys (e.g. `sessionTTLSeconds`).
+    /// `environment` is added to the daemon's; `launcher` runs it through another program (see `RunningAuthHandler`),
+    /// and `activate` runs once it is spawned, before its "listening" line is awaited.
     static func start(
-        backend: Backend = .none, settings: [String: String] = [:], environment: [String: String] = [:]
+        backend: Backend = .none, settings: [String: String] = [:], environment: [String: String] = [:],
+        launcher: [String] = [], activate: (@Sendable () -> Void)? = nil
     ) async throws -> EndToEnd {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -61,10 +63,13 @@ final class EndToEnd: Sendable {
         let configPath = directory.appendingPathComponent("config.json")
         try Data(config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
-        let daemon = try RunningAuthHandler(["serve", "--config", configPath.path], environment: environment)
+        let daemon = try RunningAuthHandler(
+            ["serve", "--config", configPath.path], environment: environment, launcher: launcher)
+        activate?()
         guard let daemonURL = await daemon.waitForLine(startingWith: "auth-handler listening on ") else {
             idp.terminateIfRunning()
             daemon.terminateIfRunning()
+            try? FileManager.default.removeItem(at: directory)
             throw TestProcessError("auth-handler serve did not start: \(daemon.standardError)")
         }
         return EndToEnd(

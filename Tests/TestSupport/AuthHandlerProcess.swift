@@ -57,14 +57,21 @@ public final class RunningAuthHandler: @unchecked Sendable {
     private let watchdog: Task<Void, Never>
 
     /// Starts the binary with `arguments`, a minimal environment plus `environment`, and a watchdog that kills
-    /// it after `limit` so a hung build fails instead of hanging the suite.
+    /// it after `limit` so a hung build fails instead of hanging the suite. A `launcher` (a program and its arguments,
+    /// e.g. `systemd-socket-activate -l ADDR`) is run instead, with the binary's path and `arguments` after it.
     public init(
         _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
-        limit: Duration = .seconds(120)
+        limit: Duration = .seconds(120), launcher: [String] = []
     ) throws {
         let process = Process()
-        process.executableURL = try AuthHandlerBinary.location()
-        process.arguments = arguments
+        let binary = try AuthHandlerBinary.location()
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         if let directory { process.currentDirectoryURL = directory }
         process.standardInput = FileHandle.nullDevice

@@ -7,7 +7,9 @@ public final class AuthHandlerService: Sendable {
     /// A route served beside the contract's, given the request and the flow (`--once` serves `/__/auth/done`).
     public typealias ExtraRoute = @Sendable (ServerRequest, SignInFlow) async -> ServerResponse
 
-    public let flow: SignInFlow
+    /// The flow new requests use; a reload swaps it (``replaceFlow(_:)``).
+    public var flow: SignInFlow { current.withLock { $0 } }
+    private let current: Mutex<SignInFlow>
     let store: any SessionStore
     let metrics: Metrics
     let log: EventLog
@@ -31,7 +33,7 @@ public final class AuthHandlerService: Sendable {
         flow: SignInFlow, store: any SessionStore, metrics: Metrics, log: EventLog,
         extraRoutes: [String: ExtraRoute] = [:], onceSignIn: OnceSignIn? = nil, operationsApart: Bool = false
     ) {
-        self.flow = flow
+        current = Mutex(flow)
         self.store = store
         self.metrics = metrics
         self.log = log
@@ -43,6 +45,12 @@ public final class AuthHandlerService: Sendable {
     /// Makes `/readyz` answer 503 so load balancers stop sending new sign-ins.
     public func beginDraining() {
         draining.store(true, ordering: .relaxed)
+    }
+
+    /// Makes `flow` the one every request from now on uses; requests already running finish on the flow they began
+    /// with, so a reload changes no request halfway.
+    public func replaceFlow(_ flow: SignInFlow) {
+        current.withLock { $0 = flow }
     }
 
     /// The main HTTP server's handler.
@@ -65,15 +73,17 @@ public final class AuthHandlerService: Sendable {
         let began = DispatchTime.now().uptimeNanoseconds
         let servesSignIns = listener == .main
         let servesOperations = listener == .operations || !operationsApart
+        // Taken once: the whole request runs on one config, even if a reload lands while it does.
+        let flow = self.flow
         let route: String
         let response: ServerResponse
         switch request.path {
         case "/__/auth/handler" where servesSignIns:
             route = request.path
-            response = await handler(request)
+            response = await handler(request, flow: flow)
         case "/__/auth/result" where servesSignIns && onceSignIn == nil:
             route = request.path
-            response = await result(request)
+            response = await result(request, flow: flow)
         case "/healthz" where servesOperations:
             route = "ops"
             response = ResponseRendering.secured(.text("ok\n"))
@@ -105,7 +115,7 @@ public final class AuthHandlerService: Sendable {
         return response
     }
 
-    private func handler(_ request: ServerRequest) async -> ServerResponse {
+    private func handler(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         let accept = request.headers["Accept"]
         let fields: [URLFormField]
         switch request.method {
@@ -154,7 +164,7 @@ public final class AuthHandlerService: Sendable {
         return response
     }
 
-    private func result(_ request: ServerRequest) async -> ServerResponse {
+    private func result(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         let accept = request.headers["Accept"]
         guard request.method == "POST" else {
             return ResponseRendering.error(

@@ -6,8 +6,10 @@ public enum ServeCommand {
     /// How often expired sessions and results are swept from the store.
     static let sweepInterval: Duration = .seconds(30)
 
-    /// Loads the config, builds the service, serves until SIGINT/SIGTERM, then drains and stops.
+    /// Loads the config, builds the service, serves until SIGINT/SIGTERM (reloading on SIGHUP), then drains and stops.
     public static func run(_ options: ServeOptions, context: CommandContext) async -> AuthHandlerExitCode {
+        // First, so that a SIGHUP while starting is a reload later rather than the end of the process.
+        let reloads = ReloadSignals()
         let log = EventLog(syslogPrefix: EventLog.writesToJournal(environment: context.environment))
         let environment = SecretEnvironment(variables: context.environment)
         let config: AuthHandlerConfig
@@ -26,32 +28,54 @@ public enum ServeCommand {
         }
         context.output.line("auth-handler listening on \(running.baseURL)")
         if let opsURL = running.opsBaseURL { context.output.line("auth-handler ops listening on \(opsURL)") }
+        let lifecycle = ServeLifecycle(
+            running: running, notifier: SystemdNotifier.fromEnvironment(context.environment, log: log), log: log,
+            configPath: options.config.path, environment: environment)
+        lifecycle.begin(
+            reloads: reloads,
+            watchdogInterval: SystemdWatchdog.pingInterval(
+                environment: context.environment, pid: getpid()))
         let signal = await signals.next()
         log.log(.info, "shutdown", ["signal": signal.map(String.init) ?? "none"])
+        lifecycle.beginStopping()
         await running.stop()
         return .success
     }
 
     /// The validated config, or one line saying what is wrong and what to do.
     static func loadConfig(path: String, environment: SecretEnvironment, log: EventLog) -> ConfigOutcome {
+        let (outcome, warnings) = readConfig(path: path, environment: environment)
+        // Only a usable config gets its warnings logged: a failed start prints exactly one line.
+        if case .success(let config) = outcome {
+            log.setFormat(config.logFormat)
+            logWarnings(warnings, log: log)
+        }
+        return outcome
+    }
+
+    /// The validated config or one line saying what is wrong, and the config's warnings (logged by the caller).
+    static func readConfig(path: String, environment: SecretEnvironment) -> (ConfigOutcome, warnings: [ConfigProblem]) {
         let report: ConfigReport
         do {
             report = try ConfigLoader(environment: environment).load(fileAt: path)
         } catch {
-            return .failure("\(error)")
+            return (.failure("\(error)"), [])
         }
         guard let config = report.config, report.errors.isEmpty else {
             let first = report.errors.first.map { "\($0.path): \($0.message)" } ?? "the config is not valid"
-            return .failure(
-                "\(path) has \(report.errors.count) problem(s), the first: \(first); "
-                    + "run 'auth-handler check-config --config \(path)' to see them all")
+            return (
+                .failure(
+                    "\(path) has \(report.errors.count) problem(s), the first: \(first); "
+                        + "run 'auth-handler check-config --config \(path)' to see them all"), []
+            )
         }
-        log.setFormat(config.logFormat)
-        // Only a usable config gets its warnings logged: a failed start prints exactly one line.
-        for warning in report.warnings {
+        return (.success(config), report.warnings)
+    }
+
+    static func logWarnings(_ warnings: [ConfigProblem], log: EventLog) {
+        for warning in warnings {
             log.log(.warning, "config", ["path": warning.path.description, "problem": warning.message])
         }
-        return .success(config)
     }
 
     enum ConfigOutcome {
@@ -73,13 +97,31 @@ public final class RunningService: Sendable {
     /// `http://HOST:PORT` of the first `opsListen` address; nil without an operations listener.
     public let opsBaseURL: String?
     public let service: AuthHandlerService
-    private let server: HTTPServer
+    let server: HTTPServer
     private let opsServer: HTTPServer?
     private let sweeper: Task<Void, Never>
+    /// What a reload keeps: the store, the HTTP client, the metrics and the addresses (``reload(to:environment:)``).
+    let kept: KeptParts
+
+    /// The parts of a running service a reload does not rebuild, and the config they were made from.
+    struct KeptParts: Sendable {
+        let config: AuthHandlerConfig
+        let store: any SessionStore
+        let sqlitePath: String?
+        let http: HTTPClient
+        let log: EventLog
+        let metrics: Metrics
+        let publicURL: String
+        let onceSignIn: OnceSignIn?
+        /// Whether the listening sockets came from systemd, making `listen` irrelevant.
+        let adoptedSockets: Bool
+        /// The key drawn at start when neither the config nor a file holds one (memory store): a reload keeps it.
+        let drawnStateKey: [UInt8]?
+    }
 
     private init(
         baseURL: String, service: AuthHandlerService, server: HTTPServer, opsServer: HTTPServer?,
-        sweeper: Task<Void, Never>
+        sweeper: Task<Void, Never>, kept: KeptParts
     ) {
         self.baseURL = baseURL
         self.opsBaseURL = opsServer.map { "http://\($0.addresses[0])" }
@@ -87,6 +129,7 @@ public final class RunningService: Sendable {
         self.server = server
         self.opsServer = opsServer
         self.sweeper = sweeper
+        self.kept = kept
     }
 
     /// Builds everything the config describes and starts listening; `extraRoutes` are served beside the contract's.
@@ -102,28 +145,15 @@ public final class RunningService: Sendable {
         } catch {
             throw ServiceStartError(exitCode: .config, message: "process setup failed: \(error)")
         }
-        let providers: ProviderRegistry
-        do {
-            providers = try ProviderRegistry(config: config, environment: environment)
-        } catch {
-            throw ServiceStartError(exitCode: .config, message: "\(error); run check-config")
-        }
         let http: HTTPClient
         do {
             http = try HTTPClient()
         } catch {
             throw ServiceStartError(exitCode: .config, message: "cannot start the HTTP client: \(error)")
         }
-        let backend: any SignInBackend
-        do {
-            backend = try makeSignInBackend(
-                config: config.backend, secrets: environment, fetcher: http,
-                timeout: .seconds(config.providerTimeoutSeconds))
-        } catch {
-            throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
-        }
         let (store, sqlitePath) = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
-        let stateKeys = try stateKeyRing(config, environment: environment, sqlitePath: sqlitePath)
+        let parts = try FlowParts(
+            config: config, environment: environment, http: http, sqlitePath: sqlitePath, drawnStateKey: nil)
 
         // The handler needs the service, and the service needs the bound port (for the redirect URI).
         let slot = Mutex<AuthHandlerService?>(nil)
@@ -133,9 +163,10 @@ public final class RunningService: Sendable {
             }
             return await service.handle(request)
         }
+        let adoptedSockets = listenFDs.map { !$0.isEmpty } ?? false
         let server: HTTPServer
         do {
-            if let listenFDs, !listenFDs.isEmpty {
+            if let listenFDs, adoptedSockets {
                 server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
             } else {
                 server = try HTTPServer(listeningOn: httpAddresses(config.listen), handler: handler)
@@ -161,24 +192,14 @@ public final class RunningService: Sendable {
             }
         }
         let baseURL = "http://\(server.addresses[0])"
-        let publicURL = config.publicURL.map { $0.absoluteString } ?? baseURL
-        // --once sends the browser back to its own done page on its own port, and nowhere else.
-        let allowedRedirects =
-            onceSignIn == nil
-            ? config.allowedRedirectURLs.map(\.absoluteString) : [baseURL + OnceCommand.donePath]
-        let settings = SignInFlow.Settings(
-            redirectURI: publicURL + "/__/auth/handler", redirectPolicy: RedirectURLPolicy(allowed: allowedRedirects),
-            stateKeys: stateKeys, sessionTTL: TimeInterval(config.sessionTTLSeconds),
-            resultTTL: TimeInterval(config.resultTTLSeconds), providerTimeout: .seconds(config.providerTimeoutSeconds),
-            requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
-            trustedProxies: config.trustedProxies)
-        let metrics = Metrics()
-        let flow = SignInFlow(
-            settings: settings, providers: providers, store: store, backend: backend, http: http, log: log,
-            metrics: metrics)
+        let kept = KeptParts(
+            config: config, store: store, sqlitePath: sqlitePath, http: http, log: log, metrics: Metrics(),
+            publicURL: config.publicURL.map { $0.absoluteString } ?? baseURL, onceSignIn: onceSignIn,
+            adoptedSockets: adoptedSockets, drawnStateKey: parts.drawnStateKey)
+        let flow = makeFlow(parts, config: config, kept: kept, baseURL: baseURL)
         let service = AuthHandlerService(
-            flow: flow, store: store, metrics: metrics, log: log, extraRoutes: extraRoutes, onceSignIn: onceSignIn,
-            operationsApart: opsServer != nil)
+            flow: flow, store: store, metrics: kept.metrics, log: log, extraRoutes: extraRoutes,
+            onceSignIn: onceSignIn, operationsApart: opsServer != nil)
         slot.withLock { $0 = service }
         let sweeper = Task {
             while !Task.isCancelled {
@@ -191,11 +212,11 @@ public final class RunningService: Sendable {
         log.log(
             .info, "listening",
             [
-                "addresses": server.addresses.map(\.description).joined(separator: ","), "publicURL": publicURL,
+                "addresses": server.addresses.map(\.description).joined(separator: ","), "publicURL": kept.publicURL,
                 "opsAddresses": opsServer?.addresses.map(\.description).joined(separator: ",") ?? "none",
             ])
         return RunningService(
-            baseURL: baseURL, service: service, server: server, opsServer: opsServer, sweeper: sweeper)
+            baseURL: baseURL, service: service, server: server, opsServer: opsServer, sweeper: sweeper, kept: kept)
     }
 
     /// The config's addresses as the HTTP server binds them (`localhost` as `127.0.0.1`).
@@ -204,6 +225,28 @@ public final class RunningService: Sendable {
             try HTTPListenAddress(host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
         }
     }
+
+    /// The flow `parts` and `config` describe, on the kept store, HTTP client and metrics.
+    static func makeFlow(_ parts: FlowParts, config: AuthHandlerConfig, kept: KeptParts, baseURL: String) -> SignInFlow
+    {
+        // --once sends the browser back to its own done page on its own port, and nowhere else.
+        let allowedRedirects =
+            kept.onceSignIn == nil
+            ? config.allowedRedirectURLs.map(\.absoluteString) : [baseURL + OnceCommand.donePath]
+        let settings = SignInFlow.Settings(
+            redirectURI: kept.publicURL + "/__/auth/handler",
+            redirectPolicy: RedirectURLPolicy(allowed: allowedRedirects), stateKeys: parts.stateKeys,
+            sessionTTL: TimeInterval(config.sessionTTLSeconds), resultTTL: TimeInterval(config.resultTTLSeconds),
+            providerTimeout: .seconds(config.providerTimeoutSeconds),
+            requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
+            trustedProxies: config.trustedProxies)
+        return SignInFlow(
+            settings: settings, providers: parts.providers, store: kept.store, backend: parts.backend,
+            http: kept.http, log: kept.log, metrics: kept.metrics)
+    }
+
+    /// Where the listeners are, as `HOST:PORT`, in order.
+    public var addresses: [String] { server.addresses.map(\.description) }
 
     /// Drains: `/readyz` turns 503, new connections are refused, requests in flight finish (10 s at most). The
     /// operations listener stays up until then, so monitoring sees the drain (`/readyz` 503) and the last metrics.
@@ -247,10 +290,11 @@ public final class RunningService: Sendable {
 
 extension RunningService {
     /// The keys that seal pending sign-ins: `stateKey` and `previousStateKeys` from the config; without a `stateKey`,
-    /// the key kept beside the SQLite file (generated on first start), or a random one with the memory store.
-    static func stateKeyRing(_ config: AuthHandlerConfig, environment: SecretEnvironment, sqlitePath: String?)
-        throws(ServiceStartError) -> StateKeyRing
-    {
+    /// the key kept beside the SQLite file (generated on first start), or with the memory store `drawn` (a reload's,
+    /// the key drawn at start) or a random one, which is returned as `drawn`.
+    static func stateKeyRing(
+        _ config: AuthHandlerConfig, environment: SecretEnvironment, sqlitePath: String?, drawn: [UInt8]? = nil
+    ) throws(ServiceStartError) -> (ring: StateKeyRing, drawn: [UInt8]?) {
         func resolve(_ reference: SecretReference, _ path: String) throws(ServiceStartError) -> [UInt8] {
             let secret: Secret
             do {
@@ -270,19 +314,24 @@ extension RunningService {
             previous.append(try resolve(reference, "previousStateKeys[\(index)]"))
         }
         let current: [UInt8]
+        var drawnKey: [UInt8]? = nil
         if let reference = config.stateKey {
             current = try resolve(reference, "stateKey")
         } else if let sqlitePath {
             current = try StateKeyFile.loadOrCreate(at: StateKeyFile.path(besideStore: sqlitePath))
+        } else if let drawn {
+            current = drawn
+            drawnKey = drawn
         } else {
             do {
                 current = try SecureRandom.bytes(AES256GCM.keyLength)
+                drawnKey = current
             } catch {
                 throw ServiceStartError(exitCode: .config, message: "cannot draw a state key: \(error)")
             }
         }
         do {
-            return try StateKeyRing(current: current, previous: previous)
+            return (try StateKeyRing(current: current, previous: previous), drawnKey)
         } catch {
             throw ServiceStartError(exitCode: .config, message: "stateKey: \(error)")
         }

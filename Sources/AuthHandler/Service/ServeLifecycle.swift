@@ -1,0 +1,81 @@
+import Synchronization
+
+/// What `serve` does between starting and draining: tells systemd its state (sd_notify(3)), keeps the watchdog fed
+/// while the daemon answers, and reloads the config on SIGHUP. Without `$NOTIFY_SOCKET` only the reloads happen.
+final class ServeLifecycle: Sendable {
+    let running: RunningService
+    let notifier: SystemdNotifier?
+    let log: EventLog
+    let configPath: String
+    let environment: SecretEnvironment
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    init(
+        running: RunningService, notifier: SystemdNotifier?, log: EventLog, configPath: String,
+        environment: SecretEnvironment
+    ) {
+        self.running = running
+        self.notifier = notifier
+        self.log = log
+        self.configPath = configPath
+        self.environment = environment
+    }
+
+    /// `READY=1` (every listener accepts and the store is open once `RunningService.start` returned), then the
+    /// watchdog pings when `watchdogInterval` is set, and a reload for each SIGHUP.
+    func begin(reloads: ReloadSignals, watchdogInterval: Duration?) {
+        notifier?.notify(.ready(status: running.status), log: log)
+        var started: [Task<Void, Never>] = []
+        if let notifier, let watchdogInterval {
+            let running = self.running
+            let log = self.log
+            // `.high`, like the request handlers: the ping is only as timely as a request would be.
+            started.append(
+                Task(priority: .high) {
+                    await SystemdWatchdog.run(
+                        every: watchdogInterval,
+                        probe: { await running.answersHealthCheck(within: watchdogInterval) },
+                        ping: { notifier.notify(.watchdog, log: log) })
+                })
+        }
+        started.append(
+            Task {
+                for await _ in reloads.requests {
+                    if Task.isCancelled { return }
+                    self.reload()
+                }
+            })
+        tasks.withLock { $0 = started }
+    }
+
+    /// Re-reads the config file and applies it, or keeps the running config and logs why in one line; systemd hears
+    /// `RELOADING=1` before and `READY=1` after either way.
+    func reload() {
+        notifier?.notify(.reloading(monotonicMicroseconds: MonotonicClock.microseconds()), log: log)
+        let (outcome, warnings) = ServeCommand.readConfig(path: configPath, environment: environment)
+        var status = running.status
+        do throws(ReloadRefusal) {
+            switch outcome {
+            case .failure(let message): throw ReloadRefusal(description: message)
+            case .success(let config):
+                try running.reload(to: config, environment: environment)
+                log.setFormat(config.logFormat)
+            }
+            ServeCommand.logWarnings(warnings, log: log)
+            status = running.status
+            log.log(
+                .info, "reload",
+                ["outcome": "applied", "providers": running.service.flow.providers.ids.joined(separator: ",")])
+        } catch {
+            log.log(.error, "reload", ["outcome": "refused", "problem": error.description])
+            status += "; the last reload was refused (see the log)"
+        }
+        notifier?.notify(.ready(status: status), log: log)
+    }
+
+    /// `STOPPING=1`, and no more pings or reloads: the drain has begun.
+    func beginStopping() {
+        notifier?.notify(.stopping, log: log)
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+    }
+}

@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Tells systemd about the daemon's state by speaking sd_notify(3)'s datagram protocol directly: each message is one
+/// `sendto(2)` on an `AF_UNIX` `SOCK_DGRAM` socket to `$NOTIFY_SOCKET`. Why not libsystemd: the protocol is a text
+/// datagram, and this is smaller than a new C dependency.
+public final class SystemdNotifier: Sendable {
+    /// Where the messages go.
+    public let address: NotifySocketAddress
+    private let socket: UnixDatagramSocket
+
+    /// A notifier for `address`, with a socket of its own.
+    public init(address: NotifySocketAddress) throws(SystemCallError) {
+        self.address = address
+        socket = try UnixDatagramSocket(subject: address.description)
+    }
+
+    /// The notifier `$NOTIFY_SOCKET` asks for, or nil when it is unset (not run by systemd: every notification is
+    /// then a no-op) or unusable (logged once, as a warning).
+    public static func fromEnvironment(_ environment: [String: String], log: EventLog) -> SystemdNotifier? {
+        guard let value = environment["NOTIFY_SOCKET"], !value.isEmpty else { return nil }
+        do {
+            return try SystemdNotifier(address: try NotifySocketAddress(value))
+        } catch {
+            log.log(.warning, "sd_notify", ["outcome": "disabled", "problem": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Sends one message.
+    public func send(_ message: ServiceManagerMessage) throws(SystemCallError) {
+        try socket.send(Array(message.text.utf8), to: address)
+    }
+
+    /// Sends one message; a failure is logged, never fatal (the manager may be gone while we drain).
+    public func notify(_ message: ServiceManagerMessage, log: EventLog) {
+        do {
+            try send(message)
+        } catch {
+            log.log(.warning, "sd_notify", ["outcome": "failed", "problem": "\(error)"])
+        }
+    }
+}
+
+/// An unbound `AF_UNIX` datagram socket, closed exactly once when the value goes.
+final class UnixDatagramSocket: Sendable {
+    private let fd: Int32
+    private let subject: String
+
+    init(subject: String) throws(SystemCallError) {
+        self.subject = subject
+        fd = try SystemCall.run("socket(AF_UNIX, SOCK_DGRAM)", subject: subject) {
+            Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// One datagram to `address`; `MSG_NOSIGNAL` so that a vanished manager is an error, not SIGPIPE.
+    func send(_ bytes: [UInt8], to address: NotifySocketAddress) throws(SystemCallError) {
+        let sent = try SystemCall.run("sendto", subject: subject) {
+            bytes.withUnsafeBytes { buffer in
+                address.withSocketAddress { socketAddress, length in
+                    sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), socketAddress, length)
+                }
+            }
+        }
+        guard sent == bytes.count else {
+            throw SystemCallError(call: "sendto (short datagram)", subject: subject, errorNumber: EMSGSIZE)
+        }
+    }
+}
+
+/// `CLOCK_MONOTONIC` in microseconds, the clock of sd_notify(3)'s `MONOTONIC_USEC=`.
+public enum MonotonicClock {
+    public static func microseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+    }
+}

@@ -1,0 +1,352 @@
+import AuthHandler
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `serve` under systemd, with the real binary: sd_notify(3) messages on a socket the test owns, the watchdog,
+/// reloads on SIGHUP, and socket activation (systemd.socket(5)) through `systemd-socket-activate`.
+@Suite(.serialized) struct EndToEndSystemdTests {
+    @Test func readyOnlyOnceThePortAcceptsThenReloadingReadyOnSighupThenStoppingOnSigterm() async throws {
+        let notify = try NotifySocketListener(at: Self.socketPath(), observe: Self.connectOnReady)
+        defer { Self.readyConnects.withLock { $0 = [] } }
+        let e2e = try await EndToEnd.start(environment: ["NOTIFY_SOCKET": notify.environmentValue])
+        let ready = try #require(await notify.next("READY=1"), "no READY=1: \(e2e.daemon.standardError)")
+        #expect(notify.received.first?.text == ready.text, "READY=1 must be the first message")
+        let status = try #require(ready.assignments["STATUS"])
+        #expect(status.contains("listening on \(e2e.daemonURL.dropFirst("http://".count))"), "\(status)")
+        #expect(status.contains("providers: apple.com, github.com, google.com, oidc.public, twitter.com"), "\(status)")
+        // Checked on the reading thread as READY=1 arrived: the port already accepted a TCP connection.
+        #expect(Self.readyConnects.withLock { $0 } == [true])
+
+        let before = MonotonicClock.microseconds()
+        e2e.daemon.send(SIGHUP)
+        let reloading = try #require(await notify.next("RELOADING=1"), "\(e2e.daemon.standardError)")
+        let after = MonotonicClock.microseconds()
+        let stamp = try #require(reloading.assignments["MONOTONIC_USEC"].flatMap(UInt64.init))
+        #expect(stamp >= before && stamp <= after, "MONOTONIC_USEC \(stamp) not within [\(before), \(after)]")
+        #expect(await notify.next("READY=1") != nil, "no READY=1 after the reload")
+        #expect(await e2e.daemon.waitForErrorLine(startingWith: "level=info event=reload outcome=applied") != nil)
+
+        e2e.daemon.send(SIGTERM)
+        #expect(await notify.next("STOPPING=1") != nil, "no STOPPING=1 on SIGTERM")
+        #expect(await e2e.stop() == 0)
+        #expect(!notify.received.contains { $0.text.contains("WATCHDOG=1") }, "no WATCHDOG_USEC, no pings")
+        await notify.close()
+    }
+
+    @Test func watchdogPingsComeEveryHalfOfWatchdogUSec() async throws {
+        let notify = try NotifySocketListener(at: Self.socketPath())
+        let e2e = try await EndToEnd.start(
+            environment: ["NOTIFY_SOCKET": notify.environmentValue, "WATCHDOG_USEC": "200000"])
+        #expect(await notify.next("READY=1") != nil, "\(e2e.daemon.standardError)")
+        var pings: [ContinuousClock.Instant] = []
+        while let ping = await notify.next("WATCHDOG=1", within: .seconds(5)) {
+            pings.append(ping.received)
+            if let first = pings.first, ping.received - first >= .seconds(1) { break }
+        }
+        await e2e.stop()
+        await notify.close()
+        let gaps = zip(pings.dropFirst(), pings).map { ($0 - $1) / .milliseconds(1) }
+        let span = try #require(pings.last.map { $0 - pings[0] }, "no pings")
+        let perSecond = Double(pings.count - 1) / (span / .seconds(1))
+        // Promised every 100 ms; systemd would restart the daemon only after a 200 ms gap. 50 ms of slack covers a
+        // busy two-core machine without letting a ping schedule of WATCHDOG_USEC (one missed ping) pass.
+        #expect(gaps.count >= 9, "\(gaps)")
+        #expect(gaps.allSatisfy { $0 <= 150 }, "gaps (ms): \(gaps)")
+        #expect(perSecond >= 8, "\(perSecond) pings/s, gaps (ms): \(gaps)")
+    }
+
+    @Test func sighupSwitchesTheRedirectAllowlistWithoutRefusingAConnectionOrLosingASignIn() async throws {
+        let notify = try NotifySocketListener(at: Self.socketPath())
+        try await withEndToEnd(environment: ["NOTIFY_SOCKET": notify.environmentValue]) { e2e in
+            #expect(await notify.next("READY=1") != nil)
+            let newRedirect = "https://other.example.com/done"
+            // A sign-in begun before the reload, stopped where the IdP sends the browser back.
+            let begun = try await e2e.walk(
+                from: e2e.startURL("google.com", ["customParameters": #"{"login_hint":"alice"}"#]),
+                stopAtCallback: true)
+            let callback = try #require(begun.callbackURL)
+            let refused = try await e2e.get(
+                e2e.startURL("google.com", redirect: newRedirect), accept: "application/json")
+            #expect(refused.status == 400)
+            #expect(refused.errorCode == "unauthorized-redirect-url")
+
+            let port = try #require(URL(string: e2e.daemonURL)?.port.flatMap { UInt16(exactly: $0) })
+            let hammer = HealthzHammer(port: port)
+            await hammer.waitForSuccesses(3)
+            try e2e.rewriteConfig([
+                "allowedRedirectURLs": "[\"\(EndToEnd.appRedirect)\", \"\(newRedirect)\"]"
+            ])
+            e2e.daemon.send(SIGHUP)
+            #expect(await notify.next("RELOADING=1") != nil)
+            #expect(await notify.next("READY=1") != nil)
+            let atReload = hammer.outcomes.successes
+            await hammer.waitForSuccesses(atReload + 3)
+            let outcomes = await hammer.stop()
+            #expect(outcomes.failures == [], "connections refused or failed around the reload")
+
+            let accepted = try await e2e.get(e2e.startURL("google.com", redirect: newRedirect))
+            #expect(accepted.status == 302, "\(accepted.text)")
+            let finished = try await e2e.walk(from: callback)
+            #expect(
+                finished.appRedirect?.hasPrefix(EndToEnd.appRedirect) == true,
+                "\(finished.handlerResponses.map(\.text))")
+            let code = try #require(finished.appQuery.first { $0.name == "code" }?.value)
+            let redeemed = try await e2e.redeem(code: code)
+            #expect(redeemed.status == 200, "\(redeemed.text)")
+            #expect(redeemed.json?["providerId"]?.stringValue == "google.com")
+        }
+        await notify.close()
+    }
+
+    @Test func aRefusedReloadKeepsTheRunningConfigAndLogsOneLine() async throws {
+        let notify = try NotifySocketListener(at: Self.socketPath())
+        try await withEndToEnd(environment: ["NOTIFY_SOCKET": notify.environmentValue]) { e2e in
+            #expect(await notify.next("READY=1") != nil)
+            let missing = e2e.directory.appendingPathComponent("no-such-secret").path
+            let refusals: [(settings: [String: String], problem: String)] = [
+                // A secret that no longer resolves: every secret is re-read on reload.
+                (
+                    [
+                        "backend":
+                            "{\"kind\": \"webhook\", \"url\": \"\(e2e.idpURL)/hook\", \"secret\": {\"file\": \"\(missing)\"}}"
+                    ], "no-such-secret"
+                ),
+                (["sessionTTLSeconds": "-5"], "sessionTTLSeconds"),
+                (["listen": #"["127.0.0.1:1"]"#], "listen changed, which needs a restart"),
+                (["publicURL": #""https://auth.example.com""#], "publicURL changed, which needs a restart"),
+            ]
+            for (settings, problem) in refusals {
+                try e2e.rewriteConfig(settings)
+                e2e.daemon.send(SIGHUP)
+                #expect(await notify.next("RELOADING=1") != nil)
+                let ready = try #require(await notify.next("READY=1"))
+                #expect(ready.assignments["STATUS"]?.contains("the last reload was refused") == true)
+                let line = try #require(await e2e.daemon.waitForErrorLine(startingWith: "level=error event=reload "))
+                #expect(line.hasPrefix("outcome=refused problem="), "\(line)")
+                #expect(line.contains(problem), "\(line)")
+                // Still the old config: the app's redirect and github.com both start.
+                #expect(try await e2e.get(e2e.startURL("github.com")).status == 302)
+            }
+            // A broken file is refused too; then a good one, which drops github.com, applies.
+            try Data("{\"listen\": [".utf8).write(to: e2e.directory.appendingPathComponent("config.json"))
+            e2e.daemon.send(SIGHUP)
+            #expect(await notify.next("READY=1") != nil)
+            #expect(try await e2e.get(e2e.startURL("github.com")).status == 302)
+            try e2e.rewriteConfig([
+                "providers":
+                    #"{"oidc.public": {"protocol": "oidc", "clientId": "c", "issuer": "\#(e2e.idpURL)/oidc", "tokenEndpointAuth": "none"}}"#
+            ])
+            e2e.daemon.send(SIGHUP)
+            #expect(await notify.next("READY=1") != nil)
+            #expect(await e2e.daemon.waitForErrorLine(startingWith: "level=info event=reload outcome=applied") != nil)
+            let dropped = try await e2e.get(e2e.startURL("github.com"), accept: "application/json")
+            #expect(dropped.errorCode == "invalid-provider")
+            let reloadLines = e2e.daemon.standardError.split(separator: "\n").filter { $0.contains("event=reload ") }
+            #expect(reloadLines.count == refusals.count + 2, "\(reloadLines)")
+        }
+        await notify.close()
+    }
+
+    @Test func socketActivatedItServesOnThePassedSocketAndBindsNothingElse() async throws {
+        let notify = try NotifySocketListener(at: Self.socketPath())
+        // systemd 252's systemd-socket-activate refuses port 0 ("Failed to parse socket address"), and Foundation's
+        // Process closes every descriptor above 2, so the test cannot hand down a socket of its own: it asks the
+        // kernel for a free port and lets systemd-socket-activate bind it, trying again should another process
+        // take the port in between.
+        var started: (e2e: EndToEnd, port: UInt16)?
+        for _ in 0..<3 where started == nil {
+            let port = try Self.freePort()
+            let launcher = [
+                "/usr/bin/systemd-socket-activate", "-l", "127.0.0.1:\(port)",
+                "-E", "NOTIFY_SOCKET=\(notify.environmentValue)", "-E", "WATCHDOG_USEC=200000",
+            ]
+            // systemd-socket-activate execs the daemon at the first connection; this one is then served.
+            if let e2e = try? await EndToEnd.start(
+                settings: ["listen": #"["127.0.0.1:0", "[::1]:0"]"#], launcher: launcher,
+                activate: { _ = Self.tcpConnects(port: port, retryingFor: .seconds(10)) })
+            {
+                started = (e2e, port)
+            }
+        }
+        let (e2e, port) = try #require(started, "systemd-socket-activate did not start the daemon")
+        #expect(e2e.daemonURL == "http://127.0.0.1:\(port)")
+        #expect(await notify.next("READY=1") != nil, "\(e2e.daemon.standardError)")
+        // The watchdog's self-check reaches the passed socket.
+        for _ in 0..<3 { #expect(await notify.next("WATCHDOG=1", within: .seconds(5)) != nil) }
+        #expect(try Self.listeningPorts(of: e2e.daemon.processIdentifier) == [port])
+        let start = try await e2e.get(e2e.startURL("google.com"))
+        #expect(start.status == 302)
+        e2e.daemon.send(SIGTERM)
+        #expect(await notify.next("STOPPING=1") != nil)
+        #expect(await e2e.stop() == 0)
+        await notify.close()
+    }
+
+    // MARK: Helpers
+
+    /// What the connect attempts made as READY=1 arrived found (one per READY=1).
+    static let readyConnects = Mutex<[Bool]>([])
+
+    /// On the listener's thread, as READY=1 arrives: connects to the port its STATUS names.
+    @Sendable static func connectOnReady(_ text: String) {
+        guard text.split(separator: "\n").contains("READY=1") else { return }
+        let port = EndToEnd.firstMatch(#"listening on 127\.0\.0\.1:(\d+)"#, in: text).flatMap(UInt16.init)
+        let connected = port.map { tcpConnects(port: $0) } ?? false
+        readyConnects.withLock { $0.append(connected) }
+    }
+
+    /// A fresh socket path, short enough for `sun_path`.
+    static func socketPath() -> String {
+        "/tmp/ah-notify-\(UUID().uuidString.prefix(12)).sock"
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted (tried again for `retryingFor` while refused).
+    static func tcpConnects(port: UInt16, retryingFor patience: Duration = .zero) -> Bool {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            if withLoopback(port: port, { connect(fd, $0, $1) }) == 0 { return true }
+            if ContinuousClock.now >= deadline { return false }
+            // Waiting for a process we do not control to bind; it announces nothing we could wait on.
+            usleep(20_000)
+        }
+    }
+
+    static func withLoopback<T>(port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
+
+    /// A port the kernel just handed out on 127.0.0.1 and that is free again.
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw TestProcessError("socket: errno \(errno)") }
+        defer { close(fd) }
+        guard withLoopback(port: 0, { bind(fd, $0, $1) }) == 0 else { throw TestProcessError("bind: errno \(errno)") }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw TestProcessError("getsockname: errno \(errno)") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// The ports of the TCP sockets process `pid` holds in LISTEN state, from /proc (proc(5): `/proc/PID/fd`,
+    /// `/proc/PID/net/tcp` and `tcp6`, state `0A`).
+    static func listeningPorts(of pid: Int32) throws -> [UInt16] {
+        let fdDirectory = "/proc/\(pid)/fd"
+        var inodes: Set<String> = []
+        for entry in try FileManager.default.contentsOfDirectory(atPath: fdDirectory) {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fdDirectory + "/" + entry),
+                target.hasPrefix("socket:[")
+            else { continue }
+            inodes.insert(String(target.dropFirst("socket:[".count).dropLast()))
+        }
+        var ports: [UInt16] = []
+        for table in ["tcp", "tcp6"] {
+            let text = try String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)
+            for row in text.split(separator: "\n").dropFirst() {
+                let columns = row.split(separator: " ", omittingEmptySubsequences: true)
+                guard columns.count > 9, columns[3] == "0A", inodes.contains(String(columns[9])),
+                    let portHex = columns[1].split(separator: ":").last, let port = UInt16(portHex, radix: 16)
+                else { continue }
+                ports.append(port)
+            }
+        }
+        return ports.sorted()
+    }
+}
+
+extension EndToEnd {
+    /// Rewrites this daemon's config file with `settings` over the defaults (as `start` wrote it).
+    func rewriteConfig(_ settings: [String: String]) throws {
+        try Data(Self.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
+            .write(to: directory.appendingPathComponent("config.json"), options: .atomic)
+    }
+}
+
+/// A client that asks `/healthz` again and again, each time on a new TCP connection, from a thread of its own: the
+/// listening socket must accept every one of them while the daemon reloads.
+final class HealthzHammer: Sendable {
+    struct Outcomes: Sendable {
+        var successes = 0
+        var failures: [String] = []
+    }
+
+    private let state = Mutex(Outcomes())
+    private let running = Atomic<Bool>(true)
+    private let progress: AsyncStream<Int>
+    private let finished: AsyncStream<Void>
+
+    init(port: UInt16) {
+        let (progress, progressSink) = AsyncStream<Int>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (finished, finishedSink) = AsyncStream<Void>.makeStream()
+        self.progress = progress
+        self.finished = finished
+        Thread.detachNewThread { [self] in
+            while running.load(ordering: .acquiring) {
+                let outcome = Self.askOnce(port: port)
+                let successes = state.withLock { outcomes in
+                    if let failure = outcome { outcomes.failures.append(failure) } else { outcomes.successes += 1 }
+                    return outcomes.successes
+                }
+                progressSink.yield(successes)
+            }
+            progressSink.finish()
+            finishedSink.finish()
+        }
+    }
+
+    var outcomes: Outcomes { state.withLock { $0 } }
+
+    /// Returns once `count` requests have succeeded (or the hammer stopped).
+    func waitForSuccesses(_ count: Int) async {
+        if outcomes.successes >= count { return }
+        for await successes in progress where successes >= count { return }
+    }
+
+    func stop() async -> Outcomes {
+        running.store(false, ordering: .releasing)
+        for await _ in finished {}
+        return outcomes
+    }
+
+    /// One `GET /healthz` on a new connection; nil when it answered 200, else what went wrong.
+    private static func askOnce(port: UInt16) -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return "socket: errno \(errno)" }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard EndToEndSystemdTests.withLoopback(port: port, { connect(fd, $0, $1) }) == 0 else {
+            return "connect: errno \(errno)"
+        }
+        let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        else { return "send: errno \(errno)" }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            answer += buffer[..<count]
+        }
+        let text = String(decoding: answer, as: UTF8.self)
+        return text.hasPrefix("HTTP/1.1 200") ? nil : "answered: \(text.prefix(40))"
+    }
+}
