@@ -13,7 +13,7 @@ if [[ $level == test || $level == bench ]]; then
     packages+=(chromium chromium-driver python3-selenium)
 fi
 if [[ $level == bench ]]; then
-    packages+=(wrk hyperfine nginx-light openssl)
+    packages+=(wrk hyperfine nginx-light openssl curl)
 fi
 
 missing=()
