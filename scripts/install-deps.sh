@@ -16,7 +16,7 @@ if [[ $level == test || $level == bench ]]; then
     packages+=(dpkg-dev binutils systemd curl)
 fi
 if [[ $level == bench ]]; then
-    packages+=(wrk hyperfine nginx-light openssl)
+    packages+=(wrk hyperfine nginx-light openssl curl)
 fi
 
 missing=()

@@ -1,0 +1,70 @@
+# Helpers shared by bench/listener.sh and bench/start.sh; sourced, not run. The caller sets `work` (a temp
+# directory), `seconds` and the array `pids`, and traps EXIT to kill "${pids[@]}".
+
+# wrk's summary as `RPS P99`: `Requests/sec: N` and the 99% line of --latency. Fails loudly when any answer
+# was not 2xx/3xx: a benchmark of error pages measures nothing. Socket errors are reported, not fatal.
+measure() {
+    local url=$1 name=${2:-wrk}
+    wrk -t2 -c64 -d"${seconds}s" --latency "$url" >"$work/$name.wrk"
+    if grep -q 'Non-2xx or 3xx responses' "$work/$name.wrk"; then
+        echo "bench: $name: wrk saw answers other than 2xx/3xx; the numbers would be worthless:" >&2
+        cat "$work/$name.wrk" >&2
+        return 1
+    fi
+    if grep -q 'Socket errors' "$work/$name.wrk"; then
+        echo "bench: $name: $(grep 'Socket errors' "$work/$name.wrk" | sed 's/^ *//')" >&2
+    fi
+    awk '/Requests\/sec/ {rps = $2} $1 == "99%" {p99 = $2} END {printf "%d %s\n", rps, p99}' "$work/$name.wrk"
+}
+
+# start_server NAME PREFIX COMMAND...: starts COMMAND in the background (stderr to $work/NAME.err), waits for
+# its stdout line starting with PREFIX (up to 30 s; no polling: it reads the pipe) and sets `started_url` to
+# the rest of that line. The rest of its stdout is drained to $work/NAME.out so it never blocks on a full pipe.
+start_server() {
+    local name=$1 prefix=$2 fd line
+    shift 2
+    mkfifo "$work/$name.fifo"
+    "$@" >"$work/$name.fifo" 2>"$work/$name.err" &
+    pids+=($!)
+    exec {fd}<"$work/$name.fifo"
+    started_url=
+    while IFS= read -r -t 30 -u "$fd" line; do
+        if [[ $line == "$prefix"* ]]; then
+            started_url=${line#"$prefix"}
+            break
+        fi
+        echo "$line" >>"$work/$name.out"
+    done
+    if [[ -z $started_url ]]; then
+        echo "bench: $name did not print '$prefix…' within 30 s; its stderr:" >&2
+        tail -n 20 "$work/$name.err" >&2
+        return 1
+    fi
+    cat <&"$fd" >>"$work/$name.out" &
+    pids+=($!)
+    exec {fd}<&-
+}
+
+# start_nginx: nginx answering every path with a static 302 on a free loopback port (2 workers); sets
+# `nginx_url`.
+start_nginx() {
+    local port
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    cat >"$work/nginx.conf" <<CONF
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    server {
+        listen 127.0.0.1:$port;
+        location / { return 302 https://idp.example/authorize?client_id=bench; }
+    }
+}
+CONF
+    nginx -c "$work/nginx.conf" -p "$work" -g 'daemon off;' &
+    pids+=($!)
+    for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.05; done
+    nginx_url="http://127.0.0.1:$port"
+}
