@@ -60,6 +60,16 @@ struct HTTPFramingTests {
         #expect(exchange.handledPaths.isEmpty)
     }
 
+    @Test func refusesABareCRInAHeaderValueAndCloses() async throws {
+        // A front end that ends lines at CR reads "Content-Length: 30" here and the next request as a body.
+        let exchange = try await framingExchange(
+            "GET /front HTTP/1.1\r\nHost: x\r\nX-A: a\rContent-Length: 30\r\n\r\n" + smuggled)
+        #expect(exchange.statuses == [400])
+        #expect(exchange.firstHead.contains("connection: close"))
+        #expect(exchange.closed)
+        #expect(exchange.handledPaths.isEmpty)
+    }
+
     @Test func refusesContentLengthWithTransferEncodingInEitherOrder() async throws {
         let exchange = try await framingExchange(
             "POST /front HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n"

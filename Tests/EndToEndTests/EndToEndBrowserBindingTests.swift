@@ -367,6 +367,32 @@ struct EndToEndBrowserBindingTests {
         }
     }
 
+    @Test(
+        "a browser keeps at most ten pending sign-ins: a start beyond them clears the oldest, so no page can fill the Cookie header"
+    )
+    func pendingSignInsPerBrowserAreCapped() async throws {
+        try await withEndToEnd { e2e in
+            var callbacks: [String] = []
+            for index in 0..<13 {
+                // The largest pending sign-ins a page could make: a 512-character eventId each.
+                let eventID = String(repeating: "e", count: 500) + String(format: "%012d", index)
+                let walk = try await e2e.walk(
+                    from: e2e.startURL(
+                        "google.com", ["customParameters": #"{"login_hint":"alice"}"#, "eventId": eventID]),
+                    stopAtCallback: true)
+                callbacks.append(try #require(walk.callbackURL))
+                #expect(e2e.cookieJar.withLock { $0.count } == min(index + 1, 10))
+            }
+            for callback in callbacks.prefix(3) {
+                Self.expectInvalidState(try await e2e.get(callback, accept: "application/json"))
+            }
+            for callback in callbacks.suffix(10) {
+                let done = try await e2e.get(callback)
+                #expect(done.status == 303 && done.headers["Location"]?.contains("?code=") == true, "\(done.text)")
+            }
+        }
+    }
+
     @Test("a pending sign-in that would not fit in a 4,000-byte cookie → 400 invalid-request")
     func oversizedStateRefused() async throws {
         try await withEndToEnd { e2e in

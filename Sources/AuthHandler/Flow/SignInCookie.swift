@@ -50,6 +50,24 @@ struct SignInCookie: Sendable, Equatable {
         return text
     }
 
+    /// Every pending sign-in cookie (`auth-handler-*`, `__Host-auth-handler-*`) in the request's `Cookie` header
+    /// fields, by name (the first value of each name).
+    static func all(in cookieHeaders: [String]) -> [(name: String, value: String)] {
+        var seen: Set<String> = []
+        var cookies: [(name: String, value: String)] = []
+        for header in cookieHeaders {
+            for pair in header.split(separator: ";") {
+                let trimmed = pair.drop { $0 == " " || $0 == "\t" }
+                guard let equals = trimmed.firstIndex(of: "=") else { continue }
+                let name = String(trimmed[..<equals])
+                guard name.hasPrefix(namePrefix) || name.hasPrefix("__Host-" + namePrefix), seen.insert(name).inserted
+                else { continue }
+                cookies.append((name, String(trimmed[trimmed.index(after: equals)...])))
+            }
+        }
+        return cookies
+    }
+
     /// Every value of the cookie `name` in the request's `Cookie` header fields (RFC 6265 §5.4: `a=b; c=d`).
     static func values(named name: String, in cookieHeaders: [String]) -> [String] {
         var values: [String] = []

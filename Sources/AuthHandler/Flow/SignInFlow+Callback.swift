@@ -30,7 +30,13 @@ extension SignInFlow {
     /// `formPost` says it came as the IdP's cross-site POST.
     public func callback(_ fields: [URLFormField], cookieHeaders: [String], formPost: Bool) async -> CallbackAnswer {
         let began = now()
-        let attributes = SignInCookie.Attributes(httpsOrigin: settings.httpsOrigin, crossSitePost: formPost)
+        // The cookie is cleared with the attributes it was set with, which follow its provider; when it did not open,
+        // the request's method is the best guess (a form_post callback is a POST).
+        let attributes = { (session: PendingSession?) in
+            SignInCookie.Attributes(
+                httpsOrigin: self.settings.httpsOrigin,
+                crossSitePost: session.flatMap { self.providers[$0.providerID] }?.usesFormPost ?? formPost)
+        }
         let opened: OpenedSession
         do {
             opened = try await openSession(fields, cookieHeaders: cookieHeaders)
@@ -40,9 +46,11 @@ extension SignInFlow {
             log.log(.warning, "signin.callback", ["outcome": error.error.code, "reason": error.error.message])
             return CallbackAnswer(
                 outcome: .refused(error.error),
-                clearCookie: error.cookieName.map { SignInCookie.clearing(name: $0, attributes: attributes) })
+                clearCookie: error.cookieName.map {
+                    SignInCookie.clearing(name: $0, attributes: attributes(error.session))
+                })
         }
-        let clear = SignInCookie.clearing(name: opened.cookieName, attributes: attributes)
+        let clear = SignInCookie.clearing(name: opened.cookieName, attributes: attributes(opened.session))
         let location = await complete(fields, session: opened.session, began: began)
         return CallbackAnswer(outcome: .redirect(location), clearCookie: clear)
     }
@@ -93,6 +101,8 @@ extension SignInFlow {
     private struct OpenFailure: Error {
         var error: HandlerError
         var cookieName: String?
+        /// The session its cookie held, when it opened.
+        var session: PendingSession? = nil
         var status: Int { error.status }
     }
 
@@ -126,15 +136,15 @@ extension SignInFlow {
                     "the authorization response's state is empty or too long; start the sign-in again"),
                 cookieName: nil)
         }
-        let refused = { (reason: String) in
+        let refused = { (reason: String, session: PendingSession?) in
             OpenFailure(
                 error: .invalidState(
                     "\(reason); a sign-in can only be completed in the browser that started it, once, before it "
                         + "expires: start the sign-in again from the app"),
-                cookieName: cookieName)
+                cookieName: cookieName, session: session)
         }
         let values = SignInCookie.values(named: cookieName, in: cookieHeaders)
-        guard !values.isEmpty else { throw refused("this browser holds no sign-in for this response") }
+        guard !values.isEmpty else { throw refused("this browser holds no sign-in for this response", nil) }
         var opened: PendingSession?
         for value in values {
             guard let plaintext = settings.stateKeys.open(value, context: cookieName),
@@ -143,13 +153,13 @@ extension SignInFlow {
             opened = session
             break
         }
-        guard let session = opened else { throw refused("this browser's sign-in cookie does not open") }
+        guard let session = opened else { throw refused("this browser's sign-in cookie does not open", nil) }
         // The cookie was found by a tag of the state; the state itself is compared in full, in constant time.
         let expected = isOAuth1 ? session.requestToken : session.state
         guard let expected, ConstantTime.equals(expected, presented) else {
-            throw refused("the response does not belong to this browser's sign-in")
+            throw refused("the response does not belong to this browser's sign-in", session)
         }
-        guard session.expiresAt > now() else { throw refused("this sign-in has expired") }
+        guard session.expiresAt > now() else { throw refused("this sign-in has expired", session) }
         let key = isOAuth1 ? PendingSession.key(requestToken: presented) : PendingSession.key(state: presented)
         let recorded: Bool
         do {
@@ -158,7 +168,7 @@ extension SignInFlow {
             // Before the state is recorded: the cookie is kept, so the browser can retry.
             throw OpenFailure(error: Self.storeFailure(error), cookieName: nil)
         }
-        guard recorded else { throw refused("this sign-in was already completed") }
+        guard recorded else { throw refused("this sign-in was already completed", session) }
         metrics.pendingEnded(expiresAt: session.expiresAt)
         return OpenedSession(session: session, cookieName: cookieName)
     }

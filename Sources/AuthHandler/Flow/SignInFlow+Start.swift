@@ -8,14 +8,25 @@ public struct StartAnswer: Sendable {
     public var setCookie: String
     /// `name=value` of that cookie, as a browser sends it back in `Cookie` (`--once` keeps it in the process).
     public var cookiePair: String
+    /// `Set-Cookie` values that remove the browser's oldest pending sign-ins beyond
+    /// ``SignInFlow/maximumPendingPerBrowser``.
+    public var evictions: [String] = []
 }
 
 /// Starting a sign-in: CONTRACT §3.1. Nothing is written to the store: the pending sign-in is sealed into the
 /// browser's cookie.
 extension SignInFlow {
+    /// The most pending sign-ins one browser keeps: each is a cookie of up to 4,000 bytes, and a page that starts
+    /// sign-ins in the user's browser must not be able to grow its `Cookie` header past what the listener accepts
+    /// (the whole origin would answer 431 until the cookies expire).
+    public static let maximumPendingPerBrowser = 10
+
     /// Checks a start request from `client` (its address, for the start rate limit; nil for the process's own
-    /// start in `--once`) and returns where to send the browser (the IdP) with the sealed pending sign-in.
-    public func start(_ fields: [URLFormField], client: String? = nil) async throws(HandlerError) -> StartAnswer {
+    /// start in `--once`), carrying the browser's `Cookie` fields `cookieHeaders`, and returns where to send the
+    /// browser (the IdP) with the sealed pending sign-in.
+    public func start(_ fields: [URLFormField], client: String? = nil, cookieHeaders: [String] = [])
+        async throws(HandlerError) -> StartAnswer
+    {
         let began = now()
         let request = try StartRequest(fields: fields, flow: self)
         let provider = request.provider
@@ -28,11 +39,12 @@ extension SignInFlow {
                 "too many sign-ins started from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
         do {
-            let answer: StartAnswer
+            var answer: StartAnswer
             switch provider.protocolKind {
             case .oauth1: answer = try await startOAuth1(request)
             case .oauth2, .oidc: answer = try await startOAuth2(request)
             }
+            answer.evictions = evictions(cookieHeaders)
             metrics.signInStarted(provider: provider.id)
             log.log(
                 .info, "signin.start",
@@ -115,6 +127,25 @@ extension SignInFlow {
         session.codeVerifier = verifier
         session.nonce = nonce
         return try seal(session, location: location, provider: provider)
+    }
+
+    /// Clearing `Set-Cookie`s for the browser's pending sign-ins beyond the newest ``maximumPendingPerBrowser`` − 1
+    /// (the new one makes the maximum): cookies that do not open first, then the oldest.
+    private func evictions(_ cookieHeaders: [String]) -> [String] {
+        let pending = SignInCookie.all(in: cookieHeaders)
+        guard pending.count >= Self.maximumPendingPerBrowser else { return [] }
+        let ranked = pending.map { cookie in
+            let session = settings.stateKeys.open(cookie.value, context: cookie.name).flatMap {
+                Self.decode(PendingSession.self, from: $0)
+            }
+            let formPost = session.flatMap { providers[$0.providerID] }?.usesFormPost ?? false
+            return (name: cookie.name, createdAt: session?.createdAt ?? .distantPast, formPost: formPost)
+        }.sorted { $0.createdAt < $1.createdAt }
+        return ranked.prefix(pending.count - Self.maximumPendingPerBrowser + 1).map { cookie in
+            SignInCookie.clearing(
+                name: cookie.name,
+                attributes: SignInCookie.Attributes(httpsOrigin: settings.httpsOrigin, crossSitePost: cookie.formPost))
+        }
     }
 
     /// Seals the pending sign-in into its cookie; a session too large for a cookie is the request's fault.

@@ -144,8 +144,10 @@ public final class AuthHandlerService: Sendable {
                 let client = ClientAddress.resolve(
                     peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"),
                     trusted: flow.settings.trustedProxies)
-                let answer = try await flow.start(fields, client: client)
+                let answer = try await flow.start(
+                    fields, client: client, cookieHeaders: request.headers.values(for: "Cookie"))
                 var response = ResponseRendering.secured(.redirect(to: answer.location, status: 302))
+                for eviction in answer.evictions { response.headers.add(name: "Set-Cookie", value: eviction) }
                 response.headers.add(name: "Set-Cookie", value: answer.setCookie)
                 return response
             } catch {

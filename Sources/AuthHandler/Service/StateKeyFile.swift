@@ -26,7 +26,8 @@ enum StateKeyFile {
         } catch {
             throw failure("cannot draw a state key: \(error)")
         }
-        let temporary = path + ".tmp-\(getpid())"
+        // Random, so that creators in one process (or a stale file from a crash) never share the temporary name.
+        let temporary = path + ".tmp-\(getpid())-\(Base64.urlEncode((try? SecureRandom.bytes(8)) ?? []))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw systemFailure("create", temporary) }
         defer { unlink(temporary) }
@@ -44,7 +45,8 @@ enum StateKeyFile {
 
     /// The key in `path`; nil when the file does not exist.
     private static func read(_ path: String) throws(ServiceStartError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO planted in its place must fail the start, not hang it (open(2)).
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw systemFailure("open", path)
@@ -52,7 +54,17 @@ enum StateKeyFile {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw systemFailure("fstat", path) }
-        if status.st_mode & 0o077 != 0, fchmod(descriptor, 0o600) != 0 { throw systemFailure("fchmod 0600", path) }
+        guard status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
+            throw failure(
+                "\(path) is not a regular file owned by this user; remove it to have a new state key generated, "
+                    + "which ends the sign-ins in flight")
+        }
+        // A key others could read may have been copied: using it silently would let them forge pending sign-ins.
+        guard status.st_mode & 0o077 == 0 else {
+            throw failure(
+                "\(path) is readable by other users, so the state key may be known; remove it to have a new one "
+                    + "generated (which ends the sign-ins in flight), or chmod 600 it if you are sure it was not read")
+        }
         var buffer = [UInt8](repeating: 0, count: 128)
         let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
         guard count >= 0 else { throw systemFailure("read", path) }
