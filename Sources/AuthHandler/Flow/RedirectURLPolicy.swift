@@ -45,7 +45,7 @@ public struct RedirectURLPolicy: Sendable {
     public static func appending(_ fields: [URLFormField], to candidate: String) -> String {
         guard !fields.isEmpty else { return candidate }
         let separator =
-            candidate.contains("?") ? (candidate.hasSuffix("?") || candidate.hasSuffix("&") ? "" : "&") : "?"
+            candidate.utf8.contains(UInt8(ascii: "?")) ? (candidate.hasSuffix("?") || candidate.hasSuffix("&") ? "" : "&") : "?"
         return candidate + separator + FormURLEncoding.encode(fields)
     }
 
@@ -60,19 +60,19 @@ public struct RedirectURLPolicy: Sendable {
             // Printable ASCII only, and never a backslash (browsers treat it as a slash in special schemes).
             guard byte > 0x20, byte < 0x7f, byte != UInt8(ascii: "\\") else { return nil }
         }
-        guard !text.contains("#"), let components = URLComponents(string: text),
+        guard !text.utf8.contains(UInt8(ascii: "#")), let components = URLComponents(string: text),
             let scheme = components.scheme?.lowercased(), !scheme.isEmpty
         else { return nil }
         guard components.user == nil, components.password == nil else { return nil }
         let percentHost = components.percentEncodedHost
-        if let percentHost, percentHost.contains("%") { return nil }
+        if let percentHost, percentHost.utf8.contains(UInt8(ascii: "%")) { return nil }
         let path = components.percentEncodedPath
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !segments.contains(where: { $0 == "." || $0 == ".." || $0.lowercased().contains("%2e") }) else {
             return nil
         }
         var host = percentHost?.lowercased()
-        if let candidate = host, candidate.contains(":"), !candidate.hasPrefix("[") { host = "[\(candidate)]" }
+        if let candidate = host, candidate.utf8.contains(UInt8(ascii: ":")), !candidate.hasPrefix("[") { host = "[\(candidate)]" }
         if scheme == "http" || scheme == "https" {
             // Web URLs need a host and an absolute path; `https:/x` or `https:x` are refused.
             guard let host, !host.isEmpty, text.lowercased().hasPrefix(scheme + "://") else { return nil }

@@ -288,7 +288,7 @@ final class HTTPListenerCore: @unchecked Sendable {
             // framed by MHD; anything else left it waiting for a body it cannot delimit until the idle timeout.
             return closing(.text("Not Implemented: only Transfer-Encoding: chunked is supported\n", status: 501))
         }
-        if lengths.count > 1 || lengths.contains(where: { $0.contains(",") }) {
+        if lengths.count > 1 || lengths.contains(where: { $0.utf8.contains(UInt8(ascii: ",")) }) {
             // RFC 9110 §8.6 lets a recipient accept repeated equal values; MHD uses the first of any, so refuse all.
             return closing(.text("Bad Request: more than one Content-Length\n", status: 400))
         }
@@ -433,7 +433,9 @@ final class HTTPListenerCore: @unchecked Sendable {
             // carries nothing, so it is left out rather than turning the response into a 500.
             if field.value.isEmpty { continue }
             // MHD does not check for line breaks itself; a CR or LF would let a handler inject header lines.
-            guard !field.name.isEmpty, !field.name.contains(":"), !field.name.contains(" "),
+            // Byte checks: String.contains(String) goes through Foundation's range(of:), measurable per response.
+            guard !field.name.isEmpty, !field.name.utf8.contains(UInt8(ascii: ":")),
+                !field.name.utf8.contains(UInt8(ascii: " ")),
                 !HTTPHeaders.containsLineBreak(field.name), !HTTPHeaders.containsLineBreak(field.value)
             else {
                 MHD_destroy_response(created)

@@ -79,12 +79,12 @@ public struct AuthorizationRequest: Sendable, Hashable {
             throw .reservedParameter(error)
         }
         // RFC 6749 §3.1: the endpoint URI "MUST NOT include a fragment component".
-        guard !endpoint.contains("#") else { throw .invalidEndpoint("it has a fragment") }
+        guard !endpoint.utf8.contains(UInt8(ascii: "#")) else { throw .invalidEndpoint("it has a fragment") }
         guard endpoint.hasPrefix("https://") || endpoint.hasPrefix("http://") else {
             throw .invalidEndpoint("it is not an absolute http or https URL")
         }
         let query = FormURLEncoding.encode(protocolParameters + customParameters)
-        guard endpoint.contains("?") else { return endpoint + "?" + query }
+        guard endpoint.utf8.contains(UInt8(ascii: "?")) else { return endpoint + "?" + query }
         return endpoint.hasSuffix("?") || endpoint.hasSuffix("&") ? endpoint + query : endpoint + "&" + query
     }
 }
