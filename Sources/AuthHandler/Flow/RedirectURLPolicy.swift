@@ -45,7 +45,8 @@ public struct RedirectURLPolicy: Sendable {
     public static func appending(_ fields: [URLFormField], to candidate: String) -> String {
         guard !fields.isEmpty else { return candidate }
         let separator =
-            candidate.utf8.contains(UInt8(ascii: "?")) ? (candidate.hasSuffix("?") || candidate.hasSuffix("&") ? "" : "&") : "?"
+            candidate.utf8.contains(UInt8(ascii: "?"))
+            ? (candidate.hasSuffix("?") || candidate.hasSuffix("&") ? "" : "&") : "?"
         return candidate + separator + FormURLEncoding.encode(fields)
     }
 
@@ -72,7 +73,9 @@ public struct RedirectURLPolicy: Sendable {
             return nil
         }
         var host = percentHost?.lowercased()
-        if let candidate = host, candidate.utf8.contains(UInt8(ascii: ":")), !candidate.hasPrefix("[") { host = "[\(candidate)]" }
+        if let candidate = host, candidate.utf8.contains(UInt8(ascii: ":")), !candidate.hasPrefix("[") {
+            host = "[\(candidate)]"
+        }
         if scheme == "http" || scheme == "https" {
             // Web URLs need a host and an absolute path; `https:/x` or `https:x` are refused.
             guard let host, !host.isEmpty, text.lowercased().hasPrefix(scheme + "://") else { return nil }
