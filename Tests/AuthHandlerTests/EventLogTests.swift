@@ -171,10 +171,27 @@ struct EventLogTests {
         #expect(sink.captured == ["level=error event=e", #"{"level":"error","event":"e"}"#])
     }
 
-    @Test func journaldIsRecognisedByJournalStream() {
-        #expect(EventLog.writesToJournal(environment: ["JOURNAL_STREAM": "8:12345"]))
-        #expect(!EventLog.writesToJournal(environment: [:]))
-        #expect(!EventLog.writesToJournal(environment: ["JOURNAL_STREAM": ""]))
+    @Test func journaldIsRecognisedByJournalStreamMatchingStandardError() throws {
+        // Stands in for stderr: a descriptor whose device and inode the test knows.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        #expect(descriptor >= 0)
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        var status = stat()
+        #expect(fstat(descriptor, &status) == 0)
+        let stream = "\(status.st_dev):\(status.st_ino)"
+        #expect(EventLog.writesToJournal(environment: ["JOURNAL_STREAM": stream], standardError: descriptor))
+        // Inherited by a process whose stderr is elsewhere: no prefix.
+        #expect(
+            !EventLog.writesToJournal(
+                environment: ["JOURNAL_STREAM": "\(status.st_dev):\(status.st_ino + 1)"], standardError: descriptor))
+        #expect(!EventLog.writesToJournal(environment: ["JOURNAL_STREAM": "8:12345"], standardError: descriptor))
+        #expect(!EventLog.writesToJournal(environment: [:], standardError: descriptor))
+        #expect(!EventLog.writesToJournal(environment: ["JOURNAL_STREAM": ""], standardError: descriptor))
+        #expect(!EventLog.writesToJournal(environment: ["JOURNAL_STREAM": "garbage"], standardError: descriptor))
     }
 
     @Test func setFormatAppliesToEveryCopyOfTheLog() {

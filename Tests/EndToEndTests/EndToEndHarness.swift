@@ -344,9 +344,10 @@ extension HTTPResponse {
 /// Runs `body` with a started pair, always stopping it.
 func withEndToEnd<T>(
     backend: EndToEnd.Backend = .none, settings: [String: String] = [:], environment: [String: String] = [:],
-    _ body: (EndToEnd) async throws -> T
+    launcher: [String] = [], _ body: (EndToEnd) async throws -> T
 ) async throws -> T {
-    let e2e = try await EndToEnd.start(backend: backend, settings: settings, environment: environment)
+    let e2e = try await EndToEnd.start(
+        backend: backend, settings: settings, environment: environment, launcher: launcher)
     do {
         let result = try await body(e2e)
         await e2e.stop()

@@ -323,17 +323,19 @@ struct EndToEndOnceTests {
         }
     }
 
-    @Test("SIGINT while waiting for the browser: exit 1 (cancelled), one line")
-    func interrupted() async throws {
+    @Test(
+        "SIGINT, SIGTERM or SIGHUP while waiting for the browser: exit 1 (cancelled), one line",
+        arguments: [("SIGINT", SIGINT), ("SIGTERM", SIGTERM), ("SIGHUP", SIGHUP)])
+    func interrupted(_ name: String, _ signal: Int32) async throws {
         try await withOnce { harness in
             let run = try harness.google()
             defer { run.terminateIfRunning() }
             _ = try await OnceHarness.signInURL(run)
-            run.send(SIGINT)
+            run.send(signal)
             #expect(await run.exitCode() == 1)
             let lines = OnceHarness.failureLines(run)
             #expect(lines.count == 1, "\(run.standardError)")
-            #expect(lines.first?.contains("SIGINT") == true)
+            #expect(lines.first?.contains(name) == true)
         }
     }
 

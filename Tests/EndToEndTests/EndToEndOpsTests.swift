@@ -113,9 +113,9 @@ struct EndToEndOpsTests {
 
     @Test("JOURNAL_STREAM: each line starts with its syslog priority, in both formats", arguments: LogFormat.allCases)
     func journaldPriorities(_ format: LogFormat) async throws {
-        try await withEndToEnd(
-            settings: ["logFormat": "\"\(format.rawValue)\""], environment: ["JOURNAL_STREAM": "8:4242"]
-        ) { e2e in
+        // As systemd does: JOURNAL_STREAM names the device and inode of the daemon's stderr (here the test's pipe).
+        let journald = ["/bin/sh", "-c", #"JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec "$0" "$@""#]
+        try await withEndToEnd(settings: ["logFormat": "\"\(format.rawValue)\""], launcher: journald) { e2e in
             // A callback from a browser without the sign-in's cookie: a warning line.
             let refused = try await e2e.get(e2e.daemonURL + "/__/auth/handler?state=forged&code=x", freshBrowser: true)
             #expect(refused.status == 400)

@@ -350,3 +350,15 @@ final class HealthzHammer: Sendable {
         return text.hasPrefix("HTTP/1.1 200") ? nil : "answered: \(text.prefix(40))"
     }
 }
+
+extension EndToEndSystemdTests {
+    @Test func aReloadKeepsTheStartRateCountersWhenTheLimitIsUnchanged() async throws {
+        try await withEndToEnd(settings: ["startRateLimit": #"{"perMinute": 1, "burst": 2}"#]) { e2e in
+            for _ in 0..<2 { #expect(try await e2e.get(e2e.startURL("twitter.com")).status == 302) }
+            e2e.daemon.send(SIGHUP)
+            #expect(await e2e.daemon.waitForErrorLine(startingWith: "level=info event=reload outcome=applied") != nil)
+            let limited = try await e2e.get(e2e.startURL("twitter.com"), accept: "application/json")
+            #expect(limited.status == 429, "a reload must not give every client a fresh burst: \(limited.text)")
+        }
+    }
+}

@@ -68,7 +68,8 @@ public final class SignInFlow: Sendable {
 
     public init(
         settings: Settings, providers: ProviderRegistry, store: any SessionStore, backend: any SignInBackend,
-        http: any HTTPFetching, log: EventLog, metrics: Metrics, now: @escaping @Sendable () -> Date = { Date() }
+        http: any HTTPFetching, log: EventLog, metrics: Metrics, now: @escaping @Sendable () -> Date = { Date() },
+        startLimiter: StartRateLimiter? = nil, providerCalls: OutboundCallLimit? = nil
     ) {
         self.settings = settings
         self.providers = providers
@@ -81,8 +82,11 @@ public final class SignInFlow: Sendable {
         self.log = log
         self.metrics = metrics
         self.now = now
-        self.startLimiter = StartRateLimiter(settings.startRateLimit, now: now)
-        self.providerCalls = OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
+        // Given by a reload that keeps them, so a SIGHUP neither refills every client's allowance nor forgets the
+        // provider calls in flight.
+        self.startLimiter = startLimiter ?? StartRateLimiter(settings.startRateLimit, now: now)
+        self.providerCalls =
+            providerCalls ?? OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
     }
 
     /// Milliseconds since `start`, for log lines.

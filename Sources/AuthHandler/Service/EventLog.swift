@@ -70,10 +70,16 @@ public struct EventLog: Sendable {
         self.syslogPrefix = syslogPrefix
     }
 
-    /// Whether stderr is a journald stream: systemd sets `JOURNAL_STREAM` for a service whose stderr is connected to
-    /// the journal (systemd.exec(5)), which then reads a leading `<N>` as the line's priority (sd-daemon(3)).
-    public static func writesToJournal(environment: [String: String]) -> Bool {
-        !(environment["JOURNAL_STREAM"] ?? "").isEmpty
+    /// Whether stderr is a journald stream: systemd sets `JOURNAL_STREAM=DEVICE:INODE` for a service whose stderr is
+    /// connected to the journal, and a process checks it against its stderr, since the variable is inherited by
+    /// children whose stderr is elsewhere (systemd.exec(5)). The journal then reads a leading `<N>` as the line's
+    /// priority (sd-daemon(3)).
+    public static func writesToJournal(environment: [String: String], standardError: Int32 = 2) -> Bool {
+        let parts = (environment["JOURNAL_STREAM"] ?? "").split(separator: ":")
+        guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
+        var status = stat()
+        guard fstat(standardError, &status) == 0 else { return false }
+        return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
     }
 
     /// Switches every copy of this log to `format` (the config's `logFormat`, once it is read).

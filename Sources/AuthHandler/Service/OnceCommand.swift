@@ -21,7 +21,8 @@ public enum OnceCommand {
     /// Runs one sign-in; returns the exit code after writing at most one failure line on stderr (besides the URL).
     public static func run(_ options: OnceOptions, context: CommandContext) async -> AuthHandlerExitCode {
         // First, so that a Ctrl-C from here on is a clean cancellation (exit 1), not a kill.
-        let signals = TerminationSignals()
+        // SIGHUP too (a closed terminal): --once has nothing to reload, so it cancels like Ctrl-C.
+        let signals = TerminationSignals([SIGINT, SIGTERM, SIGHUP])
         // Usage problems (64) are reported before configuration problems (78).
         for scope in options.scopes where scope.contains(",") {
             return context.fail(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
@@ -116,7 +117,7 @@ public enum OnceCommand {
             if let document { _ = deliver(document, options: options, context: context) }
             return context.fail(code, message)
         case .interrupted(let signal):
-            let name = signal == SIGINT ? "Ctrl-C (SIGINT)" : "SIGTERM"
+            let name = signal == SIGINT ? "Ctrl-C (SIGINT)" : signal == SIGHUP ? "SIGHUP" : "SIGTERM"
             return context.fail(
                 .cancelled, "cancelled by \(name) before the sign-in finished; run the command again to sign in")
         case .timedOut:

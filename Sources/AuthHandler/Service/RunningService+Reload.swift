@@ -75,7 +75,8 @@ extension RunningService {
         } catch {
             throw ReloadRefusal(description: error.message)
         }
-        service.replaceFlow(Self.makeFlow(parts, config: config, kept: kept, baseURL: baseURL))
+        service.replaceFlow(
+            Self.makeFlow(parts, config: config, kept: kept, baseURL: baseURL, previous: service.flow))
     }
 
     /// The URL of the first listener's `/healthz`, reached over loopback when it listens on a wildcard address.

@@ -226,9 +226,11 @@ public final class RunningService: Sendable {
         }
     }
 
-    /// The flow `parts` and `config` describe, on the kept store, HTTP client and metrics.
-    static func makeFlow(_ parts: FlowParts, config: AuthHandlerConfig, kept: KeptParts, baseURL: String) -> SignInFlow
-    {
+    /// The flow `parts` and `config` describe, on the kept store, HTTP client and metrics; replacing `previous`, whose
+    /// start-rate counters (when `startRateLimit` is unchanged) and provider-call count it keeps.
+    static func makeFlow(
+        _ parts: FlowParts, config: AuthHandlerConfig, kept: KeptParts, baseURL: String, previous: SignInFlow? = nil
+    ) -> SignInFlow {
         // --once sends the browser back to its own done page on its own port, and nowhere else.
         let allowedRedirects =
             kept.onceSignIn == nil
@@ -240,9 +242,13 @@ public final class RunningService: Sendable {
             providerTimeout: .seconds(config.providerTimeoutSeconds),
             requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
             trustedProxies: config.trustedProxies)
+        let keptLimiter = previous.flatMap {
+            $0.settings.startRateLimit == config.startRateLimit ? $0.startLimiter : nil
+        }
         return SignInFlow(
             settings: settings, providers: parts.providers, store: kept.store, backend: parts.backend,
-            http: kept.http, log: kept.log, metrics: kept.metrics)
+            http: kept.http, log: kept.log, metrics: kept.metrics, startLimiter: keptLimiter,
+            providerCalls: previous?.providerCalls)
     }
 
     /// Where the listeners are, as `HOST:PORT`, in order.

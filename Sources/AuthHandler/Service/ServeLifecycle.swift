@@ -9,6 +9,9 @@ final class ServeLifecycle: Sendable {
     let configPath: String
     let environment: SecretEnvironment
     private let tasks = Mutex<[Task<Void, Never>]>([])
+    /// Set by ``beginStopping()``; read and set under the same lock a reload holds while it applies, so no reload
+    /// starts or finishes (no `READY=1`, no flow swap) once the drain has begun.
+    private let stopping = Mutex(false)
 
     init(
         running: RunningService, notifier: SystemdNotifier?, log: EventLog, configPath: String,
@@ -34,7 +37,9 @@ final class ServeLifecycle: Sendable {
                 Task(priority: .high) {
                     await SystemdWatchdog.run(
                         every: watchdogInterval,
-                        probe: { await running.answersHealthCheck(within: watchdogInterval) },
+                        // Half the interval: a probe that takes its whole timeout still leaves time for the ping
+                        // before systemd's WatchdogSec runs out.
+                        probe: { await running.answersHealthCheck(within: watchdogInterval / 2) },
                         ping: { notifier.notify(.watchdog, log: log) })
                 })
         }
@@ -51,6 +56,14 @@ final class ServeLifecycle: Sendable {
     /// Re-reads the config file and applies it, or keeps the running config and logs why in one line; systemd hears
     /// `RELOADING=1` before and `READY=1` after either way.
     func reload() {
+        // Held for the whole reload: beginStopping waits for a reload under way, and one after it does nothing.
+        stopping.withLock { stopping in
+            guard !stopping else { return }
+            reloadHoldingLock()
+        }
+    }
+
+    private func reloadHoldingLock() {
         notifier?.notify(.reloading(monotonicMicroseconds: MonotonicClock.microseconds()), log: log)
         let (outcome, warnings) = ServeCommand.readConfig(path: configPath, environment: environment)
         var status = running.status
@@ -75,6 +88,7 @@ final class ServeLifecycle: Sendable {
 
     /// `STOPPING=1`, and no more pings or reloads: the drain has begun.
     func beginStopping() {
+        stopping.withLock { $0 = true }
         notifier?.notify(.stopping, log: log)
         for task in tasks.withLock({ $0 }) { task.cancel() }
     }

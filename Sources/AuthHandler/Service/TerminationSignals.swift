@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 
-/// SIGINT and SIGTERM as an async event, for a graceful stop.
+/// SIGINT and SIGTERM (and any other signals given) as an async event, for a graceful stop.
 ///
 /// The default action (terminate at once) is turned off first, as `DispatchSource.makeSignalSource`
 /// requires; create this before binding sockets so that no signal is lost in between.
@@ -13,10 +13,10 @@ public final class TerminationSignals: @unchecked Sendable {
     private let continuation: AsyncStream<Int32>.Continuation
     private let sources: [any DispatchSourceSignal]
 
-    public init() {
+    public init(_ numbers: [Int32] = [SIGINT, SIGTERM]) {
         (stream, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let continuation = self.continuation
-        sources = [SIGINT, SIGTERM].map { number in
+        sources = numbers.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }
