@@ -29,13 +29,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]
         ),
         .target(
             name: "AuthHandler",
-            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CShims"]
+            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CShims"]
         ),
         .target(
             name: "FakeIdP",

@@ -5,10 +5,12 @@
 set -euo pipefail
 
 level=${1:-test}
-packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev)
+packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libhiredis-dev)
 if [[ $level == test || $level == bench ]]; then
     # Independent reference implementations the test suite checks our protocol code against.
     packages+=(python3 python3-oauthlib python3-jwt)
+    # The Redis store's tests start their own redis-server (Tests/AuthHandlerTests/RedisTestServer.swift).
+    packages+=(redis-server)
     # The real-browser test (Tests/Browser/): headless Chromium driven through WebDriver.
     packages+=(chromium chromium-driver python3-selenium)
     # The packaging test (Tests/Packaging/): dpkg-shlibdeps (dpkg-dev, which pulls in binutils for readelf),

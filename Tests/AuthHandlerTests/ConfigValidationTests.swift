@@ -37,7 +37,33 @@ struct ConfigValidationTests {
             overrides: #"{"allowedRedirectURLs": ["https://a.example/x#frag"]}"#, path: "allowedRedirectURLs[0]",
             expects: "fragment"),
         .init(overrides: #"{"allowedRedirectURLs": ["https:///x"]}"#, path: "allowedRedirectURLs[0]", expects: "host"),
-        .init(overrides: #"{"store": {"kind": "redis"}}"#, path: "store.kind", expects: #""sqlite", "memory""#),
+        .init(
+            overrides: #"{"store": {"kind": "mongo"}}"#, path: "store.kind", expects: #""sqlite", "memory", "redis""#),
+        .init(
+            overrides: #"{"store": {"kind": "redis"}, "stateKey": {"env": "FIXTURE_SECRET"}}"#, path: "store.url",
+            expects: "required"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "redis://127.0.0.1:6379/0"}}"#, path: "stateKey",
+            expects: "every instance must hold the same key"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "rediss://cache.example:6380/0"}}"#, path: "store.url",
+            expects: "TLS is not supported by this build's hiredis (0.14)"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "redis://u:pw@127.0.0.1/0"}}"#, path: "store.url",
+            expects: "store.password"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "redis://h/x"}}"#, path: "store.url", expects: "database"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "unix:relative.sock"}}"#, path: "store.url",
+            expects: "absolute"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "unix:/run/redis.sock?dbx=1"}}"#, path: "store.url",
+            expects: "db=N"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": 6379}}"#, path: "store.url", expects: "expected a string"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "redis://h", "password": {"env": "UNSET_VARIABLE"}}}"#,
+            path: "store.password.env", expects: "UNSET_VARIABLE"),
         .init(
             overrides: #"{"store": {"kind": "sqlite", "pth": "/x"}}"#, path: "store.pth",
             expects: #"did you mean "path"?"#),
@@ -273,6 +299,41 @@ struct ConfigValidationTests {
         #expect(
             matching.contains { $0.message.contains(rule.expects) },
             "no message containing \(rule.expects); got: \(matching.map(\.message))")
+    }
+
+    @Test func redisStoreKeysAreRead() throws {
+        let report = try Self.stateKeyReport(
+            overriding: """
+                {"stateKey": {"env": "STATE_KEY"},
+                 "store": {"kind": "redis", "url": "redis://handler@[::1]:6380/3", "password": {"env": "FIXTURE_SECRET"},
+                           "keyPrefix": "tenant-a:"}}
+                """)
+        #expect(report.problems == [])
+        let store = try #require(report.config?.store)
+        #expect(store.kind == .redis)
+        #expect(
+            store.redisAddress == RedisAddress(endpoint: .tcp(host: "::1", port: 6380), user: "handler", database: 3))
+        #expect(store.password == .environment("FIXTURE_SECRET"))
+        #expect(store.keyPrefix == "tenant-a:")
+    }
+
+    @Test(arguments: [
+        ("redis://cache.internal", RedisAddress(endpoint: .tcp(host: "cache.internal", port: 6379))),
+        ("redis://127.0.0.1:7000/", RedisAddress(endpoint: .tcp(host: "127.0.0.1", port: 7000))),
+        ("unix:/run/redis/redis.sock", RedisAddress(endpoint: .unix(path: "/run/redis/redis.sock"))),
+        ("unix:/run/redis/redis.sock?db=2", RedisAddress(endpoint: .unix(path: "/run/redis/redis.sock"), database: 2)),
+    ])
+    func redisURLForms(_ text: String, _ expected: RedisAddress) throws {
+        #expect(try RedisAddress.parse(text).get() == expected)
+    }
+
+    @Test func redisStoreWithoutStateKeyIsRefusedAndOtherKindsIgnoreRedisKeys() throws {
+        let refused = try ConfigFixture.report(overriding: #"{"store": {"kind": "redis", "url": "unix:/run/r.sock"}}"#)
+        #expect(refused.config == nil)
+        #expect(refused.errors.map(\.path.description) == ["stateKey"])
+        let sqlite = try ConfigFixture.report(overriding: #"{"store": {"kind": "sqlite", "url": "redis://h"}}"#)
+        #expect(sqlite.errors == [])
+        #expect(sqlite.warnings.map(\.path.description) == ["store.url"])
     }
 
     @Test func baseFixtureIsValid() throws {

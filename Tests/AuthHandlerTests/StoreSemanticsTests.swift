@@ -22,7 +22,8 @@ struct StoreSemanticsTests {
 
     /// A record holds until exactly `expiresAt` on the store's clock; after that the state may be recorded again,
     /// and that second record holds until its own expiry.
-    @Test(arguments: StoreKind.allCases)
+    // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
+    @Test(arguments: StoreKind.followingTestClock)
     func usedStateCanBeRecordedAgainOnceExpired(kind: StoreKind) async throws {
         let clock = StoreTestClock()
         let start = clock.now
@@ -59,7 +60,8 @@ struct StoreSemanticsTests {
     }
 
     /// Once its record has expired, a state may be recorded again by exactly one of many concurrent callers.
-    @Test(arguments: StoreKind.allCases)
+    // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
+    @Test(arguments: StoreKind.followingTestClock)
     func fiftyConcurrentRecordersOfAnExpiredStateOneWins(kind: StoreKind) async throws {
         let clock = StoreTestClock()
         try await withStore(kind, clock: clock) { store in
@@ -142,7 +144,8 @@ struct StoreSemanticsTests {
     }
 
     /// Expired at exactly `expiresAt`, for peek and claim alike.
-    @Test(arguments: StoreKind.allCases)
+    // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
+    @Test(arguments: StoreKind.followingTestClock)
     func expiredResultIsAbsent(kind: StoreKind) async throws {
         let clock = StoreTestClock()
         let now = clock.now
@@ -178,7 +181,8 @@ struct StoreSemanticsTests {
 
     /// A claim ends by release or delete, never by lapsing while the result could still be redeemed: a redemption
     /// whose delete failed must not let the same code succeed a second time.
-    @Test(arguments: StoreKind.allCases)
+    // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
+    @Test(arguments: StoreKind.followingTestClock)
     func claimDoesNotLapseBeforeTheResultExpires(kind: StoreKind) async throws {
         let clock = StoreTestClock()
         let now = clock.now
@@ -247,7 +251,8 @@ struct StoreSemanticsTests {
     }
 
     /// Sweep removes expired rows of both kinds, claimed or not, so they are gone even for an earlier clock.
-    @Test(arguments: StoreKind.allCases)
+    // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
+    @Test(arguments: StoreKind.followingTestClock)
     func sweepRemovesOnlyExpiredRowsAndCountsThem(kind: StoreKind) async throws {
         let clock = StoreTestClock()
         let now = clock.now

@@ -8,13 +8,20 @@ import Testing
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case redis
 
     var testDescription: String { rawValue }
+
+    /// The kinds whose expiry follows the `StoreTestClock` handed to them. Redis expires keys by its own clock
+    /// (`PXAT`, RedisSessionStore's doc comment), which a test cannot move; its expiry is tested with short real
+    /// TTLs in StoreRedisTests instead.
+    static let followingTestClock: [StoreKind] = [.memory, .sqlite]
 }
 
-/// A clock tests move by hand; starts at a fixed instant.
+/// A clock tests move by hand; starts at the current second, so that expiries computed from it lie in the real
+/// future too (a Redis store compares them with Redis's own clock).
 final class StoreTestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+    private let current = Mutex(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
 
     var now: Date { current.withLock { $0 } }
 
@@ -45,6 +52,10 @@ func withStore<T>(
             let path = directory.appendingPathComponent("state.sqlite").path
             let store = try SQLiteSessionStore(path: path, currentDate: { clock.now })
             return try await body(store)
+        }
+    case .redis:
+        return try await withRedisServer { server in
+            try await body(try RedisSessionStore(address: server.address))
         }
     }
 }

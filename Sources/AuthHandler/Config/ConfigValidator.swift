@@ -16,7 +16,7 @@ struct ConfigValidator {
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
         "startRateLimit", "trustedProxies", "opsListen", "logFormat",
     ]
-    static let storeKeys = ["kind", "path"]
+    static let storeKeys = ["kind", "path", "url", "password", "keyPrefix"]
     static let startRateLimitKeys = ["perMinute", "burst"]
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
@@ -88,6 +88,12 @@ struct ConfigValidator {
             config.allowedRedirectURLs = redirectURLs(value, at: path.key("allowedRedirectURLs"))
         } else {
             warn(path.key("allowedRedirectURLs"), "not set; serve will refuse every redirectUrl until you list some")
+        }
+        if config.store.kind == .redis, fields["stateKey"] == nil {
+            fail(
+                path.key("stateKey"),
+                "required with store kind \"redis\": every instance must hold the same key to open the others' "
+                    + "cookies; expected a secret reference to 32 random bytes")
         }
         if let value = fields["backend"] { config.backend = backend(value, at: path.key("backend")) }
         if let value = fields["providers"] {
@@ -180,11 +186,42 @@ struct ConfigValidator {
         {
             store.kind = kind
         }
-        if let pathValue = fields["path"], let text = string(pathValue, at: path.key("path")) {
-            if store.kind == .memory {
-                warn(path.key("path"), "ignored with kind \"memory\"")
-            } else {
+        func ignored(_ keys: [String]) {
+            for key in keys where fields[key] != nil {
+                warn(path.key(key), "ignored with kind \"\(store.kind.rawValue)\"")
+            }
+        }
+        switch store.kind {
+        case .memory:
+            ignored(["path", "url", "password", "keyPrefix"])
+        case .sqlite:
+            if let pathValue = fields["path"], let text = string(pathValue, at: path.key("path")) {
                 store.path = absolutePath(text)
+            }
+            ignored(["url", "password", "keyPrefix"])
+        case .redis:
+            ignored(["path"])
+            if let urlValue = fields["url"] {
+                if let text = string(urlValue, at: path.key("url")) {
+                    switch RedisAddress.parse(text) {
+                    case .success(let address): store.redisAddress = address
+                    case .failure(let problem): fail(path.key("url"), problem.description)
+                    }
+                }
+            } else {
+                fail(
+                    path.key("url"),
+                    "required with kind \"redis\"; expected redis://[USER@]HOST[:PORT][/DB] or unix:/PATH[?db=N]")
+            }
+            if let passwordValue = fields["password"] {
+                store.password = secret(passwordValue, at: path.key("password"))
+            }
+            if let prefixValue = fields["keyPrefix"], let prefix = string(prefixValue, at: path.key("keyPrefix")) {
+                if prefix.isEmpty {
+                    warn(
+                        path.key("keyPrefix"), "is empty; the store's keys may collide with other data in the database")
+                }
+                store.keyPrefix = prefix
             }
         }
         return store

@@ -6,16 +6,30 @@ public struct StoreConfig: Sendable, Hashable, Codable {
         case sqlite
         /// Process memory; lost on exit.
         case memory
+        /// A Redis server shared by several instances (docs/CONFIG.md, `store`).
+        case redis
     }
 
     /// The storage engine; `sqlite` by default.
     public var kind: Kind
     /// The SQLite file; nil means `$STATE_DIRECTORY/state.sqlite`. Absolute after loading.
     public var path: String?
+    /// Redis: where to connect (`url`); required with kind `redis`, nil otherwise.
+    public var redisAddress: RedisAddress?
+    /// Redis: the password for `AUTH` (`password`).
+    public var password: SecretReference?
+    /// Redis: what every key starts with (`keyPrefix`); nil means ``RedisSessionStore/defaultKeyPrefix``.
+    public var keyPrefix: String?
 
     /// Creates a store config.
-    public init(kind: Kind = .sqlite, path: String? = nil) {
+    public init(
+        kind: Kind = .sqlite, path: String? = nil, redisAddress: RedisAddress? = nil,
+        password: SecretReference? = nil, keyPrefix: String? = nil
+    ) {
         self.kind = kind
         self.path = path
+        self.redisAddress = redisAddress
+        self.password = password
+        self.keyPrefix = keyPrefix
     }
 }

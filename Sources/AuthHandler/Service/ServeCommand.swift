@@ -290,6 +290,28 @@ public final class RunningService: Sendable {
                     exitCode: .config,
                     message: "cannot open the session store \(path): \(error); set store.path or $STATE_DIRECTORY")
             }
+        case .redis:
+            guard let address = config.redisAddress else {
+                throw ServiceStartError(exitCode: .config, message: "store.url: required with kind \"redis\"")
+            }
+            var password: Secret?
+            if let reference = config.password {
+                do {
+                    password = try reference.resolve(in: environment)
+                } catch {
+                    throw ServiceStartError(exitCode: .config, message: "store.password: \(error); run check-config")
+                }
+            }
+            // Not connected yet: serve starts while Redis is down, and /readyz answers 503 until it is reachable.
+            do {
+                return (
+                    try RedisSessionStore(
+                        address: address, password: password,
+                        keyPrefix: config.keyPrefix ?? RedisSessionStore.defaultKeyPrefix), nil
+                )
+            } catch {
+                throw ServiceStartError(exitCode: .config, message: "cannot set up the Redis store: \(error)")
+            }
         }
     }
 }

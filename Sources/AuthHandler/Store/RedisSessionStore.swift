@@ -1,0 +1,176 @@
+import Foundation
+
+/// A `SessionStore` in Redis, shared by every instance behind a load balancer (CONTRACT §2, `store.kind: redis`).
+///
+/// Each operation is one command (or one script), so one round trip and atomic on the server. Keys are
+/// `<prefix>state:<hex SHA-256>`, `<prefix>result:<hex>` and `<prefix>claim:<hex>`; values are `1` or the sealed
+/// payload, so Redis holds nothing readable or replayable. Expiry is Redis's own (`PXAT` on every key), by Redis's
+/// clock: the `now` arguments are not used, and `sweep` has nothing to do. Calls run on one worker thread of the
+/// store's own (``RedisWorker``); the store is created without connecting, so `serve` starts while Redis is down.
+public final class RedisSessionStore: SessionStore {
+    /// `store.keyPrefix`'s default.
+    public static let defaultKeyPrefix = "auth-handler:"
+
+    private let worker: RedisWorker
+    private let keyPrefix: String
+
+    /// A store on `address`, authenticating with `password` when given. Connects on first use.
+    ///
+    /// - Parameters:
+    ///   - connectTimeout: how long a connection attempt may take.
+    ///   - commandTimeout: how long a command waits for its reply before the connection counts as broken.
+    public init(
+        address: RedisAddress, password: Secret? = nil, keyPrefix: String = RedisSessionStore.defaultKeyPrefix,
+        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .seconds(2)
+    ) throws(StoreError) {
+        // hiredis writes with write(2): a server that closed the socket must be EPIPE, not a SIGPIPE that kills us.
+        do {
+            try ProcessSetup.ensureInitialized()
+        } catch {
+            throw StoreError(.unavailable, detail: "process setup: \(error)")
+        }
+        self.keyPrefix = keyPrefix
+        self.worker = RedisWorker(name: "auth-handler-redis") {
+            RedisLink(
+                address: address, password: password, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
+        }
+    }
+
+    public func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        let stateKey = try self.key("state", key)
+        // SET NX is atomic: of two callers exactly one sets (https://redis.io/docs/latest/commands/set/).
+        let reply = try await run(
+            "SET (record used state)", ["SET", .raw(stateKey), "1", "NX", "PXAT", Self.milliseconds(expiresAt)])
+        switch reply {
+        case .status("OK"): return true
+        case .null: return false
+        default: throw Self.unexpected(reply, "SET (record used state)")
+        }
+    }
+
+    public func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
+        let resultKey = try self.key("result", code)
+        let reply = try await run(
+            "SET (insert result)", ["SET", .raw(resultKey), .raw(payload), "PXAT", Self.milliseconds(expiresAt), "NX"])
+        switch reply {
+        case .status("OK"): return
+        case .null: throw StoreError(.unavailable, detail: "insert result: a result with this code exists")
+        default: throw Self.unexpected(reply, "SET (insert result)")
+        }
+    }
+
+    public func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        let (resultKey, claimKey) = try (key("result", code), key("claim", code))
+        // One MGET reads both, atomically (https://redis.io/docs/latest/commands/mget/).
+        let reply = try await run("MGET (peek result)", ["MGET", .raw(resultKey), .raw(claimKey)])
+        guard case .array(let values) = reply, values.count == 2 else {
+            throw Self.unexpected(reply, "MGET (peek result)")
+        }
+        switch (values[0], values[1]) {
+        case (.null, _): return .absent
+        case (.string, .string): return .claimed
+        case (.string(let payload), .null): return .available(payload)
+        default: throw Self.unexpected(reply, "MGET (peek result)")
+        }
+    }
+
+    /// Claims in one script, run atomically by Redis (https://redis.io/docs/latest/develop/interactivity/programmability/eval-intro/):
+    /// absent → 0, claimed → 1, else the claim is set to expire with the result (`PEXPIRETIME`, Redis 7:
+    /// https://redis.io/docs/latest/commands/pexpiretime/) and the payload is returned in a one-element array.
+    static let claimScript = """
+        local payload = redis.call('GET', KEYS[1])
+        if not payload then return 0 end
+        if redis.call('EXISTS', KEYS[2]) == 1 then return 1 end
+        local expiry = redis.call('PEXPIRETIME', KEYS[1])
+        if expiry > 0 then
+          redis.call('SET', KEYS[2], '1', 'PXAT', expiry)
+        else
+          redis.call('SET', KEYS[2], '1')
+        end
+        return {payload}
+        """
+
+    public func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        let (resultKey, claimKey) = try (key("result", code), key("claim", code))
+        let reply = try await run(
+            "EVAL (claim result)", ["EVAL", .text(Self.claimScript), "2", .raw(resultKey), .raw(claimKey)])
+        switch reply {
+        case .integer(0): return .absent
+        case .integer(1): return .claimed
+        case .array(let values) where values.count == 1:
+            guard case .string(let payload) = values[0] else { throw Self.unexpected(reply, "EVAL (claim result)") }
+            return .available(payload)
+        default: throw Self.unexpected(reply, "EVAL (claim result)")
+        }
+    }
+
+    public func releaseResult(code: String) async throws(StoreError) {
+        let claimKey = try key("claim", code)
+        let reply = try await run("DEL (release result)", ["DEL", .raw(claimKey)])
+        guard case .integer = reply else { throw Self.unexpected(reply, "DEL (release result)") }
+    }
+
+    public func deleteResult(code: String) async throws(StoreError) {
+        let (resultKey, claimKey) = try (key("result", code), key("claim", code))
+        let reply = try await run("DEL (delete result)", ["DEL", .raw(resultKey), .raw(claimKey)])
+        guard case .integer = reply else { throw Self.unexpected(reply, "DEL (delete result)") }
+    }
+
+    /// Redis removes expired keys itself (https://redis.io/docs/latest/commands/expire/#how-redis-expires-keys).
+    public func sweep(now: Date) async throws(StoreError) -> Int { 0 }
+
+    public func isHealthy() async -> Bool {
+        (try? await run("PING", ["PING"])) == .status("PONG")
+    }
+
+    // MARK: - Commands
+
+    /// Runs one command on the worker thread; text arguments are sent as UTF-8.
+    private func run(_ operation: String, _ arguments: [Argument]) async throws(StoreError) -> RedisReply {
+        let encoded = arguments.map(\.bytes)
+        return try await worker.run { link throws(StoreError) in try link.command(encoded, operation: operation) }
+    }
+
+    /// A command argument: text, or bytes sent unchanged.
+    private enum Argument: ExpressibleByStringLiteral {
+        case text(String)
+        case raw([UInt8])
+
+        init(stringLiteral value: String) { self = .text(value) }
+
+        var bytes: [UInt8] {
+            switch self {
+            case .text(let text): Array(text.utf8)
+            case .raw(let bytes): bytes
+            }
+        }
+    }
+
+    /// `<prefix><kind>:<hex SHA-256 of key>`.
+    private func key(_ kind: String, _ secret: String) throws(StoreError) -> [UInt8] {
+        let digest = try StoreKeyDigest.of(secret)
+        return Array((keyPrefix + kind + ":" + Self.hex(digest)).utf8)
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Unix time in milliseconds for `PXAT`, rounded up so a key never expires before `date`; at least 1.
+    private static func milliseconds(_ date: Date) -> Argument {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.up)
+        let clamped = value.isFinite ? Int64(max(1, min(value, 9.0e15))) : 1
+        return .text(String(clamped))
+    }
+
+    private static func unexpected(_ reply: RedisReply, _ operation: String) -> StoreError {
+        StoreError(.unavailable, detail: "redis \(operation) answered \(RedisLink.describe(reply))")
+    }
+}

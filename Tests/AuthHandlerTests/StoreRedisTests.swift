@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+@testable import AuthHandler
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What only the Redis store has: its key layout, Redis's own expiry, connection loss and recovery, AUTH.
+/// The shared one-time semantics run on Redis too, in StoreSemanticsTests.
+struct StoreRedisTests {
+    /// Every key is `<prefix><kind>:<hex SHA-256>` and every value is `1` or the sealed payload: nothing in the
+    /// database is a state, request token or result code in clear.
+    @Test func keysAndValuesHoldNoSecretInClear() async throws {
+        try await withRedisServer { server in
+            let store = try RedisSessionStore(address: server.address, keyPrefix: "tenant-a:")
+            let expiresAt = Date() + 60
+            #expect(try await store.recordUsedState(key: "state-in-clear", expiresAt: expiresAt))
+            try await store.insertResult(code: "code-in-clear", payload: storeBytes("sealed"), expiresAt: expiresAt)
+            #expect(try await store.claimResult(code: "code-in-clear", now: Date()) == .available(storeBytes("sealed")))
+
+            guard case .array(let names) = try server.command(["KEYS", "*"]) else {
+                Issue.record("KEYS did not answer an array")
+                return
+            }
+            let keys = names.compactMap { name -> String? in
+                guard case .string(let bytes) = name else { return nil }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            let stateHex = try Self.hex(SHA256.hash(Array("state-in-clear".utf8)))
+            let codeHex = try Self.hex(SHA256.hash(Array("code-in-clear".utf8)))
+            #expect(
+                Set(keys) == ["tenant-a:state:\(stateHex)", "tenant-a:result:\(codeHex)", "tenant-a:claim:\(codeHex)"])
+            for key in keys {
+                #expect(!key.contains("in-clear"))
+                let value = try server.command(["GET", key])
+                #expect(value == .string(storeBytes("1")) || value == .string(storeBytes("sealed")), "\(key)")
+                // Every key expires by itself: Redis, not a sweep, removes it.
+                guard case .integer(let expiry) = try server.command(["PEXPIRETIME", key]) else {
+                    Issue.record("PEXPIRETIME \(key) did not answer an integer")
+                    continue
+                }
+                #expect(expiry == Int64((expiresAt.timeIntervalSince1970 * 1000).rounded(.up)), "\(key)")
+            }
+            #expect(try await store.sweep(now: Date() + 3600) == 0)
+        }
+    }
+
+    /// Expiry is Redis's own: a used state may be recorded again, by exactly one of many callers, once its key
+    /// expired; a result and its claim go at the result's expiry, not before.
+    @Test func keysExpireByRedisClock() async throws {
+        try await withRedisServer { server in
+            let store = try RedisSessionStore(address: server.address)
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: Date() + 0.3))
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: Date() + 60))
+            try await store.insertResult(code: "code-1", payload: storeBytes("r"), expiresAt: Date() + 0.3)
+            #expect(try await store.claimResult(code: "code-1", now: Date()) == .available(storeBytes("r")))
+            // The claim lasts exactly as long as the result (CONTRACT §3.3: a claim never lapses while the result
+            // could be redeemed again).
+            let resultKey = "auth-handler:result:" + (try Self.hex(SHA256.hash(Array("code-1".utf8))))
+            let claimKey = "auth-handler:claim:" + (try Self.hex(SHA256.hash(Array("code-1".utf8))))
+            #expect(try server.command(["PEXPIRETIME", claimKey]) == server.command(["PEXPIRETIME", resultKey]))
+            #expect(try await store.peekResult(code: "code-1", now: Date()) == .claimed)
+
+            try await Self.waitUntilGone(resultKey, on: server)
+            #expect(try await store.peekResult(code: "code-1", now: Date()) == .absent)
+            #expect(try await store.claimResult(code: "code-1", now: Date()) == .absent)
+            #expect(try server.command(["EXISTS", claimKey]) == .integer(0))
+
+            try await Self.waitUntilGone(
+                "auth-handler:state:" + (try Self.hex(SHA256.hash(Array("state-1".utf8)))), on: server)
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await store.recordUsedState(key: "state-1", expiresAt: Date() + 60) }
+                }
+                var winners = 0
+                for try await recorded in group where recorded { winners += 1 }
+                return winners
+            }
+            #expect(winners == 1)
+        }
+    }
+
+    /// An error reply (here WRONGTYPE, a key of another type under the result's name) is `.unavailable` naming the
+    /// command, and never the code.
+    @Test func anErrorReplyNamesTheCommandNotTheCode() async throws {
+        try await withRedisServer { server in
+            let store = try RedisSessionStore(address: server.address)
+            let resultKey = "auth-handler:result:" + (try Self.hex(SHA256.hash(Array("code-x".utf8))))
+            #expect(try server.command(["HSET", resultKey, "f", "v"]) == .integer(1))
+            let error = await #expect(throws: StoreError.self) {
+                try await store.claimResult(code: "code-x", now: Date())
+            }
+            #expect(error?.kind == .unavailable)
+            #expect(error?.detail.contains("EVAL (claim result)") == true, "\(String(describing: error))")
+            #expect(error?.detail.contains("WRONGTYPE") == true, "\(String(describing: error))")
+            #expect(error?.detail.contains("code-x") == false)
+            // The connection survived the error reply.
+            #expect(await store.isHealthy())
+        }
+    }
+
+    /// Nothing listens: operations fail at once with `.unavailable` carrying hiredis's reason, then back off
+    /// without a new attempt; the store is unhealthy.
+    @Test func unreachableRedisFailsFast() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let store = try RedisSessionStore(
+                address: RedisAddress(endpoint: .unix(path: directory.appendingPathComponent("none.sock").path)))
+            let clock = ContinuousClock()
+            let start = clock.now
+            let first = await #expect(throws: StoreError.self) {
+                try await store.recordUsedState(key: "s", expiresAt: Date() + 60)
+            }
+            #expect(first?.kind == .unavailable)
+            #expect(first?.detail.contains("connect to unix:") == true, "\(String(describing: first))")
+            #expect(first?.detail.contains("No such file or directory") == true, "\(String(describing: first))")
+            let second = await #expect(throws: StoreError.self) { try await store.deleteResult(code: "c") }
+            #expect(second?.detail.contains("next connection attempt in") == true, "\(String(describing: second))")
+            #expect(await !store.isHealthy())
+            #expect(clock.now - start < .milliseconds(500))
+        }
+    }
+
+    /// A server that stops answering (SIGSTOP) costs one command timeout, not a hang.
+    @Test func hungRedisTimesOut() async throws {
+        try await withRedisServer { server in
+            let store = try RedisSessionStore(address: server.address, commandTimeout: .milliseconds(300))
+            #expect(await store.isHealthy())
+            server.signal(SIGSTOP)
+            defer { server.signal(SIGCONT) }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let error = await #expect(throws: StoreError.self) {
+                try await store.recordUsedState(key: "s", expiresAt: Date() + 60)
+            }
+            #expect(error?.kind == .unavailable)
+            #expect(clock.now - start < .seconds(2))
+            #expect(await !store.isHealthy())
+        }
+    }
+
+    /// After Redis restarts, the same store object works again: the broken connection is dropped and replaced.
+    @Test func restartedRedisIsReconnected() async throws {
+        try await withRedisServer { server in
+            let store = try RedisSessionStore(address: server.address)
+            #expect(try await store.recordUsedState(key: "before", expiresAt: Date() + 60))
+            server.stop()
+            await #expect(throws: StoreError.self) { try await store.recordUsedState(key: "s", expiresAt: Date() + 60) }
+            #expect(await !store.isHealthy())
+            try await server.start()
+            // Bounded by the backoff (2 s at most): an attempt every 50 ms for at most 5 s.
+            var healthy = false
+            for _ in 0..<100 {
+                if await store.isHealthy() {
+                    healthy = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(healthy)
+            // A fresh server without persistence: the old record is gone, new ones work.
+            #expect(try await store.recordUsedState(key: "before", expiresAt: Date() + 60))
+            #expect(try await !store.recordUsedState(key: "before", expiresAt: Date() + 60))
+        }
+    }
+
+    /// `requirepass`: the configured password is sent with AUTH; a wrong or missing one is a clear error.
+    @Test func authenticatesWithThePassword() async throws {
+        try await withRedisServer(password: "pw-for-tests") { server in
+            let store = try RedisSessionStore(address: server.address, password: Secret("pw-for-tests"))
+            #expect(try await store.recordUsedState(key: "s", expiresAt: Date() + 60))
+            #expect(await store.isHealthy())
+
+            let wrong = try RedisSessionStore(address: server.address, password: Secret("not-the-password"))
+            let refused = await #expect(throws: StoreError.self) {
+                try await wrong.recordUsedState(key: "t", expiresAt: Date() + 60)
+            }
+            #expect(refused?.detail.contains("redis AUTH at unix:") == true, "\(String(describing: refused))")
+            #expect(refused?.detail.contains("WRONGPASS") == true, "\(String(describing: refused))")
+            #expect(refused?.detail.contains("not-the-password") == false)
+            #expect(await !wrong.isHealthy())
+
+            let missing = try RedisSessionStore(address: server.address)
+            let noAuth = await #expect(throws: StoreError.self) {
+                try await missing.recordUsedState(key: "t", expiresAt: Date() + 60)
+            }
+            #expect(noAuth?.detail.contains("NOAUTH") == true, "\(String(describing: noAuth))")
+        }
+    }
+
+    /// TCP works too, and the URL's database is selected.
+    @Test func tcpAndDatabaseSelection() async throws {
+        try await withRedisServer(tcp: true) { server in
+            guard case .tcp(let host, let port) = server.address.endpoint else {
+                Issue.record("not a TCP server")
+                return
+            }
+            let text = "redis://\(host):\(port)/2"
+            let address = try RedisAddress.parse(text).get()
+            let store = try RedisSessionStore(address: address)
+            #expect(try await store.recordUsedState(key: "s", expiresAt: Date() + 60))
+            #expect(try server.command(["DBSIZE"]) == .integer(0))
+            #expect(
+                try server.command(["EVAL", "redis.call('SELECT', 2) return redis.call('DBSIZE')", "0"]) == .integer(1))
+        }
+    }
+
+    /// `serve` builds a Redis store without connecting, so it starts while Redis is down (and /readyz says 503).
+    @Test func makeStoreDoesNotConnect() async throws {
+        let config = StoreConfig(
+            kind: .redis, redisAddress: RedisAddress(endpoint: .unix(path: "/nonexistent/redis.sock")))
+        let (store, sqlitePath) = try RunningService.makeStore(
+            config, defaultKind: .sqlite, environment: SecretEnvironment(variables: [:]))
+        #expect(sqlitePath == nil)
+        #expect(store is RedisSessionStore)
+        #expect(await !store.isHealthy())
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Waits (at most 5 s, looking every 20 ms) until Redis has expired `key`.
+    private static func waitUntilGone(_ key: String, on server: RedisTestServer) async throws {
+        for _ in 0..<250 {
+            if try server.command(["EXISTS", key]) == .integer(0) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("\(key) did not expire within 5 s")
+    }
+}
