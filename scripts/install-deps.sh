@@ -9,8 +9,10 @@ packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite
 if [[ $level == test || $level == bench ]]; then
     # Independent reference implementations the test suite checks our protocol code against.
     packages+=(python3 python3-oauthlib python3-jwt)
-    # The Redis store's tests start their own redis-server (Tests/AuthHandlerTests/RedisTestServer.swift).
-    packages+=(redis-server)
+    # The Redis store's tests start their own redis-server (Tests/AuthHandlerTests/RedisTestServer.swift); the
+    # scale-out tests (Tests/EndToEndTests/EndToEndScaleOutTests.swift) also read its keys with redis-cli and put
+    # nginx in front of two instances.
+    packages+=(redis-server redis-tools nginx-light)
     # The real-browser test (Tests/Browser/): headless Chromium driven through WebDriver.
     packages+=(chromium chromium-driver python3-selenium)
     # The packaging test (Tests/Packaging/): dpkg-shlibdeps (dpkg-dev, which pulls in binutils for readelf),
@@ -18,7 +20,7 @@ if [[ $level == test || $level == bench ]]; then
     packages+=(dpkg-dev binutils systemd curl)
 fi
 if [[ $level == bench ]]; then
-    packages+=(wrk hyperfine nginx-light openssl curl)
+    packages+=(wrk hyperfine openssl curl)
 fi
 
 missing=()

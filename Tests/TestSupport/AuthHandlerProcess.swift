@@ -203,7 +203,7 @@ private final class LockedText: Sendable {
 ///
 /// `FileHandle.read(upToCount:)` waits for the full count or EOF, which would hold back a line from a
 /// process that keeps running; read(2) returns what is there.
-private func readSome(_ handle: FileHandle) -> [UInt8]? {
+public func readSome(_ handle: FileHandle) -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
         let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }

@@ -1,0 +1,550 @@
+import AuthHandler
+import Foundation
+import Synchronization
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Several real `auth-handler serve` instances sharing one real `redis-server` (README "Run several instances"): the
+/// same config file for all (so the same `stateKey`, provider secrets and `publicURL`), one fake IdP, and optionally
+/// a real `nginx` in front, round robin. Every server is on 127.0.0.1 (a free port or a Unix socket), started and
+/// stopped by the test, and awaited until ready.
+final class ScaleOut: Sendable {
+    let directory: URL
+    let idp: RunningAuthHandler
+    let idpURL: String
+    let redis: ScaleOutRedis
+    let instances: [ScaleOutInstance]
+    /// Every instance's `publicURL`: nginx's URL, or (without nginx) a free port nothing listens on, which the test's
+    /// browsers route to an instance of their choosing (`ScaleOutBrowser.route`).
+    let frontURL: String
+    let nginx: ScaleOutNginx?
+    /// One HTTP client for every browser (each browser keeps its own cookies).
+    let client: HTTPClient
+
+    private init(
+        directory: URL, idp: RunningAuthHandler, idpURL: String, redis: ScaleOutRedis, instances: [ScaleOutInstance],
+        frontURL: String, nginx: ScaleOutNginx?, client: HTTPClient
+    ) {
+        self.directory = directory
+        self.idp = idp
+        self.idpURL = idpURL
+        self.redis = redis
+        self.instances = instances
+        self.frontURL = frontURL
+        self.nginx = nginx
+        self.client = client
+    }
+
+    /// Starts Redis, the fake IdP, `count` instances and (with `behindNginx`) nginx in front of them.
+    static func start(count: Int = 2, behindNginx: Bool = false) async throws -> ScaleOut {
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("e2e-scale-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var started: [@Sendable () async -> Void] = []
+        do {
+            let redis = ScaleOutRedis(directory: directory)
+            try await redis.start()
+            started.append { await redis.stop() }
+            let (idp, idpURL) = try await EndToEnd.startFakeIdP()
+            started.append { await idp.stop() }
+            for (name, value) in [("twitter-secret", "fake-consumer-secret"), ("client-secret", "fake-client-secret")] {
+                try Data(value.utf8).write(to: directory.appendingPathComponent(name))
+            }
+            try Data((Base64.urlEncode(try SecureRandom.bytes(32)) + "\n").utf8)
+                .write(to: directory.appendingPathComponent("state-key"))
+            // nginx's port must be in every instance's publicURL before nginx knows the instances' ports: choose a free
+            // port, start the instances, then nginx; should the port have been taken meanwhile, do it all again.
+            for _ in 0..<5 {
+                let frontURL = "http://127.0.0.1:\(try freeLoopbackPort())"
+                let instances = try await startInstances(
+                    count: count, idpURL: idpURL, frontURL: frontURL, redis: redis, directory: directory)
+                guard behindNginx else {
+                    return ScaleOut(
+                        directory: directory, idp: idp, idpURL: idpURL, redis: redis, instances: instances,
+                        frontURL: frontURL, nginx: nil, client: try HTTPClient())
+                }
+                do {
+                    let nginx = try await ScaleOutNginx.start(
+                        frontURL: frontURL, upstreams: instances.map(\.url), directory: directory)
+                    return ScaleOut(
+                        directory: directory, idp: idp, idpURL: idpURL, redis: redis, instances: instances,
+                        frontURL: frontURL, nginx: nginx, client: try HTTPClient())
+                } catch is ScaleOutNginx.PortTaken {
+                    for instance in instances { await instance.process.stop() }
+                }
+            }
+            throw TestProcessError("nginx found its port taken five times in a row")
+        } catch {
+            for stop in started.reversed() { await stop() }
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    private static func startInstances(
+        count: Int, idpURL: String, frontURL: String, redis: ScaleOutRedis, directory: URL
+    ) async throws -> [ScaleOutInstance] {
+        let configPath = directory.appendingPathComponent("config.json")
+        let settings = [
+            "store": "{\"kind\": \"redis\", \"url\": \"unix:\(redis.socketPath)\"}",
+            "stateKey": "{\"file\": \"\(directory.appendingPathComponent("state-key").path)\"}",
+            "publicURL": "\"\(frontURL)\"",
+            // Every browser here is 127.0.0.1 (nginx, or the test itself): a per-client start limit would refuse the
+            // concurrent OAuth 1.0a starts and the first wave's OIDC discovery, which is not what these tests look at.
+            "startRateLimit": #"{"perMinute": 100000, "burst": 100000}"#,
+            "trustedProxies": #"["127.0.0.1"]"#,
+        ]
+        try Data(EndToEnd.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
+            .write(to: configPath)
+        var instances: [ScaleOutInstance] = []
+        for index in 0..<count {
+            let process = try RunningAuthHandler(["serve", "--config", configPath.path])
+            guard let url = await process.waitForLine(startingWith: "auth-handler listening on ") else {
+                process.terminateIfRunning()
+                for instance in instances { await instance.process.stop() }
+                throw TestProcessError("instance \(index) did not start: \(process.standardError)")
+            }
+            instances.append(ScaleOutInstance(process: process, url: url))
+        }
+        return instances
+    }
+
+    /// Stops everything it started (SIGTERM for the instances and the IdP, SIGKILL for nginx and Redis) and removes
+    /// the directory.
+    func stop() async {
+        await nginx?.stop()
+        for instance in instances { await instance.process.stop() }
+        await idp.stop()
+        await redis.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A new browser with no cookies.
+    func browser() -> ScaleOutBrowser {
+        ScaleOutBrowser(client: client, frontURL: frontURL, idpURL: idpURL)
+    }
+
+    /// `GET /readyz` of every instance, in order.
+    func readiness() async throws -> [Int] {
+        var statuses: [Int] = []
+        for instance in instances {
+            statuses.append(try await client.send(HTTPRequest(method: "GET", url: instance.url + "/readyz")).status)
+        }
+        return statuses
+    }
+}
+
+/// Runs `body` with a started cluster, always stopping it.
+func withScaleOut<T>(
+    count: Int = 2, behindNginx: Bool = false, _ body: (ScaleOut) async throws -> T
+) async throws -> T {
+    let cluster = try await ScaleOut.start(count: count, behindNginx: behindNginx)
+    do {
+        let result = try await body(cluster)
+        await cluster.stop()
+        return result
+    } catch {
+        await cluster.stop()
+        throw error
+    }
+}
+
+/// One `auth-handler serve` of a cluster and the URL it listens on.
+struct ScaleOutInstance: Sendable {
+    let process: RunningAuthHandler
+    let url: String
+
+    /// `kill -9`, and waits until it is gone.
+    func kill9() async {
+        process.send(SIGKILL)
+        _ = await process.exitCode()
+    }
+}
+
+/// A browser of its own: its own cookies (by name, for every origin on 127.0.0.1 but the IdP's, as a real browser's
+/// jar is not bound to a port), so concurrent sign-ins each have one. A URL at `frontURL` is sent to `origin` instead
+/// when the caller names one, which is how a test chooses the instance behind the shared `publicURL`.
+final class ScaleOutBrowser: Sendable {
+    let client: HTTPClient
+    let frontURL: String
+    let idpURL: String
+    let jar = Mutex<[String: String]>([:])
+
+    init(client: HTTPClient, frontURL: String, idpURL: String) {
+        self.client = client
+        self.frontURL = frontURL
+        self.idpURL = idpURL
+    }
+
+    /// The IdP's callback to the handler: a URL for a redirect, and the form for `form_post`.
+    struct Callback: Sendable {
+        var url: String
+        var form: [URLFormField]?
+
+        /// The value of `state` (OAuth 2) or `oauth_token` / `oauth_verifier` (OAuth 1.0a) it carries.
+        func field(_ name: String) -> String? {
+            if let form { return form.first(named: name) }
+            let query = String(url.split(separator: "?", maxSplits: 1).dropFirst().first ?? "")
+            return (try? FormURLEncoding.decode(query))?.first(named: name)
+        }
+    }
+
+    /// `url` with the `frontURL` origin replaced by `origin` (nil: unchanged).
+    func routed(_ url: String, to origin: String?) -> String {
+        guard let origin, url.hasPrefix(frontURL) else { return url }
+        return origin + url.dropFirst(frontURL.count)
+    }
+
+    /// Sends `request` as this browser: its cookies to any handler, Set-Cookie from any handler into the jar.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        let toHandler = !request.url.hasPrefix(idpURL)
+        if toHandler, let cookie = cookieHeader() { request.headers.set(name: "Cookie", value: cookie) }
+        let response = try await client.send(request)
+        if toHandler {
+            for setCookie in response.headers.values(for: "Set-Cookie") { store(setCookie: setCookie) }
+        }
+        return response
+    }
+
+    func get(_ url: String, accept: String? = nil) async throws -> HTTPResponse {
+        var headers = HTTPHeaders()
+        if let accept { headers.set(name: "Accept", value: accept) }
+        return try await send(HTTPRequest(method: "GET", url: url, headers: headers))
+    }
+
+    func postForm(_ url: String, _ fields: [URLFormField], accept: String? = nil) async throws -> HTTPResponse {
+        var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+        if let accept { headers.set(name: "Accept", value: accept) }
+        return try await send(
+            HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
+    }
+
+    func cookieHeader() -> String? {
+        let pairs = jar.withLock { jar in jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
+        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
+    }
+
+    /// Keeps (or, for `Max-Age=0`, drops) the cookie of one `Set-Cookie` value.
+    func store(setCookie: String) {
+        let parts = setCookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
+        let name = String(pair[..<equals])
+        let value = String(pair[pair.index(after: equals)...])
+        let expired = parts.contains { $0.lowercased() == "max-age=0" }
+        jar.withLock { $0[name] = expired || value.isEmpty ? nil : value }
+    }
+
+    /// Starts a sign-in at `origin` (default: `frontURL`) as `user`, auto-approved at the fake IdP, and follows the
+    /// browser to the IdP's callback, which it does not deliver.
+    func start(
+        _ provider: String, user: String = "alice", eventID: String = "e", at origin: String? = nil
+    ) async throws -> Callback {
+        let hint = provider == "twitter.com" ? "screen_name" : "login_hint"
+        let fields = [
+            URLFormField(name: "providerId", value: provider),
+            URLFormField(name: "redirectUrl", value: EndToEnd.appRedirect),
+            URLFormField(name: "customParameters", value: "{\"\(hint)\":\"\(user)\"}"),
+            URLFormField(name: "resultChallenge", value: EndToEnd.appChallenge),
+            URLFormField(name: "eventId", value: eventID),
+        ]
+        var url = (origin ?? frontURL) + "/__/auth/handler?" + FormURLEncoding.encode(fields)
+        for _ in 0..<6 {
+            let response = try await get(url, accept: url.hasPrefix(idpURL) ? nil : "application/json")
+            if (300..<400).contains(response.status), let location = response.headers["Location"] {
+                if location.hasPrefix(frontURL) { return Callback(url: location, form: nil) }
+                url = location
+            } else if response.status == 200, url.hasPrefix(idpURL), let form = EndToEnd.autoSubmitForm(response),
+                form.action.hasPrefix(frontURL)
+            {
+                return Callback(url: form.action, form: form.fields)
+            } else {
+                throw TestProcessError("\(provider) start stopped at \(url): \(response.status) \(response.text)")
+            }
+        }
+        throw TestProcessError("\(provider) start did not reach its callback")
+    }
+
+    /// Delivers `callback` to `origin` (default: where it points, `frontURL`).
+    func deliver(_ callback: Callback, to origin: String? = nil, accept: String? = nil) async throws -> HTTPResponse {
+        let url = routed(callback.url, to: origin)
+        if let form = callback.form { return try await postForm(url, form, accept: accept) }
+        return try await get(url, accept: accept)
+    }
+
+    /// The result code of a callback's `303` to the app, or nil.
+    static func code(of response: HTTPResponse) -> String? {
+        guard response.status == 303, let location = response.headers["Location"],
+            location.hasPrefix(EndToEnd.appRedirect + "?")
+        else { return nil }
+        let query = String(location.split(separator: "?", maxSplits: 1).last ?? "")
+        return (try? FormURLEncoding.decode(query))?.first(named: "code")
+    }
+
+    /// `POST /__/auth/result` at `origin` (default: `frontURL`) with the app's verifier.
+    func redeem(_ code: String, at origin: String? = nil) async throws -> HTTPResponse {
+        try await postForm(
+            (origin ?? frontURL) + "/__/auth/result",
+            [URLFormField(name: "code", value: code), URLFormField(name: "verifier", value: EndToEnd.appVerifier)],
+            accept: "application/json")
+    }
+
+    /// Start at `start`, callback at `callback`, redemption at `redeem` (each nil: `frontURL`); the redemption.
+    func signIn(
+        _ provider: String, user: String = "alice", eventID: String = "e", start: String? = nil,
+        callback: String? = nil, redeem: String? = nil
+    ) async throws -> HTTPResponse {
+        let pending = try await self.start(provider, user: user, eventID: eventID, at: start)
+        let done = try await deliver(pending, to: callback, accept: "application/json")
+        guard let code = Self.code(of: done) else {
+            throw TestProcessError("\(provider) callback answered \(done.status) \(done.text)")
+        }
+        return try await self.redeem(code, at: redeem)
+    }
+}
+
+/// A program the test starts (redis-server, nginx): stdout and stderr read as lines, the exit awaited, never polled.
+final class ServerProcess: @unchecked Sendable {
+    // @unchecked Sendable: `process` is set in init and only asked thread-safe things after `run()`; the output is
+    // behind a Mutex and the streams are Sendable.
+    private let process: Process
+    private let lines: AsyncStream<String>
+    private let exitStatus: AsyncStream<Int32>
+    private let output = CollectedOutput()
+
+    /// Starts `executable`, failing with what to install when it is missing (`scripts/install-deps.sh test`).
+    init(_ executable: String, _ arguments: [String], package: String) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw TestProcessError(
+                "\(executable) not found: the scale-out tests need it; run scripts/install-deps.sh test "
+                    + "(apt-get install \(package))")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { finished in
+            statusSink.yield(finished.terminationStatus)
+            statusSink.finish()
+        }
+        try process.run()
+        let (lines, lineSink) = AsyncStream<String>.makeStream()
+        let output = self.output
+        let handle = pipe.fileHandleForReading
+        // A blocking read on a thread of our own, as `RunningAuthHandler` does (and for the same reason).
+        Thread.detachNewThread {
+            var buffer: [UInt8] = []
+            while let chunk = readSome(handle) {
+                output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+                buffer.append(contentsOf: chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    lineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
+                    buffer.removeSubrange(...newline)
+                }
+            }
+            lineSink.finish()
+        }
+        self.process = process
+        self.lines = lines
+        self.exitStatus = statuses
+    }
+
+    /// Reads output until a line contains `text` (true), or the output ends (false).
+    func waitForLine(containing text: String) async -> Bool {
+        for await line in lines where line.localizedCaseInsensitiveContains(text) { return true }
+        return false
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var text: String { output.text.withLock { $0 } }
+
+    /// SIGKILL and waits for the exit: a child of the test runner inherits its blocked signal mask (SIGTERM
+    /// included; Foundation's `Process` does not reset it), and nothing these servers hold needs saving.
+    func kill() async {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        for await _ in exitStatus {}
+    }
+}
+
+/// What a `ServerProcess` printed so far, shared with its reading thread.
+private final class CollectedOutput: Sendable {
+    let text = Mutex("")
+}
+
+/// The test's own `redis-server` on a Unix socket in the cluster's directory (`--port 0`: no TCP), no persistence.
+/// `stop()` kills it; `start()` again serves the same socket, empty.
+final class ScaleOutRedis: Sendable {
+    static let executable = "/usr/bin/redis-server"
+    static let client = "/usr/bin/redis-cli"
+    let directory: URL
+    private let server = Mutex<ServerProcess?>(nil)
+
+    init(directory: URL) { self.directory = directory }
+
+    var socketPath: String { directory.appendingPathComponent("redis.sock").path }
+
+    /// Starts the server and returns once it says it accepts connections on the socket.
+    func start() async throws {
+        let process = try ServerProcess(
+            Self.executable,
+            [
+                "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700", "--save", "", "--appendonly",
+                "no", "--dir", directory.path, "--logfile", "", "--daemonize", "no",
+            ], package: "redis-server")
+        server.withLock { $0 = process }
+        guard await process.waitForLine(containing: "ready to accept connections") else {
+            await process.kill()
+            throw TestProcessError("redis-server did not start:\n\(process.text)")
+        }
+    }
+
+    /// Kills the server (SIGKILL) and waits for it to exit.
+    func stop() async {
+        let process = server.withLock { server in
+            let running = server
+            server = nil
+            return running
+        }
+        await process?.kill()
+    }
+
+    /// Every key and its value (GET), read with `redis-cli --raw` over the socket: one run for the keys, one for the
+    /// values (a value may hold any byte, so they are read as bytes, not split).
+    func dump() throws -> (keys: [String], values: Data) {
+        let keys = String(decoding: try cli(["--raw", "KEYS", "*"], input: nil), as: UTF8.self)
+            .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        guard !keys.isEmpty else { return ([], Data()) }
+        let values = try cli(["--raw"], input: keys.map { "GET \($0)\n" }.joined())
+        return (keys, values)
+    }
+
+    private func cli(_ arguments: [String], input: String?) throws -> Data {
+        guard FileManager.default.isExecutableFile(atPath: Self.client) else {
+            throw TestProcessError("\(Self.client) not found: run scripts/install-deps.sh test (redis-tools)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.client)
+        process.arguments = ["-s", socketPath] + arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        if let input {
+            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestProcessError("redis-cli \(arguments) exited \(process.terminationStatus)")
+        }
+        return data
+    }
+}
+
+/// The test's own `nginx` (`daemon off`, one process, everything in the cluster's directory) on `frontURL`'s port,
+/// proxying round robin to `upstreams` with `X-Forwarded-For`, as README "Run several instances" shows.
+final class ScaleOutNginx: Sendable {
+    static let executable = "/usr/sbin/nginx"
+
+    /// nginx could not bind its port: someone took it between our choosing and its binding.
+    struct PortTaken: Error {}
+
+    let server: ServerProcess
+
+    private init(server: ServerProcess) { self.server = server }
+
+    static func configuration(port: Int, upstreams: [String], directory: String) -> String {
+        let servers = upstreams.map { "        server \($0.replacingOccurrences(of: "http://", with: ""));" }
+        return """
+            daemon off;
+            # One process: SIGKILL then stops all of nginx (a worker would outlive a killed master).
+            master_process off;
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/nginx-error.log warn;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory)/nginx-client-body;
+                proxy_temp_path \(directory)/nginx-proxy;
+                fastcgi_temp_path \(directory)/nginx-fastcgi;
+                uwsgi_temp_path \(directory)/nginx-uwsgi;
+                scgi_temp_path \(directory)/nginx-scgi;
+                upstream auth_handler {
+            \(servers.joined(separator: "\n"))
+                }
+                server {
+                    listen 127.0.0.1:\(port);
+                    location / {
+                        proxy_pass http://auth_handler;
+                        proxy_set_header Host $http_host;
+                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                        proxy_set_header X-Forwarded-Proto $scheme;
+                    }
+                }
+            }
+
+            """
+    }
+
+    /// Starts nginx on `frontURL`'s port and returns once a request through it reaches an instance (`/healthz` 200);
+    /// throws `PortTaken` when the port is in use.
+    static func start(frontURL: String, upstreams: [String], directory: URL) async throws -> ScaleOutNginx {
+        guard let port = frontURL.split(separator: ":").last.flatMap({ Int($0) }) else {
+            throw TestProcessError("no port in \(frontURL)")
+        }
+        let config = directory.appendingPathComponent("nginx.conf")
+        try Data(configuration(port: port, upstreams: upstreams, directory: directory.path).utf8).write(to: config)
+        let errorLog = directory.appendingPathComponent("nginx-error.log")
+        try? FileManager.default.removeItem(at: errorLog)
+        // -e: the error log before the config is read (else nginx tries /var/log/nginx/error.log first).
+        let server = try ServerProcess(
+            executable, ["-c", config.path, "-p", directory.path + "/", "-e", errorLog.path], package: "nginx-light")
+        let client = try HTTPClient()
+        // nginx says nothing when it is ready: ask through it, a bounded number of times, until an instance answers.
+        for _ in 0..<500 {
+            if let response = try? await client.send(HTTPRequest(method: "GET", url: frontURL + "/healthz")),
+                response.status == 200
+            {
+                return ScaleOutNginx(server: server)
+            }
+            guard server.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await server.kill()
+        let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+        if log.contains("Address already in use") { throw PortTaken() }
+        throw TestProcessError("nginx did not come up on \(frontURL):\n\(server.text)\n\(log)")
+    }
+
+    func stop() async { await server.kill() }
+}
+
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed), for nginx, which cannot
+/// report a port 0 it bound.
+func freeLoopbackPort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw TestProcessError("socket failed: errno \(errno)") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+        }
+    }
+    guard bound else { throw TestProcessError("bind/getsockname on 127.0.0.1:0 failed: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
