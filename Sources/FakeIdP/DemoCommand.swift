@@ -66,7 +66,8 @@ public enum DemoCommand {
     static func serveByHand(handler: String, browser: HTTPClient, context: CommandContext) async -> AuthHandlerExitCode
     {
         let signals = TerminationSignals()
-        // The app keeps one verifier per sign-in it starts (by eventId) and proves it when it redeems (CONTRACT §3.3).
+        // The app keeps one verifier per sign-in it starts (by eventId) and proves it when it redeems
+        // (HTTP-API.md §3.3).
         var verifiers: [String: String] = [:]
         for provider in ["google.com", "twitter.com"] {
             do {
@@ -126,7 +127,7 @@ public enum DemoCommand {
     {
         let custom = "{\"\(hintParameter)\":\"alice\"}"
         let eventID = "demo-\(provider)"
-        // The app's proof for redemption: it keeps the verifier and sends only its SHA-256 (CONTRACT §3.3).
+        // The app's proof for redemption: it keeps the verifier and sends only its SHA-256 (HTTP-API.md §3.3).
         let verifier = try PKCE.makeVerifier()
         let start =
             "\(handler)/__/auth/handler?"

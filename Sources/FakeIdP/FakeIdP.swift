@@ -1,7 +1,7 @@
 import AuthHandler
 import Foundation
 
-/// A strict fake identity provider and sign-in backend on loopback, for tests (CONTRACT §4).
+/// A strict fake identity provider and sign-in backend on loopback, for tests (HTTP-API.md §4).
 ///
 /// OAuth 1.0a under `/oauth1/`, OAuth 2 / OIDC under `/oidc/`, Identity Toolkit's `accounts:signInWithIdp`
 /// under `/identitytoolkit/v1/`, and a control API under `/__fake/`. Start it with `start(...)`, read

@@ -2,7 +2,7 @@ import AuthHandler
 import Dispatch
 import Foundation
 
-/// `auth-handler fake-idp [--listen ADDR] [--config FILE]`: the fake IdP as a process (CONTRACT §4).
+/// `auth-handler fake-idp [--listen ADDR] [--config FILE]`: the fake IdP as a process (HTTP-API.md §1.5, §4).
 public enum FakeIdPCommand {
     /// Loads the config, serves on `options.listen` until SIGINT or SIGTERM, then stops; the CLI's `fakeIdP` runner.
     ///

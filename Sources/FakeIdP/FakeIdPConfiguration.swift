@@ -1,6 +1,6 @@
 import Foundation
 
-/// The fake IdP's clients, users and rules; every key is optional in JSON and defaults as CONTRACT §4 says.
+/// The fake IdP's clients, users and rules; every key is optional in JSON and defaults as HTTP-API.md §4.2 says.
 public struct FakeIdPConfiguration: Codable, Sendable {
     /// An OAuth 1.0a consumer (Twitter "API key" and "API secret").
     public struct OAuth1Consumer: Codable, Sendable, Hashable {

@@ -12,7 +12,7 @@ struct SignInWithIdpRequest: Decodable, Sendable {
     var tenantId: String?
 }
 
-/// The fake sign-in backend: Identity Toolkit's `accounts:signInWithIdp` (CONTRACT §2 and §4).
+/// The fake sign-in backend: Identity Toolkit's `accounts:signInWithIdp` (HTTP-API.md §2.8 and §4.1).
 ///
 /// It checks the API key, `requestUri` and `postBody`, then that the IdP credential is one the fake IdP
 /// really issued (OAuth 1.0a and OAuth 2 access tokens by lookup, ID tokens by signature, `iss`, `aud`

@@ -19,7 +19,7 @@ struct FakeFederatedIdentity: Sendable {
     var behavior: FakeUser.BackendBehavior
 }
 
-/// The protocol a provider id speaks, which decides what `postBody` must carry (CONTRACT §2).
+/// The protocol a provider id speaks, which decides what `postBody` must carry (HTTP-API.md §2.6).
 enum FakeBackendProviderKind {
     /// `access_token` + `oauth_token_secret`.
     case oauth1

@@ -3,7 +3,7 @@ import Testing
 
 @testable import AuthHandler
 
-/// How `accounts:signInWithIdp` answers map to CONTRACT §3.3, following the Firebase JS SDK's reading of them.
+/// How `accounts:signInWithIdp` answers map to HTTP-API.md §3.3, following the Firebase JS SDK's reading of them.
 struct BackendIdentityToolkitAnswerTests {
     private func answer(
         _ request: BackendSignInRequest = BackendFixture.twitter(), status: Int, body: String

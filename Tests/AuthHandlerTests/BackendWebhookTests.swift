@@ -3,7 +3,7 @@ import Testing
 
 @testable import AuthHandler
 
-/// The webhook backend (CONTRACT §2): the signed JSON request, and how its answers map to §3.3.
+/// The webhook backend (HTTP-API.md §2.8): the signed JSON request, and how its answers map to §3.3.
 struct BackendWebhookTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000.75)
     static let url = URL(string: "https://hooks.example.com/sign-in")!

@@ -68,7 +68,7 @@ struct RedirectURLPolicyTests {
                 == "https://app.example.com/signed-in?x=1&code=a%20b&eventId=e1")
     }
 
-    /// CONTRACT §3.1: a redirectUrl whose query already holds a name the handler adds is refused,
+    /// HTTP-API.md §3.1: a redirectUrl whose query already holds a name the handler adds is refused,
     /// in every spelling a lenient parser would fold into that name.
     @Test(
         "redirect URLs whose query holds the handler's own names",

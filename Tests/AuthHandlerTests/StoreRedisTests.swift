@@ -56,7 +56,7 @@ struct StoreRedisTests {
             #expect(try await !store.recordUsedState(key: "state-1", expiresAt: Date() + 60))
             try await store.insertResult(code: "code-1", payload: storeBytes("r"), expiresAt: Date() + 0.3)
             #expect(try await store.claimResult(code: "code-1", now: Date()) == .available(storeBytes("r")))
-            // The claim lasts exactly as long as the result (CONTRACT §3.3: a claim never lapses while the result
+            // The claim lasts exactly as long as the result (HTTP-API.md §3.3: a claim never lapses while the result
             // could be redeemed again).
             let resultKey = "auth-handler:result:" + (try Self.hex(SHA256.hash(Array("code-1".utf8))))
             let claimKey = "auth-handler:claim:" + (try Self.hex(SHA256.hash(Array("code-1".utf8))))

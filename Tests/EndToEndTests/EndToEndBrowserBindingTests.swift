@@ -2,9 +2,9 @@ import AuthHandler
 import Foundation
 import Testing
 
-/// CONTRACT §3.1–§3.3 revision 2 through the real daemon: the pending sign-in lives sealed in the browser's cookie, only
-/// that browser completes it, once; results are redeemable only with the app's verifier; the store holds nothing
-/// readable. Each refusal checks status and code, and that the daemon keeps serving.
+/// HTTP-API.md §3.1–§3.3 (browser binding) through the real daemon: the pending sign-in lives sealed in the browser's
+/// cookie, only that browser completes it, once; results are redeemable only with the app's verifier; the store holds
+/// nothing readable. Each refusal checks status and code, and that the daemon keeps serving.
 @Suite(.serialized, .timeLimit(.minutes(5)))
 struct EndToEndBrowserBindingTests {
     /// The cookie name of the sign-in whose callback URL (or form) carries `state` or `oauth_token`.

@@ -1,5 +1,5 @@
 /// Why a backend did not sign the user in, mapped in one place to the HTTP status and contract code of
-/// `POST /__/auth/result` (CONTRACT §3.3).
+/// `POST /__/auth/result` (HTTP-API.md §3.3).
 ///
 /// Messages (`description`) never carry a token, secret, API key, e-mail address or MFA credential; what the
 /// app needs to continue (`email`, `mfaPendingCredential`, `mfaInfo`) is in `details`, for the JSON error body.

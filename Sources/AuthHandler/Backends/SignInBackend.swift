@@ -1,4 +1,4 @@
-/// The sign-in backend a redeemed IdP credential is handed to (CONTRACT §2 `backend`, §3.3 `signIn`).
+/// The sign-in backend a redeemed IdP credential is handed to (HTTP-API.md §2.8 `backend`, §3.3 `signIn`).
 ///
 /// Implementations: `NoSignInBackend` (`none`), `IdentityToolkitBackend` (`identitytoolkit`) and
 /// `WebhookBackend` (`webhook`); `makeSignInBackend(config:secrets:fetcher:timeout:)` picks one from the config.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Backend `webhook`: POSTs the credential as JSON to `url`, signed as CONTRACT §2 says (see `WebhookSignature`).
+/// Backend `webhook`: POSTs the credential as JSON to `url`, signed as HTTP-API.md §2.8 says (see `WebhookSignature`).
 public struct WebhookBackend: SignInBackend {
     /// How long one webhook call may take, connecting included.
     public static let defaultTimeout: Duration = .seconds(10)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The webhook signature of CONTRACT §2: `X-Auth-Handler-Signature: sha256=<hex>` where hex is the lowercase
+/// The webhook signature of HTTP-API.md §2.8: `X-Auth-Handler-Signature: sha256=<hex>` where hex is the lowercase
 /// HMAC-SHA256, under the shared secret, of the `X-Auth-Handler-Timestamp` value, `"."`, and the raw body.
 ///
 /// Receivers verify with ``verify(secret:timestamp:body:header:tolerance:now:)``: the MAC in constant time,

@@ -1,4 +1,4 @@
-/// Parses `auth-handler` arguments (CONTRACT §1) into an ``AuthHandlerCommand``, or one usage-error line.
+/// Parses `auth-handler` arguments (HTTP-API.md §1) into an ``AuthHandlerCommand``, or one usage-error line.
 ///
 /// The command word, if any, comes first; options follow in any order, as `--name VALUE` or `--name=VALUE`.
 /// To add a command: add a case to ``AuthHandlerCommand``, its options to ``CommandLineOption``,

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The whole configuration of an auth-handler instance (CONTRACT §2), after validation and defaults.
+/// The whole configuration of an auth-handler instance (HTTP-API.md §2), after validation and defaults.
 ///
 /// Read a file with ``ConfigLoader``, which reports every problem with its JSON path; the `Codable`
 /// conformance writes and reads this validated, defaults-filled form.
@@ -27,13 +27,13 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var backend: BackendConfig
     /// Providers by id (`google.com`, `oidc.corp`, ...).
     public var providers: [String: ProviderConfig]
-    /// The key that seals pending sign-ins into the browser's cookie (CONTRACT §2, §3.1); nil means
+    /// The key that seals pending sign-ins into the browser's cookie (HTTP-API.md §2.3, §3.1); nil means
     /// generated and kept beside the store. Its value passes ``StateKeyFormat/decode(_:)`` (checked by
     /// `check-config`).
     public var stateKey: SecretReference?
     /// Earlier state keys, accepted for opening cookies only (key rotation).
     public var previousStateKeys: [SecretReference]
-    /// Whether a start must carry `resultChallenge` and redemption its `verifier` (CONTRACT §3.3).
+    /// Whether a start must carry `resultChallenge` and redemption its `verifier` (HTTP-API.md §2.4, §3.3).
     public var requireResultChallenge: Bool
     /// The per-client limit on starts that must call the provider first.
     public var startRateLimit: StartRateLimit

@@ -1,4 +1,4 @@
-/// `startRateLimit` in the config (CONTRACT §2): a token bucket per client address for starts that must
+/// `startRateLimit` in the config (HTTP-API.md §2.4): a token bucket per client address for starts that must
 /// call the provider first.
 public struct StartRateLimit: Sendable, Hashable, Codable {
     /// Sustained starts per minute per client (the bucket's refill rate).

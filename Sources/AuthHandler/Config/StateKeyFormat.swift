@@ -1,4 +1,4 @@
-/// The form of `stateKey` and `previousStateKeys` values (CONTRACT §2): 32 random bytes as base64url
+/// The form of `stateKey` and `previousStateKeys` values (HTTP-API.md §2.3): 32 random bytes as base64url
 /// without padding (RFC 4648 §5), exactly 43 characters.
 public enum StateKeyFormat {
     /// The key length in bytes (AES-256).

@@ -1,4 +1,4 @@
-/// Who a request comes from, for the start rate limit (CONTRACT §2, `startRateLimit`, `trustedProxies`).
+/// Who a request comes from, for the start rate limit (HTTP-API.md §2.4, `startRateLimit`, `trustedProxies`).
 public enum ClientAddress {
     /// The key used when the peer address is unknown or not numeric: all such requests share one bucket.
     public static let unknown = "unknown"

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A sign-in between its start and the IdP's callback, sealed into the browser's cookie (CONTRACT §3.1) and found
+/// A sign-in between its start and the IdP's callback, sealed into the browser's cookie (HTTP-API.md §3.1) and found
 /// again by its `state` (OAuth 2) or its request token (OAuth 1.0a). Everything the callback checks against comes
 /// from here, never from the callback.
 struct PendingSession: Codable, Sendable, Equatable {

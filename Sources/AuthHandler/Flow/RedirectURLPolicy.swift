@@ -1,6 +1,6 @@
 import Foundation
 
-/// Decides where the handler may send the browser back (`allowedRedirectURLs`, CONTRACT §2).
+/// Decides where the handler may send the browser back (`allowedRedirectURLs`, HTTP-API.md §2.7).
 ///
 /// A `redirectUrl` matches an entry when scheme, host, port and path are equal — no prefixes, no wildcards,
 /// no normalisation. For a loopback host (`127.0.0.1`, `[::1]`) an entry without a port matches any port
@@ -9,7 +9,7 @@ import Foundation
 /// fragments, dot segments in the path, or a port outside 1...65535.
 ///
 /// A `redirectUrl` whose query already holds a name the handler adds on the way back (`code`, `eventId`,
-/// `error`, `error_description`; CONTRACT §3.1) is refused too: the app could read the planted value
+/// `error`, `error_description`; HTTP-API.md §3.1) is refused too: the app could read the planted value
 /// instead of the handler's. Names are compared after percent-decoding (repeatedly, so `c%256Fde` counts),
 /// without regard to case, and with the spellings that web frameworks fold together (`+` and `.` as `_`,
 /// a `[...]` suffix dropped); both `&` and `;` separate pairs.
@@ -91,7 +91,7 @@ public struct RedirectURLPolicy: Sendable {
         return Target(scheme: scheme, host: host, port: port, path: path)
     }
 
-    /// The query names the handler adds to `redirectUrl` (CONTRACT §3.2), lowercased.
+    /// The query names the handler adds to `redirectUrl` (HTTP-API.md §3.2), lowercased.
     static let handlerQueryNames: Set<String> = ["code", "eventid", "error", "error_description"]
 
     /// Whether a raw (percent-encoded) query holds one of ``handlerQueryNames`` in any spelling an app's

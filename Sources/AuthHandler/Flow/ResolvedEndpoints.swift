@@ -52,7 +52,7 @@ extension SignInFlow {
     }
 
     /// Whether starting a sign-in with `provider` calls the provider first (the OAuth 1.0a request token, a
-    /// discovery not cached): such starts count against the start rate limit (CONTRACT §2 `startRateLimit`).
+    /// discovery not cached): such starts count against the start rate limit (HTTP-API.md §2.4 `startRateLimit`).
     func startCallsProvider(_ provider: ProviderDescriptor) async -> Bool {
         if provider.protocolKind == .oauth1 { return true }
         guard let target = Self.discoveryTarget(provider) else { return false }

@@ -1,4 +1,4 @@
-/// How a result is kept at rest (CONTRACT §3.3): sealed with AES-256-GCM under a key derived from its result code by
+/// How a result is kept at rest (HTTP-API.md §3.3): sealed with AES-256-GCM under a key derived from its result code by
 /// HKDF-SHA256, while the store indexes it by SHA-256 of the code. Whoever holds a copy of the store but not the
 /// code reads nothing; the code itself never reaches the store.
 enum ResultSeal {

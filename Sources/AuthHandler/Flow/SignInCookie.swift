@@ -1,6 +1,6 @@
 import Foundation
 
-/// The cookie a pending sign-in travels in between the start and the IdP's callback (CONTRACT §3.1, §3.2).
+/// The cookie a pending sign-in travels in between the start and the IdP's callback (HTTP-API.md §3.1, §3.2).
 ///
 /// Its name carries a tag of the sign-in's `state` (OAuth 1.0a: its request token), so several sign-ins can run in
 /// one browser at once and the callback finds its own cookie by the `state` the IdP echoes. Its value is the pending

@@ -14,7 +14,7 @@ public struct CallbackAnswer: Sendable {
     public var clearCookie: String?
 }
 
-/// The IdP's callback: CONTRACT §3.2. Only the browser that started the sign-in can complete it: its cookie must
+/// The IdP's callback: HTTP-API.md §3.2. Only the browser that started the sign-in can complete it: its cookie must
 /// hold the sealed pending sign-in for the callback's `state`. The state is recorded as used before any exchange;
 /// afterwards every outcome is a 303 back to the app.
 extension SignInFlow {
@@ -107,7 +107,7 @@ extension SignInFlow {
     }
 
     /// Finds the sign-in's cookie by the callback's `state` (or `oauth_token`), opens it, checks it, and records the
-    /// state as used, atomically, before any exchange (CONTRACT §3.2). Anything wrong → 400 `invalid-state`.
+    /// state as used, atomically, before any exchange (HTTP-API.md §3.2). Anything wrong → 400 `invalid-state`.
     private func openSession(_ fields: [URLFormField], cookieHeaders: [String]) async throws(OpenFailure)
         -> OpenedSession
     {

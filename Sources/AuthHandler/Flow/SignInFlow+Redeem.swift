@@ -1,6 +1,6 @@
 import Foundation
 
-/// Redeeming a result: CONTRACT §3.3. The credential is handed to the sign-in backend here.
+/// Redeeming a result: HTTP-API.md §3.3. The credential is handed to the sign-in backend here.
 extension SignInFlow {
     /// The result JSON for a redemption form (`code`, `verifier`, `idToken`).
     ///
@@ -89,7 +89,7 @@ extension SignInFlow {
         throw .invalidResultCode("the result code is unknown, expired or already redeemed; sign in again")
     }
 
-    /// The app's proof that it started this sign-in (CONTRACT §3.3), and the `idToken` link and reauth need.
+    /// The app's proof that it started this sign-in (HTTP-API.md §3.3), and the `idToken` link and reauth need.
     private func checkRedemption(_ result: StoredResult, fields: [URLFormField]) throws(RedeemFailure) {
         let verifier = fields.first(named: "verifier")
         if let challenge = result.resultChallenge {
@@ -168,7 +168,7 @@ struct RedeemFailure: Error {
     var keepsCode: Bool
 }
 
-/// The `200` answer of `POST /__/auth/result` (CONTRACT §3.3).
+/// The `200` answer of `POST /__/auth/result` (HTTP-API.md §3.3).
 public struct RedemptionAnswer: Sendable, Encodable {
     public var providerId: String
     public var authType: AuthType

@@ -13,7 +13,7 @@ public struct StartAnswer: Sendable {
     public var evictions: [String] = []
 }
 
-/// Starting a sign-in: CONTRACT §3.1. Nothing is written to the store: the pending sign-in is sealed into the
+/// Starting a sign-in: HTTP-API.md §3.1. Nothing is written to the store: the pending sign-in is sealed into the
 /// browser's cookie.
 extension SignInFlow {
     /// The most pending sign-ins one browser keeps: each is a cookie of up to 4,000 bytes, and a page that starts
@@ -175,7 +175,7 @@ extension SignInFlow {
     }
 }
 
-/// A start request's parameters, each checked, in the order CONTRACT §3.1 lists the refusals.
+/// A start request's parameters, each checked, in the order HTTP-API.md §3.1 lists them.
 struct StartRequest {
     let provider: ProviderDescriptor
     let redirectURL: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The sign-in flow of CONTRACT §3: start a sign-in, take the IdP's callback, redeem the result.
+/// The sign-in flow of HTTP-API.md §3: start a sign-in, take the IdP's callback, redeem the result.
 ///
 /// Every check happens here in the order the contract gives; the HTTP layer only routes and renders.
 /// Protocol work is delegated to `OAuth1Client`, `OAuth2TokenClient`, `IDTokenValidator` and the
@@ -15,13 +15,13 @@ public final class SignInFlow: Sendable {
         public var resultTTL: TimeInterval
         /// Timeout of each call to the IdP.
         public var providerTimeout: Duration
-        /// The keys pending sign-ins are sealed under (CONTRACT §2 `stateKey`).
+        /// The keys pending sign-ins are sealed under (HTTP-API.md §2.3 `stateKey`).
         public var stateKeys: StateKeyRing
-        /// Whether a start must carry `resultChallenge` (CONTRACT §2 `requireResultChallenge`).
+        /// Whether a start must carry `resultChallenge` (HTTP-API.md §2.4 `requireResultChallenge`).
         public var requireResultChallenge: Bool
-        /// Starts that call the provider first, per client address (CONTRACT §2 `startRateLimit`).
+        /// Starts that call the provider first, per client address (HTTP-API.md §2.4 `startRateLimit`).
         public var startRateLimit: StartRateLimit
-        /// Peers whose `X-Forwarded-For` names the client (CONTRACT §2 `trustedProxies`).
+        /// Peers whose `X-Forwarded-For` names the client (HTTP-API.md §2.4 `trustedProxies`).
         public var trustedProxies: [IPAddressRange]
         /// Request-token calls in flight at once, across all clients; a start beyond it answers 503.
         public var maximumConcurrentProviderCalls: Int

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Limits starts per client with a token bucket (CONTRACT §2 `startRateLimit`, §3.1 `429 too-many-requests`).
+/// Limits starts per client with a token bucket (HTTP-API.md §2.4 `startRateLimit`, §3.1 `429 too-many-requests`).
 ///
 /// Each client has a bucket of `burst` tokens that refills at `perMinute / 60` tokens a second; a start
 /// takes one token, and a client with none is told how long until it has one (`Retry-After`, RFC 9110

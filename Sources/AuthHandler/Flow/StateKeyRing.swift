@@ -1,4 +1,4 @@
-/// The keys that seal pending sign-ins into the browser's cookie (CONTRACT §2 `stateKey`, `previousStateKeys`).
+/// The keys that seal pending sign-ins into the browser's cookie (HTTP-API.md §2.3 `stateKey`, `previousStateKeys`).
 ///
 /// Sealing always uses the current key; opening tries the current key, then each previous one, so a key can be
 /// rotated without failing the sign-ins that were started under the old one (keep it in `previousStateKeys` for at

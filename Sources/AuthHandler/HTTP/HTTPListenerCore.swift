@@ -65,7 +65,8 @@ final class HTTPListenerCore: @unchecked Sendable {
         switch context.stage {
         case .headers:
             // Why not answer now: queuing on the first call makes MHD close the connection afterwards
-            // (FIELD-NOTES, keep-alive). Only framing refusals and refusals of a request with a body are queued early.
+            // (`Connection: close`, so every request would pay a new TCP connection; docs/ARCHITECTURE.md).
+            // Only framing refusals and refusals of a request with a body are queued early.
             context.stage = .body
             context.headers = Self.headers(of: connection)
             let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false

@@ -1,6 +1,6 @@
 /// The OAuth 2.0 / OpenID Connect authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1).
 ///
-/// Parameters come in CONTRACT §3.1 order: `response_type=code`, `client_id`, `redirect_uri`, `scope`,
+/// Parameters come in HTTP-API.md §3.1 order: `response_type=code`, `client_id`, `redirect_uri`, `scope`,
 /// `state`, `code_challenge`, `code_challenge_method=S256`, `nonce` (OIDC), `response_mode` (only for
 /// `form_post`), then the custom parameters in the order given. A query already in the endpoint is kept
 /// in front (RFC 6749 §3.1).

@@ -71,7 +71,7 @@ public actor OIDCDiscovery {
     /// Whether ``metadata(for:documentIssuer:)`` would answer now without a call of its own to the provider: a
     /// document within `timeToLive`, a failure within `failureTTL`, or a fetch already in flight (the caller shares
     /// it). False only when a call would start, so that only a start that makes the provider work is counted
-    /// against the start rate limit (CONTRACT §2, `startRateLimit`).
+    /// against the start rate limit (HTTP-API.md §2.4, `startRateLimit`).
     public func isCached(issuer: String, documentIssuer: String? = nil) -> Bool {
         let key = Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer)
         if inFlight[key] != nil { return true }

@@ -2,8 +2,8 @@ import Foundation
 
 /// The transport rule for every URL the OIDC layer fetches or hands on: `https`, or `http` on loopback.
 ///
-/// CONTRACT §2: plain http is accepted only on `127.0.0.1`, `[::1]` and `localhost`, so that tests and
-/// local IdPs work while no code, token or key set ever crosses a network unencrypted.
+/// HTTP-API.md §2.6 (the https rule): plain http is accepted only on `127.0.0.1`, `[::1]` and `localhost`, so that
+/// tests and local IdPs work while no code, token or key set ever crosses a network unencrypted.
 enum OIDCURLPolicy {
     /// Hosts on which plain `http` is accepted (URLComponents reports `[::1]` without brackets).
     static let loopbackHosts: Set<String> = ["127.0.0.1", "::1", "[::1]", "localhost"]

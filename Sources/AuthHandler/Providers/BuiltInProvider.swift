@@ -1,6 +1,6 @@
 import Foundation
 
-/// The defaults of a built-in provider id (CONTRACT §2): real endpoints, scopes, issuer, ID-token
+/// The defaults of a built-in provider id (HTTP-API.md §2.6): real endpoints, scopes, issuer, ID-token
 /// algorithm, profile mapping. Any `endpoints` key in the configuration replaces the default.
 public struct BuiltInProvider: Sendable {
     /// The Facebook Graph API version in the default URLs (v26.0, released 2026-07-29; see

@@ -1,4 +1,4 @@
-/// The credential an identity provider issued, as the result JSON carries it (CONTRACT §3.3 `credential`).
+/// The credential an identity provider issued, as the result JSON carries it (HTTP-API.md §3.3 `credential`).
 ///
 /// OAuth 1.0a fills `accessToken` and `secret`; OAuth 2 `accessToken` (and the optional members); OIDC also
 /// `idToken`. Absent members are written as JSON `null`, as the contract shows.

@@ -7,7 +7,7 @@ public struct ProviderDescriptor: Sendable {
     /// The provider id (`twitter.com`, `oidc.corp`, ...).
     public var id: String
     public var protocolKind: ProviderConfig.ProtocolKind
-    /// Whether `id` is one of the built-ins of CONTRACT §2.
+    /// Whether `id` is one of the built-ins of HTTP-API.md §2.6.
     public var isBuiltIn: Bool
     /// The built-in defaults overlaid with the configured `endpoints`; OIDC ones may still need discovery.
     public var endpoints: ProviderEndpoints

@@ -1,4 +1,4 @@
-/// Who signed in, as the provider describes them (CONTRACT §3.3 `profile`).
+/// Who signed in, as the provider describes them (HTTP-API.md §3.3 `profile`).
 public struct ProviderProfile: Sendable, Hashable, Codable {
     /// The provider's stable user id (`sub`, Twitter `id_str`, GitHub `id`, Facebook `id`).
     public var id: String

@@ -1,4 +1,4 @@
-/// The custom parameters a sign-in may not set, because the handler sets them (CONTRACT §3.1).
+/// The custom parameters a sign-in may not set, because the handler sets them (HTTP-API.md §3.1).
 ///
 /// They are refused with `reserved-custom-parameter`, never silently dropped. A name outside
 /// `[A-Za-z0-9._~-]` (or empty) is refused too, as `invalid-request`: such a name could be read
@@ -54,7 +54,7 @@ public enum ReservedParameters {
         }
     }
 
-    /// The OAuth 2 / OpenID Connect names the handler sets itself, in CONTRACT order.
+    /// The OAuth 2 / OpenID Connect names the handler sets itself, in the order HTTP-API.md §3.1 lists them.
     public static let oauth2Names: [String] = [
         "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method",
         "nonce", "response_mode", "request", "request_uri",

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The daemon's HTTP surface (CONTRACT §3): routes requests to the `SignInFlow` and the operations endpoints,
+/// The daemon's HTTP surface (HTTP-API.md §3): routes requests to the `SignInFlow` and the operations endpoints,
 /// and renders every answer with the security headers.
 public final class AuthHandlerService: Sendable {
     /// A route served beside the contract's, given the request and the flow (`--once` serves `/__/auth/done`).
@@ -199,7 +199,7 @@ public final class AuthHandlerService: Sendable {
 }
 
 /// `--once`'s pending sign-in: the cookie a browser would carry, kept in the process instead, so the sign-in can only
-/// be completed through this run (CONTRACT §5).
+/// be completed through this run (HTTP-API.md §1.4).
 public final class OnceSignIn: Sendable {
     private let pair = Mutex("")
 

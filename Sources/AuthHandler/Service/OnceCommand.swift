@@ -53,7 +53,7 @@ public enum OnceCommand {
             return context.fail(.config, "the system's random generator failed: \(error); check the OpenSSL setup")
         }
 
-        // The result challenge of CONTRACT §3.3, though this process is both the starter and the redeemer: the
+        // The result challenge of HTTP-API.md §3.3, though this process is both the starter and the redeemer: the
         // contract's default (requireResultChallenge) holds for --once too.
         let verifier: String
         let challenge: String

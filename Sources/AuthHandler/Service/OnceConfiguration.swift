@@ -12,7 +12,7 @@ enum OnceConfiguration {
     static let consumerKeyVariable = "AUTH_HANDLER_CONSUMER_KEY"
     /// `--consumer-secret-file` when the option is not given.
     static let consumerSecretFileVariable = "AUTH_HANDLER_CONSUMER_SECRET_FILE"
-    /// The only app redirect `--once` allows: its own page, on any loopback port (CONTRACT §2, RFC 8252 §7.3).
+    /// The only app redirect `--once` allows: its own page, on any loopback port (HTTP-API.md §2.7, RFC 8252 §7.3).
     static let allowedDonePage = "http://127.0.0.1" + OnceCommand.donePath
 
     /// Why no config could be made: always exit 78, with one line.

@@ -3,7 +3,7 @@ import Synchronization
 
 /// How a `--once` sign-in ended at its done page.
 enum OnceOutcome: Sendable {
-    /// Signed in: the redemption JSON (CONTRACT §3.3).
+    /// Signed in: the redemption JSON (HTTP-API.md §3.3).
     case signedIn(result: [UInt8])
     /// Cancelled or failed: the exit code, the stderr line, and (for a backend answer an app can act on, such as
     /// `account-exists-with-different-credential`) the JSON error document for the output.
@@ -131,7 +131,7 @@ final class OnceDonePage: Sendable {
             + "\(printable(error.message))); \(advice)"
     }
 
-    /// The contract's JSON error object when it carries more than code and message (CONTRACT §3.3), else nil.
+    /// The JSON error object when it carries more than code and message (HTTP-API.md §3.3, §3.5), else nil.
     static func errorDocument(_ error: HandlerError) -> [UInt8]? {
         guard !error.details.isEmpty else { return nil }
         var members = error.details

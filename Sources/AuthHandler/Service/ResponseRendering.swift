@@ -3,7 +3,7 @@ import Foundation
 /// Turns handler results into HTTP responses: the contract's security headers on every response, and
 /// errors as JSON or HTML by the request's `Accept`.
 public enum ResponseRendering {
-    /// CONTRACT §3: on every response the daemon sends. Defined once, with the HTTP listener's own refusals.
+    /// HTTP-API.md §3.5: on every response the daemon sends. Defined once, with the HTTP listener's own refusals.
     static var securityHeaders: HTTPHeaders { HTTPServerConfiguration.defaultSecurityHeaders }
 
     /// Adds the security headers (replacing any the handler set) and returns the response.

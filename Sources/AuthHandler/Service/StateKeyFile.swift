@@ -4,9 +4,9 @@ import Foundation
     import Glibc
 #endif
 
-/// The state key `serve` generates when the config names none (CONTRACT §2 `stateKey`): kept beside the SQLite file as
-/// `state.key` (mode 0600, base64url), so a restart — `kill -9` included — still opens the cookies of sign-ins that
-/// were in flight.
+/// The state key `serve` generates when the config names none (HTTP-API.md §2.3 `stateKey`): kept beside the SQLite
+/// file as `state.key` (mode 0600, base64url), so a restart — `kill -9` included — still opens the cookies of sign-ins
+/// that were in flight.
 enum StateKeyFile {
     /// `state.key` in the directory of the SQLite file at `storePath`.
     static func path(besideStore storePath: String) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A `SessionStore` in Redis, shared by every instance behind a load balancer (CONTRACT §2, `store.kind: redis`).
+/// A `SessionStore` in Redis, shared by every instance behind a load balancer (HTTP-API.md §2.5, `store.kind: redis`).
 ///
 /// Each operation is one command (or one script), so one round trip and atomic on the server. Keys are
 /// `<prefix>state:<hex SHA-256>`, `<prefix>result:<hex>` and `<prefix>claim:<hex>`; values are `1` or the sealed

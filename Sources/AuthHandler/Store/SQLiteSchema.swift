@@ -24,9 +24,9 @@ enum SQLiteSchema {
         );
         CREATE INDEX results_expires_at ON results(expires_at);
         """,
-        // Version 2 (CONTRACT revision 2): pending sign-ins live sealed in the browser's cookie, so the pending table
-        // goes (its rows held PKCE verifiers and nonces in clear); used states are recorded instead. Results are
-        // sealed under their code from now on, so rows written in clear by version 1 are dropped.
+        // Version 2 (browser-bound sign-ins, HTTP-API.md §3.1): pending sign-ins live sealed in the browser's cookie,
+        // so the pending table goes (its rows held PKCE verifiers and nonces in clear); used states are recorded
+        // instead. Results are sealed under their code from now on, so rows written in clear by version 1 are dropped.
         """
         DROP TABLE pending;
         DELETE FROM results;

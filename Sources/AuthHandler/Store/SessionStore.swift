@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the handler keeps between requests: which sign-in states were used, and the sealed results waiting to be
-/// redeemed. Pending sign-ins are not here at all; they travel sealed in the browser's cookie (CONTRACT §3.1).
+/// redeemed. Pending sign-ins are not here at all; they travel sealed in the browser's cookie (HTTP-API.md §3.1).
 ///
 /// The store knows no flow: it keeps opaque payloads under secret keys (a `state`, an OAuth 1.0a request token, a
 /// result code) and guarantees the one-time semantics the flow relies on. Implementations keep only a SHA-256 of
