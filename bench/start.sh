@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sign-in start throughput: `GET /__/auth/handler?providerId=google.com&…` against the release daemon, once with
-# the memory store and once with SQLite. A start writes nothing to the store (CONTRACT §3.1): it draws state,
+# the memory store and once with SQLite. A start writes nothing to the store (HTTP-API.md §3.1): it draws state,
 # PKCE verifier and nonce, seals them as JSON with AES-256-GCM into a cookie and answers 302 to the IdP.
 # The OIDC provider is the fake IdP (`auth-handler fake-idp`), needed only for discovery, which the warm-up
 # request fetches and the daemon then caches (so no start is rate limited).
