@@ -70,7 +70,7 @@ struct BackendIdentityToolkitAnswerTests {
                     email: "conflict@example.com", providerId: "twitter.com",
                     verifiedProviders: ["password", "google.com"]))
         #expect(error?.httpStatus == 409)
-        #expect(error?.code == "account-exists-with-different-credential")
+        #expect(error?.code == .accountExistsWithDifferentCredential)
         #expect(error?.details["email"] == .string("conflict@example.com"))
         #expect(error?.description.contains("password, google.com") == true)
         #expect(error?.isTransient == false)
@@ -98,7 +98,7 @@ struct BackendIdentityToolkitAnswerTests {
         ])
         #expect(error == .secondFactorRequired(mfaPendingCredential: "pending-123", mfaInfo: info))
         #expect(error?.httpStatus == 401)
-        #expect(error?.code == "second-factor-required")
+        #expect(error?.code == .secondFactorRequired)
         #expect(error?.details["mfaPendingCredential"] == .string("pending-123"))
         #expect(error?.details["mfaInfo"] == info)
         #expect(error?.description.contains("pending-123") == false)
@@ -128,16 +128,16 @@ struct BackendIdentityToolkitAnswerTests {
 
     @Test func errorCasesCarryTheirContractStatusAndCode() {
         #expect(BackendError.credentialAlreadyInUse(email: nil, providerId: "x").httpStatus == 409)
-        #expect(BackendError.credentialAlreadyInUse(email: nil, providerId: "x").code == "credential-already-in-use")
+        #expect(BackendError.credentialAlreadyInUse(email: nil, providerId: "x").code == .credentialAlreadyInUse)
         #expect(BackendError.emailExists(email: nil).httpStatus == 409)
-        #expect(BackendError.emailExists(email: nil).code == "email-already-in-use")
+        #expect(BackendError.emailExists(email: nil).code == .emailAlreadyInUse)
         #expect(BackendError.userDisabled.httpStatus == 403)
-        #expect(BackendError.userDisabled.code == "user-disabled")
+        #expect(BackendError.userDisabled.code == .userDisabled)
         #expect(BackendError.invalidIDToken.httpStatus == 401)
-        #expect(BackendError.invalidIDToken.code == "invalid-id-token")
+        #expect(BackendError.invalidIDToken.code == .invalidIDToken)
         for error in [BackendError.transient(reason: "r"), .rejected(reason: "r")] {
             #expect(error.httpStatus == 502)
-            #expect(error.code == "backend-error")
+            #expect(error.code == .backendError)
             #expect(error.details.isEmpty)
         }
         #expect(BackendError.transient(reason: "r").isTransient)
@@ -198,14 +198,14 @@ struct BackendIdentityToolkitAnswerTests {
     @Test(arguments: ["not json", #"["array"]"#, #"{"localId":"u"}"#, #"{"idToken":"t"}"#])
     func unusableSuccessAnswersAreRejected(body: String) async throws {
         let error = await error(status: 200, body: body)
-        #expect(error?.code == "backend-error")
+        #expect(error?.code == .backendError)
         #expect(error?.isTransient == false)
     }
 
     @Test func needConfirmationWinsOverEverythingElse() async throws {
         let error = await error(
             status: 200, body: #"{"needConfirmation":true,"mfaPendingCredential":"p","idToken":"t","localId":"u"}"#)
-        #expect(error?.code == "account-exists-with-different-credential")
+        #expect(error?.code == .accountExistsWithDifferentCredential)
     }
 
     @Test func echoedTokensAndKeyAreScrubbedFromMessages() async throws {

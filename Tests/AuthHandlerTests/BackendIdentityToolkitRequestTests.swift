@@ -107,7 +107,7 @@ struct BackendIdentityToolkitRequestTests {
                 try await BackendFixture.identityToolkit(fetcher).signIn(request)
             }
             #expect(error?.isTransient == false)
-            #expect(error?.code == "backend-error")
+            #expect(error?.code == .backendError)
         }
         #expect(await fetcher.requests.isEmpty)
     }

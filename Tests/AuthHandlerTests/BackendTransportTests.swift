@@ -30,7 +30,7 @@ struct BackendTransportTests {
         for backend in Self.backends(BackendRecordingFetcher(throwing: timeout)) {
             let error = await Self.error(backend)
             #expect(error?.isTransient == true)
-            #expect(error?.code == "backend-error")
+            #expect(error?.code == .backendError)
             #expect(error?.description.contains("within 10 s") == true)
         }
     }
@@ -74,7 +74,7 @@ struct BackendTransportTests {
         for backend in Self.backends(BackendRecordingFetcher(throwing: invalid)) {
             let error = await Self.error(backend)
             #expect(error?.isTransient == false)
-            #expect(error?.code == "backend-error")
+            #expect(error?.code == .backendError)
         }
     }
 }

@@ -81,7 +81,7 @@ struct BackendWebhookTests {
 
     @Test func nonJSONSuccessIsRejected() async throws {
         let error = await Self.error(status: 200, body: "OK")
-        #expect(error?.code == "backend-error")
+        #expect(error?.code == .backendError)
         #expect(error?.isTransient == false)
     }
 
@@ -100,7 +100,7 @@ struct BackendWebhookTests {
         let inUse = await Self.error(status: 409, body: #"{"error":{"code":"credential-already-in-use"}}"#)
         #expect(inUse == .credentialAlreadyInUse(email: nil, providerId: "twitter.com"))
         #expect(inUse?.httpStatus == 409)
-        #expect(inUse?.code == "credential-already-in-use")
+        #expect(inUse?.code == .credentialAlreadyInUse)
     }
 
     @Test func otherContractCodesAreUnderstood() async throws {

@@ -36,15 +36,15 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The contract's error code.
-    public var code: String {
+    public var code: HandlerError.Code {
         switch self {
-        case .accountExistsWithDifferentCredential: "account-exists-with-different-credential"
-        case .credentialAlreadyInUse: "credential-already-in-use"
-        case .secondFactorRequired: "second-factor-required"
-        case .userDisabled: "user-disabled"
-        case .emailExists: "email-already-in-use"
-        case .invalidIDToken: "invalid-id-token"
-        case .transient, .rejected: "backend-error"
+        case .accountExistsWithDifferentCredential: .accountExistsWithDifferentCredential
+        case .credentialAlreadyInUse: .credentialAlreadyInUse
+        case .secondFactorRequired: .secondFactorRequired
+        case .userDisabled: .userDisabled
+        case .emailExists: .emailAlreadyInUse
+        case .invalidIDToken: .invalidIDToken
+        case .transient, .rejected: .backendError
         }
     }
 

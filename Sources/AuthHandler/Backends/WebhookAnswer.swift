@@ -22,20 +22,20 @@ enum WebhookAnswer {
         }
         let error = JSONValue.parse(body)?["error"]
         let email = error?["email"]?.stringValue
-        switch error?["code"]?.stringValue {
-        case "account-exists-with-different-credential":
+        switch error?["code"]?.stringValue.flatMap(HandlerError.Code.init(rawValue:)) {
+        case .accountExistsWithDifferentCredential:
             throw .accountExistsWithDifferentCredential(
                 email: email, providerId: providerId,
                 verifiedProviders: error?["verifiedProviders"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        case "credential-already-in-use":
+        case .credentialAlreadyInUse:
             throw .credentialAlreadyInUse(email: email, providerId: providerId)
-        case "email-already-in-use":
+        case .emailAlreadyInUse:
             throw .emailExists(email: email)
-        case "user-disabled":
+        case .userDisabled:
             throw .userDisabled
-        case "invalid-id-token":
+        case .invalidIDToken:
             throw .invalidIDToken
-        case "second-factor-required":
+        case .secondFactorRequired:
             if let pending = error?["mfaPendingCredential"]?.stringValue {
                 throw .secondFactorRequired(mfaPendingCredential: pending, mfaInfo: error?["mfaInfo"] ?? .array([]))
             }

@@ -3,7 +3,7 @@
 public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible {
     public let status: Int
     /// The contract's code, e.g. `invalid-provider`.
-    public let code: String
+    public let code: Code
     /// Safe for users and logs: never a token, secret, code or state value.
     public let message: String
     /// Extra members of the JSON error object (`email`, `credential`, `mfaPendingCredential`, `mfaInfo`).
@@ -12,7 +12,7 @@ public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible 
     public let retryAfterSeconds: Int?
 
     public init(
-        status: Int, code: String, message: String, details: [String: JSONValue] = [:], retryAfterSeconds: Int? = nil
+        status: Int, code: Code, message: String, details: [String: JSONValue] = [:], retryAfterSeconds: Int? = nil
     ) {
         self.status = status
         self.code = code
@@ -21,57 +21,63 @@ public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible 
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    public var description: String { "\(status) \(code): \(message)" }
+    public var description: String { "\(status) \(code.rawValue): \(message)" }
 
     public static func invalidProvider(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: "invalid-provider", message: message)
+        HandlerError(status: 400, code: .invalidProvider, message: message)
     }
 
     public static func unauthorizedRedirectURL(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: "unauthorized-redirect-url", message: message)
+        HandlerError(status: 400, code: .unauthorizedRedirectURL, message: message)
     }
 
     public static func reservedCustomParameter(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: "reserved-custom-parameter", message: message)
+        HandlerError(status: 400, code: .reservedCustomParameter, message: message)
     }
 
     public static func invalidRequest(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: "invalid-request", message: message)
+        HandlerError(status: 400, code: .invalidRequest, message: message)
     }
 
     public static func unsupportedAuthType(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: "unsupported-auth-type", message: message)
+        HandlerError(status: 400, code: .unsupportedAuthType, message: message)
     }
 
     public static func invalidState(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: "invalid-state", message: message)
+        HandlerError(status: 400, code: .invalidState, message: message)
     }
 
     public static func invalidResultCode(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: "invalid-result-code", message: message)
+        HandlerError(status: 400, code: .invalidResultCode, message: message)
     }
 
     /// The IdP failed while starting a sign-in (e.g. the OAuth 1.0a request-token call).
     public static func providerError(_ message: String) -> HandlerError {
-        HandlerError(status: 502, code: "provider-error", message: message)
+        HandlerError(status: 502, code: .providerError, message: message)
     }
 
     public static func backendError(_ message: String) -> HandlerError {
-        HandlerError(status: 502, code: "backend-error", message: message)
+        HandlerError(status: 502, code: .backendError, message: message)
+    }
+
+    /// A failure of the handler itself (random generator, sealing, encoding, storing a result).
+    public static func internalError(_ message: String) -> HandlerError {
+        HandlerError(status: 500, code: .internalError, message: message)
     }
 
     public static func unavailable(_ message: String) -> HandlerError {
-        HandlerError(status: 503, code: "unavailable", message: message)
+        HandlerError(status: 503, code: .unavailable, message: message)
     }
 
     public static func tooManyRequests(_ message: String, retryAfterSeconds: Int) -> HandlerError {
-        HandlerError(status: 429, code: "too-many-requests", message: message, retryAfterSeconds: retryAfterSeconds)
+        HandlerError(status: 429, code: .tooManyRequests, message: message, retryAfterSeconds: retryAfterSeconds)
     }
+
     public static func notFound(_ message: String) -> HandlerError {
-        HandlerError(status: 404, code: "not-found", message: message)
+        HandlerError(status: 404, code: .notFound, message: message)
     }
 
     public static func methodNotAllowed(_ message: String) -> HandlerError {
-        HandlerError(status: 405, code: "method-not-allowed", message: message)
+        HandlerError(status: 405, code: .methodNotAllowed, message: message)
     }
 }

@@ -42,8 +42,8 @@ extension SignInFlow {
             opened = try await openSession(fields, cookieHeaders: cookieHeaders)
         } catch {
             if error.status == 503 { return CallbackAnswer(outcome: .refused(error.error), clearCookie: nil) }
-            metrics.signInFailed(provider: "unknown", outcome: error.error.code)
-            log.log(.warning, "signin.callback", ["outcome": error.error.code, "reason": error.error.message])
+            metrics.signInFailed(provider: "unknown", code: error.error.code)
+            log.log(.warning, "signin.callback", ["outcome": error.error.code.rawValue, "reason": error.error.message])
             return CallbackAnswer(
                 outcome: .refused(error.error),
                 clearCookie: error.cookieName.map {
@@ -75,15 +75,16 @@ extension SignInFlow {
             if let eventID = session.eventID { back.append(URLFormField(name: "eventId", value: eventID)) }
             return RedirectURLPolicy.appending(back, to: session.redirectURL)
         } catch {
-            metrics.signInFailed(provider: session.providerID, outcome: error.code)
+            metrics.signInFailed(provider: session.providerID, code: error.code)
             log.log(
                 .warning, "signin.callback",
                 [
-                    "provider": session.providerID, "outcome": error.code, "latency_ms": milliseconds(since: began),
+                    "provider": session.providerID, "outcome": error.code.rawValue,
+                    "latency_ms": milliseconds(since: began),
                     "reason": error.message,
                 ])
             var back = [
-                URLFormField(name: "error", value: error.code),
+                URLFormField(name: "error", value: error.code.rawValue),
                 URLFormField(name: "error_description", value: error.message),
             ]
             if let eventID = session.eventID { back.append(URLFormField(name: "eventId", value: eventID)) }
@@ -366,11 +367,11 @@ enum CallbackFailure: Error {
     case provider(String)
     case `internal`(String)
 
-    var code: String {
+    var code: HandlerError.Code {
         switch self {
-        case .cancelled: "user-cancelled"
-        case .provider: "provider-error"
-        case .internal: "internal-error"
+        case .cancelled: .userCancelled
+        case .provider: .providerError
+        case .internal: .internalError
         }
     }
 

@@ -18,10 +18,10 @@ extension SignInFlow {
         do throws(RedeemFailure) {
             try checkRedemption(result, fields: fields)
         } catch {
-            metrics.redemption(outcome: error.error.code)
+            metrics.redemptionFailed(code: error.error.code)
             log.log(
                 .warning, "signin.redeem",
-                ["provider": result.providerID, "outcome": error.error.code, "reason": error.error.message])
+                ["provider": result.providerID, "outcome": error.error.code.rawValue, "reason": error.error.message])
             throw error.error
         }
         // Claimed for as long as the result lives; released below only when the code stays redeemable.
@@ -35,7 +35,7 @@ extension SignInFlow {
                 // succeed a second time.
                 log.log(.error, "signin.redeem", ["provider": result.providerID, "outcome": "store-delete-failed"])
             }
-            metrics.redemption(outcome: "success")
+            metrics.redemptionSucceeded()
             log.log(
                 .info, "signin.redeem",
                 ["provider": result.providerID, "outcome": "success", "latency_ms": milliseconds(since: began)])
@@ -44,11 +44,12 @@ extension SignInFlow {
             // Only a definite answer uses the code up; anything the app can retry leaves it redeemable.
             let error = failure.error
             try? await finish(code: code, redeemed: !failure.keepsCode)
-            metrics.redemption(outcome: error.code)
+            metrics.redemptionFailed(code: error.code)
             log.log(
                 .warning, "signin.redeem",
                 [
-                    "provider": result.providerID, "outcome": error.code, "latency_ms": milliseconds(since: began),
+                    "provider": result.providerID, "outcome": error.code.rawValue,
+                    "latency_ms": milliseconds(since: began),
                     "reason": error.message,
                 ])
             throw error
@@ -76,16 +77,16 @@ extension SignInFlow {
                 return result
             }
         case .claimed:
-            metrics.redemption(outcome: "redemption-in-progress")
+            metrics.redemptionFailed(code: .redemptionInProgress)
             throw HandlerError(
-                status: 409, code: "redemption-in-progress",
+                status: 409, code: .redemptionInProgress,
                 message: "another redemption of this code is in flight; retry after it ends",
                 retryAfterSeconds: settings.redemptionRetryAfter)
         case .absent:
             break
         }
-        metrics.redemption(outcome: "invalid-result-code")
-        log.log(.warning, "signin.redeem", ["outcome": "invalid-result-code"])
+        metrics.redemptionFailed(code: .invalidResultCode)
+        log.log(.warning, "signin.redeem", ["outcome": HandlerError.Code.invalidResultCode.rawValue])
         throw .invalidResultCode("the result code is unknown, expired or already redeemed; sign in again")
     }
 

@@ -33,8 +33,10 @@ extension SignInFlow {
         if let client, await startCallsProvider(provider),
             case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client))
         {
-            metrics.signInFailed(provider: provider.id, outcome: "too-many-requests")
-            log.log(.warning, "signin.start", ["provider": provider.id, "outcome": "too-many-requests"])
+            metrics.signInFailed(provider: provider.id, code: .tooManyRequests)
+            log.log(
+                .warning, "signin.start",
+                ["provider": provider.id, "outcome": HandlerError.Code.tooManyRequests.rawValue])
             throw .tooManyRequests(
                 "too many sign-ins started from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
@@ -51,11 +53,11 @@ extension SignInFlow {
                 ["provider": provider.id, "outcome": "redirect", "latency_ms": milliseconds(since: began)])
             return answer
         } catch {
-            metrics.signInFailed(provider: provider.id, outcome: error.code)
+            metrics.signInFailed(provider: provider.id, code: error.code)
             log.log(
                 .warning, "signin.start",
                 [
-                    "provider": provider.id, "outcome": error.code, "latency_ms": milliseconds(since: began),
+                    "provider": provider.id, "outcome": error.code.rawValue, "latency_ms": milliseconds(since: began),
                     "reason": error.message,
                 ])
             throw error
@@ -70,7 +72,7 @@ extension SignInFlow {
         // Bounded across clients too, so a flood from many addresses cannot pile up calls to the provider.
         guard providerCalls.tryAcquire() else {
             throw HandlerError(
-                status: 503, code: "unavailable", message: "too many sign-ins are starting at once; retry in a moment",
+                status: 503, code: .unavailable, message: "too many sign-ins are starting at once; retry in a moment",
                 retryAfterSeconds: 1)
         }
         let temporary: OAuth1Client.TemporaryCredentials
@@ -108,7 +110,7 @@ extension SignInFlow {
             challenge = try PKCE.challenge(forVerifier: verifier)
             if provider.protocolKind == .oidc { nonce = try SecureRandom.base64URLString(byteCount: 32) }
         } catch {
-            throw HandlerError(status: 500, code: "internal-error", message: "the random generator failed")
+            throw .internalError("the random generator failed")
         }
         var scopes = request.scopes(defaults: provider.defaultScopes)
         if provider.protocolKind == .oidc, !scopes.contains("openid") { scopes.insert("openid", at: 0) }
@@ -154,12 +156,12 @@ extension SignInFlow {
     {
         guard let key = session.lookupKey,
             let name = SignInCookie.name(forState: key, httpsOrigin: settings.httpsOrigin)
-        else { throw HandlerError(status: 500, code: "internal-error", message: "the sign-in state could not be made") }
+        else { throw .internalError("the sign-in state could not be made") }
         let value: String
         do {
             value = try settings.stateKeys.seal(try Self.encode(session), context: name)
         } catch {
-            throw HandlerError(status: 500, code: "internal-error", message: "the sign-in state could not be sealed")
+            throw .internalError("the sign-in state could not be sealed")
         }
         let cookie = SignInCookie(name: name, value: value)
         guard name.utf8.count + 1 + value.utf8.count <= SignInCookie.maximumLength else {

@@ -108,7 +108,7 @@ public final class SignInFlow: Sendable {
         do {
             return Array(try sharedEncoder.encode(value))
         } catch {
-            throw HandlerError(status: 500, code: "internal-error", message: "could not encode the sign-in state")
+            throw .internalError("could not encode the sign-in state")
         }
     }
 

@@ -72,9 +72,6 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The userinfo response's `sub` is absent or differs from the ID token's (OIDC Core §5.3.2).
     case userInfoSubjectMismatch
 
-    /// The contract error code the flow reports for every OIDC failure (HTTP-API.md §3.2).
-    public var contractErrorCode: String { "provider-error" }
-
     public var description: String {
         switch self {
         case .insecureURL(let field, let url):

@@ -177,9 +177,7 @@ public final class AuthHandlerService: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             guard let response = try? ServerResponse.json(answer, encoder: encoder) else {
-                return ResponseRendering.error(
-                    HandlerError(status: 500, code: "internal-error", message: "the result could not be encoded"),
-                    accept: accept)
+                return ResponseRendering.error(.internalError("the result could not be encoded"), accept: accept)
             }
             return ResponseRendering.secured(response)
         } catch {

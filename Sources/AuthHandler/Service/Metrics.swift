@@ -57,14 +57,19 @@ public final class Metrics: Sendable {
         state.withLock { $0.completed[provider, default: 0] += 1 }
     }
 
-    /// `outcome` is a contract error code such as `user-cancelled` or `provider-error`.
-    public func signInFailed(provider: String, outcome: String) {
-        state.withLock { $0.failed[provider, default: [:]][outcome, default: 0] += 1 }
+    /// A sign-in that failed with `code`, counted under the code's string (its `outcome` label).
+    public func signInFailed(provider: String, code: HandlerError.Code) {
+        state.withLock { $0.failed[provider, default: [:]][code.rawValue, default: 0] += 1 }
     }
 
-    /// `outcome` is `success` or a contract error code.
-    public func redemption(outcome: String) {
-        state.withLock { $0.redemptions[outcome, default: 0] += 1 }
+    /// A redemption that answered with the result, counted under the `success` outcome.
+    public func redemptionSucceeded() {
+        state.withLock { $0.redemptions["success", default: 0] += 1 }
+    }
+
+    /// A redemption refused with `code`, counted under the code's string (its `outcome` label).
+    public func redemptionFailed(code: HandlerError.Code) {
+        state.withLock { $0.redemptions[code.rawValue, default: 0] += 1 }
     }
 
     /// Records one request's latency under its route (`/__/auth/handler`, `/__/auth/result`, `other`).

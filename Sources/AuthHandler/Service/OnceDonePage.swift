@@ -71,9 +71,7 @@ final class OnceDonePage: Sendable {
                     .failed(
                         .providerError, message: "the result could not be encoded; report this as a bug", document: nil)
                 )
-                return ResponseRendering.error(
-                    HandlerError(status: 500, code: "internal-error", message: "the result could not be encoded"),
-                    accept: accept)
+                return ResponseRendering.error(.internalError("the result could not be encoded"), accept: accept)
             }
             finish(.signedIn(result: Array(body)))
             return .html(
@@ -94,14 +92,19 @@ final class OnceDonePage: Sendable {
     private func failed(error: String, description: String, accept: String?) -> ServerResponse {
         let code = SignInFlow.safeErrorCode(error)
         let detail = Self.printable(description)
-        let cancelled = code == "user-cancelled"
+        let known = HandlerError.Code(rawValue: code)
+        let cancelled = known == .userCancelled
         let message =
             cancelled
             ? "the sign-in with \(providerID) was cancelled or denied (\(code): \(detail)); run the command again to sign in"
             : "the sign-in with \(providerID) failed (\(code): \(detail)); check the provider's settings and try again"
         finish(.failed(cancelled ? .cancelled : .providerError, message: message, document: nil))
-        return ResponseRendering.error(
-            HandlerError(status: cancelled ? 403 : 502, code: code, message: detail), accept: accept)
+        let status = cancelled ? 403 : 502
+        guard let known else {
+            // Not a code the handler sends: the URL was edited by hand. Shown as it came, like any other.
+            return ResponseRendering.error(status: status, echoedCode: code, message: detail, accept: accept)
+        }
+        return ResponseRendering.error(HandlerError(status: status, code: known, message: detail), accept: accept)
     }
 
     /// True for the first request that may end the run.
@@ -122,12 +125,12 @@ final class OnceDonePage: Sendable {
     static func redemptionMessage(_ error: HandlerError, providerID: String) -> String {
         let advice =
             switch error.code {
-            case "invalid-id-token": "check that --id-token-file holds the user's current ID token"
-            case "account-exists-with-different-credential", "second-factor-required", "credential-already-in-use":
+            case .invalidIDToken: "check that --id-token-file holds the user's current ID token"
+            case .accountExistsWithDifferentCredential, .secondFactorRequired, .credentialAlreadyInUse:
                 "the error object, written to the output, says how to go on"
             default: "check the backend settings and try again"
             }
-        return "\(providerID) signed the user in, but redeeming the result failed (\(error.code): "
+        return "\(providerID) signed the user in, but redeeming the result failed (\(error.code.rawValue): "
             + "\(printable(error.message))); \(advice)"
     }
 
@@ -135,7 +138,7 @@ final class OnceDonePage: Sendable {
     static func errorDocument(_ error: HandlerError) -> [UInt8]? {
         guard !error.details.isEmpty else { return nil }
         var members = error.details
-        members["code"] = .string(error.code)
+        members["code"] = .string(error.code.rawValue)
         members["message"] = .string(error.message)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -18,27 +18,37 @@ public enum ResponseRendering {
 
     /// The error as JSON when `accept` prefers `application/json`, otherwise a small HTML page.
     public static func error(_ error: HandlerError, accept: String?) -> ServerResponse {
-        var response = errorBody(error, accept: accept)
+        var response = errorBody(
+            status: error.status, code: error.code.rawValue, message: error.message, details: error.details,
+            accept: accept)
         if let seconds = error.retryAfterSeconds { response.headers.set(name: "Retry-After", value: String(seconds)) }
         return response
     }
 
-    private static func errorBody(_ error: HandlerError, accept: String?) -> ServerResponse {
+    /// An error page for a code that is not the handler's own: the `--once` done page echoes the `error` its URL
+    /// carries, already reduced to a safe character set (`SignInFlow.safeErrorCode`).
+    static func error(status: Int, echoedCode code: String, message: String, accept: String?) -> ServerResponse {
+        errorBody(status: status, code: code, message: message, details: [:], accept: accept)
+    }
+
+    private static func errorBody(
+        status: Int, code: String, message: String, details: [String: JSONValue], accept: String?
+    ) -> ServerResponse {
         if prefersJSON(accept) {
-            var members: [String: JSONValue] = error.details
-            members["code"] = .string(error.code)
-            members["message"] = .string(error.message)
-            return json(.object(["error": .object(members)]), status: error.status)
+            var members: [String: JSONValue] = details
+            members["code"] = .string(code)
+            members["message"] = .string(message)
+            return json(.object(["error": .object(members)]), status: status)
         }
         let page = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>Sign-in failed</title></head>
             <body><h1>Sign-in failed</h1>
-            <p><code id="error-code">\(htmlEscape(error.code))</code></p>
-            <p id="error-message">\(htmlEscape(error.message))</p>
+            <p><code id="error-code">\(htmlEscape(code))</code></p>
+            <p id="error-message">\(htmlEscape(message))</p>
             </body></html>
             """
-        return secured(ServerResponse.html(page, status: error.status))
+        return secured(ServerResponse.html(page, status: status))
     }
 
     /// A JSON response with the security headers.
