@@ -1,5 +1,5 @@
-# Helpers shared by bench/listener.sh and bench/start.sh; sourced, not run. The caller sets `work` (a temp
-# directory), `seconds` and the array `pids`, and traps EXIT to kill "${pids[@]}".
+# Helpers shared by bench/listener.sh, bench/start.sh and bench/signin.sh; sourced, not run. The caller sets `work`
+# (a temp directory), `seconds` and the array `pids`, and traps EXIT to kill "${pids[@]}".
 
 # wrk's summary as `RPS P99`: `Requests/sec: N` and the 99% line of --latency. Fails loudly when any answer
 # was not 2xx/3xx: a benchmark of error pages measures nothing. Socket errors are reported, not fatal.
@@ -45,26 +45,43 @@ start_server() {
     exec {fd}<&-
 }
 
+# free_port: prints a loopback TCP port that was free a moment ago.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_nginx_with NAME PORT HTTP_BODY: nginx (2 workers) with HTTP_BODY inside its `http { }` block, listening on
+# 127.0.0.1:PORT (the body's server blocks say so); waits until the port accepts connections.
+start_nginx_with() {
+    local name=$1 port=$2 body=$3
+    mkdir -p "$work/$name"
+    cat >"$work/$name/nginx.conf" <<CONF
+worker_processes 2;
+pid $work/$name/nginx.pid;
+error_log $work/$name/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+$body
+}
+CONF
+    nginx -c "$work/$name/nginx.conf" -p "$work/$name" -g 'daemon off;' &
+    pids+=($!)
+    for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && return 0; sleep 0.05; done
+    echo "bench: nginx $name did not listen on 127.0.0.1:$port within 5 s:" >&2
+    cat "$work/$name/error.log" >&2
+    return 1
+}
+
 # start_nginx: nginx answering every path with a static 302 on a free loopback port (2 workers); sets
 # `nginx_url`.
 start_nginx() {
     local port
-    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    cat >"$work/nginx.conf" <<CONF
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
+    port=$(free_port)
+    start_nginx_with nginx "$port" "
     server {
         listen 127.0.0.1:$port;
         location / { return 302 https://idp.example/authorize?client_id=bench; }
-    }
-}
-CONF
-    nginx -c "$work/nginx.conf" -p "$work" -g 'daemon off;' &
-    pids+=($!)
-    for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.05; done
+    }"
     nginx_url="http://127.0.0.1:$port"
 }

@@ -6,10 +6,40 @@ public final class Metrics: Sendable {
     /// Upper bounds of the request latency histogram, in seconds.
     static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
+    /// Upper bounds of the store operation histogram, in seconds: a store call takes tens of microseconds (SQLite,
+    /// memory) to a millisecond (Redis), and a Redis command gives up after 2 s.
+    static let storeLatencyBuckets: [Double] = [
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+    ]
+
     private struct Histogram {
-        var buckets = [UInt64](repeating: 0, count: Metrics.latencyBuckets.count)
+        let bounds: [Double]
+        var buckets: [UInt64]
         var count: UInt64 = 0
         var sum: Double = 0
+
+        init(bounds: [Double]) {
+            self.bounds = bounds
+            self.buckets = [UInt64](repeating: 0, count: bounds.count)
+        }
+
+        mutating func observe(_ seconds: Double) {
+            for (index, bound) in bounds.enumerated() where seconds <= bound {
+                buckets[index] += 1
+            }
+            count += 1
+            sum += seconds
+        }
+    }
+
+    /// A store operation's series: the store kind and the operation.
+    private struct StoreSeries: Hashable, Comparable {
+        let store: String
+        let operation: String
+
+        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.store, lhs.operation) < (rhs.store, rhs.operation) }
+
+        var labels: String { "store=\"\(Metrics.label(store))\",operation=\"\(Metrics.label(operation))\"" }
     }
 
     private struct State {
@@ -19,6 +49,8 @@ public final class Metrics: Sendable {
         var failed: [String: [String: UInt64]] = [:]
         var redemptions: [String: UInt64] = [:]
         var latency: [String: Histogram] = [:]
+        var storeLatency: [StoreSeries: Histogram] = [:]
+        var storeErrors: [StoreSeries: UInt64] = [:]
         /// Sign-ins started and not yet called back, by the second they expire (at most `sessionTTLSeconds` keys).
         var pendingByExpiry: [Int: Int] = [:]
 
@@ -75,14 +107,32 @@ public final class Metrics: Sendable {
     /// Records one request's latency under its route (`/__/auth/handler`, `/__/auth/result`, `other`).
     public func observe(route: String, seconds: Double) {
         state.withLock { state in
-            var histogram = state.latency[route] ?? Histogram()
-            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
-                histogram.buckets[index] += 1
-            }
-            histogram.count += 1
-            histogram.sum += seconds
-            state.latency[route] = histogram
+            state.latency[route, default: Histogram(bounds: Self.latencyBuckets)].observe(seconds)
         }
+    }
+
+    /// Starts the error counters of `store`'s `operations` at zero, so that a rate over them exists before the first
+    /// error.
+    public func storeDeclared(store: String, operations: [String]) {
+        state.withLock { state in
+            for operation in operations {
+                state.storeErrors[StoreSeries(store: store, operation: operation), default: 0] += 0
+            }
+        }
+    }
+
+    /// Records one store call's duration (failed or not); `store` is the kind (`sqlite`, `redis`, `memory`).
+    public func observeStore(store: String, operation: String, seconds: Double) {
+        state.withLock { state in
+            state.storeLatency[
+                StoreSeries(store: store, operation: operation), default: Histogram(bounds: Self.storeLatencyBuckets)
+            ].observe(seconds)
+        }
+    }
+
+    /// Counts one store call that threw a `StoreError`.
+    public func storeFailed(store: String, operation: String) {
+        state.withLock { $0.storeErrors[StoreSeries(store: store, operation: operation), default: 0] += 1 }
     }
 
     /// The exposition text at `now`.
@@ -118,20 +168,37 @@ public final class Metrics: Sendable {
         }
         header("auth_handler_request_duration_seconds", "histogram", "HTTP request latency, by route.")
         for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
-            let route = Self.label(route)
-            for (index, bound) in Self.latencyBuckets.enumerated() {
-                text +=
-                    "auth_handler_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} "
-                    + "\(histogram.buckets[index])\n"
-            }
-            text += "auth_handler_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(histogram.count)\n"
-            text += "auth_handler_request_duration_seconds_sum{route=\"\(route)\"} \(histogram.sum)\n"
-            text += "auth_handler_request_duration_seconds_count{route=\"\(route)\"} \(histogram.count)\n"
+            text += Self.render(
+                histogram, name: "auth_handler_request_duration_seconds", labels: "route=\"\(Self.label(route))\"")
         }
         header(
             "auth_handler_pending_sessions", "gauge", "Sign-ins this instance started that wait for the IdP's callback."
         )
         text += "auth_handler_pending_sessions \(pendingSessions)\n"
+        header(
+            "auth_handler_store_operation_seconds", "histogram",
+            "Session store call latency, failed calls included, by store kind and operation.")
+        for (series, histogram) in snapshot.storeLatency.sorted(by: { $0.key < $1.key }) {
+            text += Self.render(histogram, name: "auth_handler_store_operation_seconds", labels: series.labels)
+        }
+        header(
+            "auth_handler_store_errors_total", "counter",
+            "Session store calls that failed (the store was unavailable), by store kind and operation.")
+        for (series, value) in snapshot.storeErrors.sorted(by: { $0.key < $1.key }) {
+            text += "auth_handler_store_errors_total{\(series.labels)} \(value)\n"
+        }
+        return text
+    }
+
+    /// A histogram's `_bucket`, `_sum` and `_count` lines; `labels` are already escaped, without braces.
+    private static func render(_ histogram: Histogram, name: String, labels: String) -> String {
+        var text = ""
+        for (index, bound) in histogram.bounds.enumerated() {
+            text += "\(name)_bucket{\(labels),le=\"\(bound)\"} \(histogram.buckets[index])\n"
+        }
+        text += "\(name)_bucket{\(labels),le=\"+Inf\"} \(histogram.count)\n"
+        text += "\(name)_sum{\(labels)} \(histogram.sum)\n"
+        text += "\(name)_count{\(labels)} \(histogram.count)\n"
         return text
     }
 

@@ -151,7 +151,10 @@ public final class RunningService: Sendable {
         } catch {
             throw ServiceStartError(exitCode: .config, message: "cannot start the HTTP client: \(error)")
         }
-        let (store, sqlitePath) = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
+        let (bareStore, sqlitePath) = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
+        let metrics = Metrics()
+        let store = MeasuredSessionStore(
+            bareStore, store: storeKind(config.store, defaultKind: defaultStore).rawValue, metrics: metrics)
         let parts = try FlowParts(
             config: config, environment: environment, http: http, sqlitePath: sqlitePath, drawnStateKey: nil)
 
@@ -193,7 +196,7 @@ public final class RunningService: Sendable {
         }
         let baseURL = "http://\(server.addresses[0])"
         let kept = KeptParts(
-            config: config, store: store, sqlitePath: sqlitePath, http: http, log: log, metrics: Metrics(),
+            config: config, store: store, sqlitePath: sqlitePath, http: http, log: log, metrics: metrics,
             publicURL: config.publicURL.map { $0.absoluteString } ?? baseURL, onceSignIn: onceSignIn,
             adoptedSockets: adoptedSockets, drawnStateKey: parts.drawnStateKey)
         let flow = makeFlow(parts, config: config, kept: kept, baseURL: baseURL)
@@ -266,12 +269,16 @@ public final class RunningService: Sendable {
     /// Where the SQLite store lives when neither `store.path` nor `$STATE_DIRECTORY` says.
     static let defaultStateDirectory = "/var/lib/auth-handler"
 
+    /// The kind of store `makeStore` builds: `defaultKind` (`--once`'s memory) when the config names no SQLite file.
+    static func storeKind(_ config: StoreConfig, defaultKind: StoreConfig.Kind) -> StoreConfig.Kind {
+        config.path == nil && config.kind == .sqlite && defaultKind == .memory ? .memory : config.kind
+    }
+
     /// The store, and the SQLite file's path when it is one.
     static func makeStore(_ config: StoreConfig, defaultKind: StoreConfig.Kind, environment: SecretEnvironment)
         throws(ServiceStartError) -> (any SessionStore, sqlitePath: String?)
     {
-        let kind = config.path == nil && config.kind == .sqlite && defaultKind == .memory ? .memory : config.kind
-        switch kind {
+        switch storeKind(config, defaultKind: defaultKind) {
         case .memory:
             return (MemorySessionStore(), nil)
         case .sqlite:

@@ -1,0 +1,177 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AuthHandler
+
+struct ServiceMeasuredSessionStoreTests {
+    @Test func eachOperationsLatencyIsRecordedUnderItsOwnLabels() async throws {
+        let clock = ManualClock()
+        let fake = SlowSessionStore(clock: clock)
+        let metrics = Metrics()
+        let store = MeasuredSessionStore(fake, store: "redis", metrics: metrics, clock: clock)
+
+        fake.setLatency(.milliseconds(3))
+        #expect(try await store.recordUsedState(key: "s", expiresAt: Date()))
+        #expect(try await !store.recordUsedState(key: "s", expiresAt: Date()))
+        fake.setLatency(.milliseconds(300))
+        #expect(try await store.claimResult(code: "c", now: Date()) == .available([1]))
+        fake.setLatency(.microseconds(50))
+        #expect(await store.isHealthy())
+
+        let text = metrics.render()
+        let record = #"store="redis",operation="record_used_state""#
+        #expect(text.contains("auth_handler_store_operation_seconds_bucket{\(record),le=\"0.0025\"} 0\n"))
+        #expect(text.contains("auth_handler_store_operation_seconds_bucket{\(record),le=\"0.005\"} 2\n"))
+        #expect(text.contains("auth_handler_store_operation_seconds_bucket{\(record),le=\"+Inf\"} 2\n"))
+        #expect(text.contains("auth_handler_store_operation_seconds_sum{\(record)} 0.006\n"))
+        #expect(text.contains("auth_handler_store_operation_seconds_count{\(record)} 2\n"))
+        let claim = #"store="redis",operation="claim_result""#
+        #expect(text.contains("auth_handler_store_operation_seconds_bucket{\(claim),le=\"0.25\"} 0\n"))
+        #expect(text.contains("auth_handler_store_operation_seconds_bucket{\(claim),le=\"0.5\"} 1\n"))
+        #expect(text.contains("auth_handler_store_operation_seconds_sum{\(claim)} 0.3\n"))
+        let healthy = #"store="redis",operation="is_healthy""#
+        #expect(text.contains("auth_handler_store_operation_seconds_bucket{\(healthy),le=\"0.0001\"} 1\n"))
+        // Operations never called have no histogram, and none of these calls failed.
+        #expect(!text.contains(#"auth_handler_store_operation_seconds_count{store="redis",operation="sweep"}"#))
+        #expect(text.contains("auth_handler_store_errors_total{\(record)} 0\n"))
+        #expect(text.contains("# TYPE auth_handler_store_operation_seconds histogram\n"))
+        #expect(text.contains("# TYPE auth_handler_store_errors_total counter\n"))
+    }
+
+    @Test func aThrownStoreErrorIsCountedTimedAndPassedOn() async throws {
+        let clock = ManualClock()
+        let fake = SlowSessionStore(clock: clock)
+        let metrics = Metrics()
+        let store = MeasuredSessionStore(fake, store: "sqlite", metrics: metrics, clock: clock)
+        let failure = StoreError(.unavailable, detail: "disk I/O error")
+
+        fake.setLatency(.milliseconds(20))
+        fake.setFailure(failure)
+        await #expect(throws: failure) { try await store.insertResult(code: "c", payload: [1], expiresAt: Date()) }
+        await #expect(throws: failure) { try await store.insertResult(code: "d", payload: [1], expiresAt: Date()) }
+        await #expect(throws: failure) { try await store.deleteResult(code: "c") }
+        fake.setFailure(nil)
+        try await store.insertResult(code: "e", payload: [1], expiresAt: Date())
+
+        let text = metrics.render()
+        #expect(text.contains(#"auth_handler_store_errors_total{store="sqlite",operation="insert_result"} 2"# + "\n"))
+        #expect(text.contains(#"auth_handler_store_errors_total{store="sqlite",operation="delete_result"} 1"# + "\n"))
+        #expect(text.contains(#"auth_handler_store_errors_total{store="sqlite",operation="sweep"} 0"# + "\n"))
+        // Failed calls are timed too: three inserts, two of them failed.
+        #expect(
+            text.contains(#"auth_handler_store_operation_seconds_count{store="sqlite",operation="insert_result"} 3"#))
+        // An unhealthy store is not an error.
+        fake.setHealthy(false)
+        #expect(await !store.isHealthy())
+        let after = metrics.render()
+        #expect(after.contains(#"auth_handler_store_operation_seconds_count{store="sqlite",operation="is_healthy"} 1"#))
+        #expect(!after.contains(#"auth_handler_store_errors_total{store="sqlite",operation="is_healthy"}"#))
+    }
+
+    @Test func storeLabelsAreEscapedPerTheExpositionFormat() {
+        let metrics = Metrics()
+        metrics.observeStore(store: "a\"b\\c\nd", operation: "peek_result", seconds: 0.001)
+        metrics.storeFailed(store: "a\"b\\c\nd", operation: "peek_result")
+        let text = metrics.render()
+        let labels = #"store="a\"b\\c\nd",operation="peek_result""#
+        #expect(text.contains("auth_handler_store_operation_seconds_bucket{\(labels),le=\"0.001\"} 1\n"))
+        #expect(text.contains("auth_handler_store_operation_seconds_count{\(labels)} 1\n"))
+        #expect(text.contains("auth_handler_store_errors_total{\(labels)} 1\n"))
+    }
+
+    @Test func requestLatencyStillRendersAsBefore() {
+        let metrics = Metrics()
+        metrics.observe(route: "/__/auth/result", seconds: 0.02)
+        let text = metrics.render()
+        let route = #"route="/__/auth/result""#
+        #expect(text.contains("auth_handler_request_duration_seconds_bucket{\(route),le=\"0.01\"} 0\n"))
+        #expect(text.contains("auth_handler_request_duration_seconds_bucket{\(route),le=\"0.025\"} 1\n"))
+        #expect(text.contains("auth_handler_request_duration_seconds_bucket{\(route),le=\"+Inf\"} 1\n"))
+        #expect(text.contains("auth_handler_request_duration_seconds_sum{\(route)} 0.02\n"))
+    }
+}
+
+/// A monotonic clock the tests move by hand.
+private final class ManualClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let current = Mutex(Instant(offset: .zero))
+
+    var now: Instant { current.withLock { $0 } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    func advance(by duration: Duration) {
+        current.withLock { $0 = $0.advanced(by: duration) }
+    }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        current.withLock { $0 = max($0, deadline) }
+    }
+}
+
+/// A store whose every call takes `latency` on the manual clock and then throws `failure` when one is set; otherwise
+/// it answers like a store holding one available result.
+private final class SlowSessionStore: SessionStore {
+    private struct Behaviour {
+        var latency: Duration = .zero
+        var failure: StoreError?
+        var healthy = true
+        var usedStates: Set<String> = []
+    }
+
+    private let clock: ManualClock
+    private let behaviour = Mutex(Behaviour())
+
+    init(clock: ManualClock) {
+        self.clock = clock
+    }
+
+    func setLatency(_ latency: Duration) { behaviour.withLock { $0.latency = latency } }
+    func setFailure(_ failure: StoreError?) { behaviour.withLock { $0.failure = failure } }
+    func setHealthy(_ healthy: Bool) { behaviour.withLock { $0.healthy = healthy } }
+
+    /// Spends the latency, then throws the failure if any.
+    private func call() throws(StoreError) {
+        let (latency, failure) = behaviour.withLock { ($0.latency, $0.failure) }
+        clock.advance(by: latency)
+        if let failure { throw failure }
+    }
+
+    func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        try call()
+        return behaviour.withLock { $0.usedStates.insert(key).inserted }
+    }
+
+    func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) { try call() }
+
+    func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        try call()
+        return .available([1])
+    }
+
+    func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        try call()
+        return .available([1])
+    }
+
+    func releaseResult(code: String) async throws(StoreError) { try call() }
+
+    func deleteResult(code: String) async throws(StoreError) { try call() }
+
+    func sweep(now: Date) async throws(StoreError) -> Int {
+        try call()
+        return 0
+    }
+
+    func isHealthy() async -> Bool {
+        clock.advance(by: behaviour.withLock { $0.latency })
+        return behaviour.withLock { $0.healthy }
+    }
+}
