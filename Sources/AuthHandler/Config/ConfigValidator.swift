@@ -129,10 +129,7 @@ struct ConfigValidator {
             if let address = ListenAddress(parsing: text) {
                 addresses.append(address)
             } else {
-                fail(
-                    path.index(index),
-                    "\(Self.quote(text)) is not an address; expected HOST:PORT (127.0.0.1:8080) or [V6]:PORT ([::1]:8080)"
-                )
+                fail(path.index(index), "\(Self.quote(text)) is not a listen address; \(ListenAddress.expectedForm)")
             }
         }
         return addresses
