@@ -28,7 +28,7 @@ public final class FakeIdP: Sendable {
     ) throws -> FakeIdP {
         let state = try FakeIdPState(configuration: configuration)
         let router = FakeIdPRouter(state: state)
-        let server = try HTTPServer(listeningOn: [try HTTPListenAddress(host: host, port: port)]) { request in
+        let server = try HTTPServer(listeningOn: [ListenAddress(host: host, port: port)]) { request in
             await router.handle(request)
         }
         let address = server.addresses[0]

@@ -141,6 +141,7 @@ struct CLIParserTests {
         .init(arguments: ["check-config", "--once"], expects: "option '--once' does not apply to 'check-config'"),
         .init(arguments: ["demo", "--listen", "x"], expects: "does not apply to 'demo'"),
         .init(arguments: ["fake-idp", "--listen", "localhost"], expects: "'--listen' expects HOST:PORT"),
+        .init(arguments: ["fake-idp", "--listen", "myhost:9000"], expects: "use an IP address"),
         .init(arguments: ["help", "nothing"], expects: "unknown help topic"),
     ]
 

@@ -85,6 +85,14 @@ struct ConfigDecodingTests {
         #expect(config.trustedProxies.map(\.description) == ["127.0.0.1", "::1"])
     }
 
+    @Test func listenTakesIPLiteralsAndLocalhost() throws {
+        let report = ConfigFixture.report(
+            Data(#"{"listen": ["localhost:0", "10.0.0.11:8080", "[::]:8080"], "providers": {}}"#.utf8))
+        let config = try #require(report.config, "\(report.problems)")
+        #expect(config.listen.map(\.description) == ["localhost:0", "10.0.0.11:8080", "[::]:8080"])
+        #expect(config.listen.map(\.numericHost) == ["127.0.0.1", "10.0.0.11", "::"])
+    }
+
     @Test func missingKeysTakeTheDocumentedDefaults() throws {
         let report = ConfigFixture.report(Data(#"{"providers": {}}"#.utf8))
         let config = try #require(report.config)

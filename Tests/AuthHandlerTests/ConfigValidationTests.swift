@@ -26,6 +26,8 @@ struct ConfigValidationTests {
         .init(overrides: #"{"listen": ["127.0.0.1:80", "::1:80"]}"#, path: "listen[1]", expects: "[V6]:PORT"),
         .init(overrides: #"{"listen": ["127.0.0.1:65536"]}"#, path: "listen[0]", expects: "HOST:PORT"),
         .init(overrides: #"{"listen": []}"#, path: "listen", expects: "at least one"),
+        .init(overrides: #"{"listen": ["myhost:8080"]}"#, path: "listen[0]", expects: "use an IP address"),
+        .init(overrides: #"{"listen": ["[myhost]:8080"]}"#, path: "listen[0]", expects: "use an IP address"),
         .init(overrides: #"{"sessionTTLSeconds": 0}"#, path: "sessionTTLSeconds", expects: "positive whole number"),
         .init(overrides: #"{"resultTTLSeconds": -5}"#, path: "resultTTLSeconds", expects: "positive whole number"),
         .init(overrides: #"{"resultTTLSeconds": 1.5}"#, path: "resultTTLSeconds", expects: "positive whole number"),

@@ -142,7 +142,7 @@ extension HTTPServer {
 /// A listening socket on 127.0.0.1 that answers exactly one connection with `response`, verbatim, then closes.
 /// For responses `HTTPServer` would never produce (no Content-Length, close-delimited body).
 func httpTestOneShotServer(response: [UInt8]) throws -> UInt16 {
-    let fd = try HTTPListeningSocket.open(HTTPListenAddress("127.0.0.1:0"), backlog: 4)
+    let fd = try HTTPListeningSocket.open(ListenAddress("127.0.0.1:0"), backlog: 4)
     let port = try HTTPListeningSocket.boundAddress(of: fd).port
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     Thread {

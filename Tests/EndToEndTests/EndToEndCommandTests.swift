@@ -36,6 +36,38 @@ struct EndToEndCommandTests {
         #expect(missing.standardError.split(separator: "\n").count == 1)
     }
 
+    @Test("check-config and serve agree on listen: localhost:0 passes and binds, a host name is refused by both")
+    func checkConfigAndServeAgreeOnListenHosts() async throws {
+        try await withEndToEnd(settings: ["listen": #"["localhost:0"]"#]) { e2e in
+            #expect(e2e.daemonURL.hasPrefix("http://127.0.0.1:"), "localhost binds 127.0.0.1")
+            #expect(!e2e.daemonURL.hasSuffix(":0"))
+            #expect(try await e2e.get("\(e2e.daemonURL)/healthz").status == 200)
+            let accepted = try RunningAuthHandler(
+                ["check-config", "--config", e2e.directory.appendingPathComponent("config.json").path])
+            #expect(await accepted.exitCode() == 0, "\(accepted.standardOutput)\(accepted.standardError)")
+
+            // The same config but for a host name: both commands refuse it, naming the same path.
+            let named = e2e.directory.appendingPathComponent("named.json")
+            try Data(
+                EndToEnd.config(
+                    idp: e2e.idpURL, directory: e2e.directory, backend: .none,
+                    settings: ["listen": #"["myhost:8080"]"#]
+                ).utf8
+            ).write(to: named)
+            let checked = try RunningAuthHandler(["check-config", "--config", named.path])
+            #expect(await checked.exitCode() == 78)
+            let problems = checked.standardOutput.split(separator: "\n")
+            #expect(problems.count == 1, "\(checked.standardOutput)")
+            #expect(problems.first?.hasPrefix("listen[0]: ") == true, "\(checked.standardOutput)")
+            #expect(checked.standardOutput.contains("use an IP address"))
+            let served = try RunningAuthHandler(["serve", "--config", named.path])
+            #expect(await served.exitCode() == 78)
+            #expect(served.standardError.split(separator: "\n").count == 1, "\(served.standardError)")
+            #expect(served.standardError.contains("listen[0]"), "\(served.standardError)")
+            #expect(served.standardError.contains("use an IP address"), "\(served.standardError)")
+        }
+    }
+
     @Test("serve listens on IPv4 and IPv6 at once and logs both bound addresses")
     func servesIPv4AndIPv6() async throws {
         try await withEndToEnd(settings: ["listen": #"["127.0.0.1:0", "[::1]:0"]"#]) { e2e in

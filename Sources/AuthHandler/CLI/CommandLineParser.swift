@@ -52,7 +52,7 @@ public struct CommandLineParser: Sendable {
             if let text = seen.last(.listen) {
                 guard let address = ListenAddress(parsing: text) else {
                     throw CommandLineUsageError(
-                        "'--listen' expects HOST:PORT or [V6]:PORT, got '\(text)'; e.g. '--listen 127.0.0.1:9000'")
+                        "'--listen' expects HOST:PORT, got '\(text)'; \(ListenAddress.expectedForm)")
                 }
                 options.listen = address
             }

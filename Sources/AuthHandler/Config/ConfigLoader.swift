@@ -35,9 +35,9 @@ public struct ConfigLoader: Sendable {
         if let failure = ConfigJSONSyntax.firstError(in: Array(data)) {
             return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, failure.description)])
         }
-        let root: ConfigJSONValue
+        let root: JSONValue
         do {
-            root = try JSONDecoder().decode(ConfigJSONValue.self, from: data)
+            root = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, "invalid JSON: \(error)")])
         }

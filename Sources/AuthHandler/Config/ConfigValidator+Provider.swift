@@ -2,7 +2,7 @@ import Foundation
 
 extension ConfigValidator {
     /// Validates one entry of `providers`; nil when its protocol cannot be determined.
-    mutating func provider(id: String, value: ConfigJSONValue, at path: ConfigPath) -> ProviderConfig? {
+    mutating func provider(id: String, value: JSONValue, at path: ConfigPath) -> ProviderConfig? {
         let implied = ProviderConfig.impliedProtocol(forID: id)
         if implied == nil {
             let builtIns = ProviderConfig.builtInProtocols.keys.sorted().joined(separator: ", ")
@@ -104,7 +104,7 @@ extension ConfigValidator {
 
     /// Checks that a confidential client has a way to authenticate at the token endpoint.
     private mutating func clientAuthentication(
-        id: String, fields: [String: ConfigJSONValue], tokenEndpointAuth: ProviderConfig.TokenEndpointAuth?,
+        id: String, fields: [String: JSONValue], tokenEndpointAuth: ProviderConfig.TokenEndpointAuth?,
         at path: ConfigPath
     ) {
         let appleKeys = ["teamId", "keyId", "privateKey"]
@@ -139,7 +139,7 @@ extension ConfigValidator {
     }
 
     private mutating func endpoints(
-        _ value: ConfigJSONValue, protocolKind: ProviderConfig.ProtocolKind?, at path: ConfigPath
+        _ value: JSONValue, protocolKind: ProviderConfig.ProtocolKind?, at path: ConfigPath
     ) -> ProviderEndpoints {
         let allowed =
             protocolKind.map { ProviderEndpoints.keys(for: $0) }
@@ -153,7 +153,7 @@ extension ConfigValidator {
         return endpoints
     }
 
-    private mutating func scopes(_ value: ConfigJSONValue, at path: ConfigPath) -> [String]? {
+    private mutating func scopes(_ value: JSONValue, at path: ConfigPath) -> [String]? {
         guard case .array(let items) = value else {
             fail(path, "expected an array of scope strings, got \(value.typeName)")
             return nil

@@ -3,8 +3,8 @@ import Foundation
 extension ConfigValidator {
     /// The fields of an object, without null values; reports a non-object and every unknown key.
     mutating func object(
-        _ value: ConfigJSONValue, at path: ConfigPath, allowedKeys: [String]
-    ) -> [String: ConfigJSONValue]? {
+        _ value: JSONValue, at path: ConfigPath, allowedKeys: [String]
+    ) -> [String: JSONValue]? {
         guard case .object(let fields) = value else {
             fail(path, "expected an object, got \(value.typeName)")
             return nil
@@ -20,7 +20,7 @@ extension ConfigValidator {
     }
 
     /// A non-empty string, or nil after reporting why not.
-    mutating func string(_ value: ConfigJSONValue, at path: ConfigPath) -> String? {
+    mutating func string(_ value: JSONValue, at path: ConfigPath) -> String? {
         guard case .string(let text) = value else {
             fail(path, "expected a string, got \(value.typeName)")
             return nil
@@ -34,7 +34,7 @@ extension ConfigValidator {
 
     /// A whole number greater than zero, or nil after reporting why not.
     mutating func positiveInteger(
-        _ value: ConfigJSONValue, at path: ConfigPath, counting unit: String = "seconds"
+        _ value: JSONValue, at path: ConfigPath, counting unit: String = "seconds"
     ) -> Int? {
         let expected = "expected a positive whole number of \(unit)"
         switch value {
@@ -51,7 +51,7 @@ extension ConfigValidator {
     }
 
     /// `true` or `false`, or nil after reporting why not.
-    mutating func boolean(_ value: ConfigJSONValue, at path: ConfigPath) -> Bool? {
+    mutating func boolean(_ value: JSONValue, at path: ConfigPath) -> Bool? {
         guard case .bool(let flag) = value else {
             fail(path, "expected true or false, got \(value.typeName)")
             return nil
@@ -61,7 +61,7 @@ extension ConfigValidator {
 
     /// One of an enumeration's raw values, or nil after listing the accepted ones.
     mutating func enumeration<Value: RawRepresentable & CaseIterable>(
-        _ value: ConfigJSONValue, _ type: Value.Type, at path: ConfigPath
+        _ value: JSONValue, _ type: Value.Type, at path: ConfigPath
     ) -> Value? where Value.RawValue == String {
         let accepted = Value.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         guard case .string(let text) = value else {
@@ -76,7 +76,7 @@ extension ConfigValidator {
     }
 
     /// A provider or backend URL: `https`, or `http` on a loopback host.
-    mutating func endpointURL(_ value: ConfigJSONValue, at path: ConfigPath) -> URL? {
+    mutating func endpointURL(_ value: JSONValue, at path: ConfigPath) -> URL? {
         guard let text = string(value, at: path) else { return nil }
         let expected = "expected an https URL (http only on 127.0.0.1, [::1] or localhost)"
         guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
@@ -109,7 +109,7 @@ extension ConfigValidator {
     }
 
     /// A secret reference; checks that it resolves (without ever printing its value) when asked to.
-    mutating func secret(_ value: ConfigJSONValue, at path: ConfigPath) -> SecretReference? {
+    mutating func secret(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {
         let forms = "{\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}"
         let expected = "expected \(forms)"
         let reference: SecretReference

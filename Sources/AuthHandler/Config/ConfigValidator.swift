@@ -32,7 +32,7 @@ struct ConfigValidator {
     }
 
     /// Validates the whole document; the result holds defaults wherever a value was missing or bad.
-    mutating func validate(_ root: ConfigJSONValue) -> AuthHandlerConfig {
+    mutating func validate(_ root: JSONValue) -> AuthHandlerConfig {
         var config = AuthHandlerConfig()
         guard let fields = object(root, at: .root, allowedKeys: Self.topLevelKeys) else { return config }
         let path = ConfigPath.root
@@ -117,7 +117,7 @@ struct ConfigValidator {
     // MARK: - Top-level sections
 
     /// The addresses of `listen` or `opsListen`; nil when the value is not an array.
-    private mutating func listen(_ value: ConfigJSONValue, at path: ConfigPath) -> [ListenAddress]? {
+    private mutating func listen(_ value: JSONValue, at path: ConfigPath) -> [ListenAddress]? {
         guard case .array(let items) = value else {
             fail(path, "expected an array of \"HOST:PORT\" strings, got \(value.typeName)")
             return nil
@@ -129,10 +129,7 @@ struct ConfigValidator {
             if let address = ListenAddress(parsing: text) {
                 addresses.append(address)
             } else {
-                fail(
-                    path.index(index),
-                    "\(Self.quote(text)) is not an address; expected HOST:PORT (127.0.0.1:8080) or [V6]:PORT ([::1]:8080)"
-                )
+                fail(path.index(index), "\(Self.quote(text)) is not a listen address; \(ListenAddress.expectedForm)")
             }
         }
         return addresses
@@ -147,7 +144,7 @@ struct ConfigValidator {
         }
     }
 
-    private mutating func publicURL(_ value: ConfigJSONValue, at path: ConfigPath) -> URL? {
+    private mutating func publicURL(_ value: JSONValue, at path: ConfigPath) -> URL? {
         guard let text = string(value, at: path) else { return nil }
         let expected = "expected an absolute http(s) origin such as https://auth.example.com"
         guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
@@ -178,7 +175,7 @@ struct ConfigValidator {
         return normalized.url
     }
 
-    private mutating func store(_ value: ConfigJSONValue, at path: ConfigPath) -> StoreConfig {
+    private mutating func store(_ value: JSONValue, at path: ConfigPath) -> StoreConfig {
         var store = StoreConfig()
         guard let fields = object(value, at: path, allowedKeys: Self.storeKeys) else { return store }
         if let kindValue = fields["kind"],
@@ -227,7 +224,7 @@ struct ConfigValidator {
         return store
     }
 
-    private mutating func redirectURLs(_ value: ConfigJSONValue, at path: ConfigPath) -> [URL] {
+    private mutating func redirectURLs(_ value: JSONValue, at path: ConfigPath) -> [URL] {
         guard case .array(let items) = value else {
             fail(path, "expected an array of absolute URLs, got \(value.typeName)")
             return []
@@ -259,7 +256,7 @@ struct ConfigValidator {
         return urls
     }
 
-    private mutating func backend(_ value: ConfigJSONValue, at path: ConfigPath) -> BackendConfig {
+    private mutating func backend(_ value: JSONValue, at path: ConfigPath) -> BackendConfig {
         var backend = BackendConfig()
         guard let fields = object(value, at: path, allowedKeys: Self.backendKeys) else { return backend }
         if let kindValue = fields["kind"],
@@ -296,7 +293,7 @@ struct ConfigValidator {
         return backend
     }
 
-    private mutating func stateKey(_ value: ConfigJSONValue, at path: ConfigPath) -> SecretReference? {
+    private mutating func stateKey(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {
         guard let reference = secret(value, at: path) else { return nil }
         // An unresolvable reference was reported by secret(); only a value that was read is checked here.
         if resolvesSecrets, let key = try? reference.resolve(in: environment), StateKeyFormat.decode(key) == nil {
@@ -305,7 +302,7 @@ struct ConfigValidator {
         return reference
     }
 
-    private mutating func previousStateKeys(_ value: ConfigJSONValue, at path: ConfigPath) -> [SecretReference] {
+    private mutating func previousStateKeys(_ value: JSONValue, at path: ConfigPath) -> [SecretReference] {
         guard case .array(let items) = value else {
             fail(path, "expected an array of secret references, got \(value.typeName)")
             return []
@@ -313,7 +310,7 @@ struct ConfigValidator {
         return items.enumerated().compactMap { index, item in stateKey(item, at: path.index(index)) }
     }
 
-    private mutating func startRateLimit(_ value: ConfigJSONValue, at path: ConfigPath) -> StartRateLimit {
+    private mutating func startRateLimit(_ value: JSONValue, at path: ConfigPath) -> StartRateLimit {
         var limit = StartRateLimit.default
         guard let fields = object(value, at: path, allowedKeys: Self.startRateLimitKeys) else { return limit }
         if let perMinute = fields["perMinute"].flatMap({
@@ -327,7 +324,7 @@ struct ConfigValidator {
         return limit
     }
 
-    private mutating func trustedProxies(_ value: ConfigJSONValue, at path: ConfigPath) -> [IPAddressRange] {
+    private mutating func trustedProxies(_ value: JSONValue, at path: ConfigPath) -> [IPAddressRange] {
         guard case .array(let items) = value else {
             fail(path, "expected an array of IP addresses or CIDR blocks, got \(value.typeName)")
             return []
@@ -351,7 +348,7 @@ struct ConfigValidator {
         return ranges
     }
 
-    private mutating func providers(_ value: ConfigJSONValue, at path: ConfigPath) -> [String: ProviderConfig] {
+    private mutating func providers(_ value: JSONValue, at path: ConfigPath) -> [String: ProviderConfig] {
         guard case .object(let entries) = value else {
             fail(path, "expected an object of providers keyed by id, got \(value.typeName)")
             return [:]

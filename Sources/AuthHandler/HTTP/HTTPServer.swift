@@ -30,7 +30,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Where the server listens, with the real port when port 0 was asked for; in the order given.
-    public let addresses: [HTTPListenAddress]
+    public let addresses: [ListenAddress]
     private let core: HTTPListenerCore
     private let state: Mutex<State>
 
@@ -39,14 +39,14 @@ public final class HTTPServer: Sendable {
         listeningOn addresses: [String], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
         handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
-        var parsed: [HTTPListenAddress] = []
-        for address in addresses { parsed.append(try HTTPListenAddress(address)) }
+        var parsed: [ListenAddress] = []
+        for address in addresses { parsed.append(try ListenAddress(address)) }
         try self.init(listeningOn: parsed, configuration: configuration, handler: handler)
     }
 
     /// Binds `addresses` and starts serving with `handler`.
     public convenience init(
-        listeningOn addresses: [HTTPListenAddress], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        listeningOn addresses: [ListenAddress], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
         handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         guard !addresses.isEmpty else {
@@ -107,7 +107,7 @@ public final class HTTPServer: Sendable {
         // Retained for as long as any daemon may call back; released in `finishStop` after the last one stopped.
         let retained = Unmanaged.passRetained(core)
         var listeners: [Listener] = []
-        var addresses: [HTTPListenAddress] = []
+        var addresses: [ListenAddress] = []
         // `fds[..<handedOver]` belong to a started daemon or were closed by `startDaemon` failing; the rest are ours.
         var handedOver = 0
         do throws(HTTPServerError) {

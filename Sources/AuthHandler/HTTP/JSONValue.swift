@@ -1,10 +1,15 @@
 import Foundation
 
 /// Any JSON value, kept as received: provider profiles, ID-token claims and backend answers carry
-/// members we pass through (`profile.raw`) without a schema.
+/// members we pass through (`profile.raw`) without a schema, and the config is validated from it so that
+/// every problem is reported with its path.
+///
+/// A number written without a fraction or exponent that fits in 64 bits is `integer`, any other `number`, so that
+/// config validation can tell `600` from `1.5`; `integer(7)` and `number(7)` are equal, as they are in JSON.
 public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
+    case integer(Int64)
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -16,6 +21,8 @@ public enum JSONValue: Sendable, Hashable, Codable {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
@@ -32,6 +39,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
         case .number(let value):
             // Integers (ids, timestamps) are written without a fraction, as they were received.
             if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
@@ -42,6 +50,46 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
+        }
+    }
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let left), .bool(let right)): left == right
+        case (.integer(let left), .integer(let right)): left == right
+        case (.number(let left), .number(let right)): left == right
+        case (.integer(let left), .number(let right)), (.number(let right), .integer(let left)):
+            Int64(exactly: right) == left
+        case (.string(let left), .string(let right)): left == right
+        case (.array(let left), .array(let right)): left == right
+        case (.object(let left), .object(let right)): left == right
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let value): hasher.combine(value)
+        // Equal integers and numbers hash alike: `integer(7) == number(7)`.
+        case .integer(let value): hasher.combine(Double(value))
+        case .number(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .array(let value): hasher.combine(value)
+        case .object(let value): hasher.combine(value)
+        }
+    }
+
+    /// A short name of the value's JSON type, for messages such as "expected a string, got a number".
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
         }
     }
 
@@ -63,10 +111,13 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
-    /// The number value, or nil.
+    /// The number value (an integer as a `Double`), or nil.
     public var numberValue: Double? {
-        if case .number(let value) = self { return value }
-        return nil
+        switch self {
+        case .integer(let value): Double(value)
+        case .number(let value): value
+        default: nil
+        }
     }
 
     /// The bool value, or nil.
@@ -91,6 +142,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     public var identifierString: String? {
         switch self {
         case .string(let value): value
+        case .integer(let value): String(value)
         case .number(let value) where value.rounded() == value && abs(value) < 9_007_199_254_740_992:
             String(Int64(value))
         default: nil

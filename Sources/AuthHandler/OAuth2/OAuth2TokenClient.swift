@@ -134,7 +134,7 @@ public struct OAuth2TokenClient: Sendable {
     private static func seconds(_ value: JSONValue?) -> Int? {
         let number: Double?
         switch value {
-        case .number(let value): number = value
+        case .integer, .number: number = value?.numberValue
         case .string(let text): number = Double(text)
         default: number = nil
         }

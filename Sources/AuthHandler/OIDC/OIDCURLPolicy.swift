@@ -5,9 +5,6 @@ import Foundation
 /// HTTP-API.md §2.6 (the https rule): plain http is accepted only on `127.0.0.1`, `[::1]` and `localhost`, so that
 /// tests and local IdPs work while no code, token or key set ever crosses a network unencrypted.
 enum OIDCURLPolicy {
-    /// Hosts on which plain `http` is accepted (URLComponents reports `[::1]` without brackets).
-    static let loopbackHosts: Set<String> = ["127.0.0.1", "::1", "[::1]", "localhost"]
-
     /// Throws `insecureURL` unless `url` is an absolute https URL, or http on a loopback host, without
     /// user info or fragment.
     static func check(_ url: String, field: String) throws(OIDCError) {
@@ -24,7 +21,7 @@ enum OIDCURLPolicy {
         else { return false }
         switch scheme {
         case "https": return true
-        case "http": return loopbackHosts.contains(host)
+        case "http": return ListenAddress.isLoopback(host: host)
         default: return false
         }
     }

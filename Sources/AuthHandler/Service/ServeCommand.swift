@@ -172,7 +172,7 @@ public final class RunningService: Sendable {
             if let listenFDs, adoptedSockets {
                 server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
             } else {
-                server = try HTTPServer(listeningOn: httpAddresses(config.listen), handler: handler)
+                server = try HTTPServer(listeningOn: config.listen, handler: handler)
             }
         } catch {
             throw ServiceStartError(exitCode: .config, message: "cannot listen: \(error); check 'listen' in the config")
@@ -187,7 +187,7 @@ public final class RunningService: Sendable {
                 return await service.handleOperations(request)
             }
             do {
-                opsServer = try HTTPServer(listeningOn: httpAddresses(opsListen), handler: opsHandler)
+                opsServer = try HTTPServer(listeningOn: opsListen, handler: opsHandler)
             } catch {
                 await server.stop(gracePeriod: .zero)
                 throw ServiceStartError(
@@ -220,13 +220,6 @@ public final class RunningService: Sendable {
             ])
         return RunningService(
             baseURL: baseURL, service: service, server: server, opsServer: opsServer, sweeper: sweeper, kept: kept)
-    }
-
-    /// The config's addresses as the HTTP server binds them (`localhost` as `127.0.0.1`).
-    static func httpAddresses(_ addresses: [ListenAddress]) throws(HTTPServerError) -> [HTTPListenAddress] {
-        try addresses.map { address throws(HTTPServerError) in
-            try HTTPListenAddress(host: address.host == "localhost" ? "127.0.0.1" : address.host, port: address.port)
-        }
     }
 
     /// The flow `parts` and `config` describe, on the kept store, HTTP client and metrics; replacing `previous`, whose

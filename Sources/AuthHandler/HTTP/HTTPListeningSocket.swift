@@ -2,59 +2,10 @@
     import Glibc
 #endif
 
-/// A numeric listen address, `127.0.0.1:8080` or `[::1]:0` (port 0 picks a free port).
-public struct HTTPListenAddress: Sendable, Hashable, CustomStringConvertible {
-    /// The numeric host without brackets, e.g. `"::1"`.
-    public let host: String
-    public let port: UInt16
-    /// Whether `host` is an IPv6 address.
-    public let isIPv6: Bool
-
-    /// Parses `IPv4:port` or `[IPv6]:port`; host names are refused (a daemon binds numeric addresses).
-    public init(_ text: String) throws(HTTPServerError) {
-        let hostPart: Substring
-        let portPart: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                throw HTTPServerError(operation: "parse", subject: text, detail: "expected [IPv6]:port")
-            }
-            hostPart = text[text.index(after: text.startIndex)..<close]
-            portPart = text[text.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = text.lastIndex(of: ":") else {
-                throw HTTPServerError(operation: "parse", subject: text, detail: "expected IPv4:port or [IPv6]:port")
-            }
-            hostPart = text[..<colon]
-            portPart = text[text.index(after: colon)...]
-        }
-        guard let port = UInt16(portPart) else {
-            throw HTTPServerError(operation: "parse", subject: text, detail: "the port must be 0...65535")
-        }
-        try self.init(host: String(hostPart), port: port)
-    }
-
-    /// A listen address from a numeric host (IPv4 or IPv6, no brackets) and a port.
-    public init(host: String, port: UInt16) throws(HTTPServerError) {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 {
-            isIPv6 = false
-        } else if inet_pton(AF_INET6, host, &v6) == 1 {
-            isIPv6 = true
-        } else {
-            throw HTTPServerError(operation: "parse", subject: host, detail: "not a numeric IPv4 or IPv6 address")
-        }
-        self.host = host
-        self.port = port
-    }
-
-    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
-}
-
 /// Socket plumbing for listening sockets: bind, listen and read back the bound address.
 enum HTTPListeningSocket {
     /// A new non-blocking, close-on-exec TCP socket bound to `address` and listening.
-    static func open(_ address: HTTPListenAddress, backlog: Int32) throws(HTTPServerError) -> Int32 {
+    static func open(_ address: ListenAddress, backlog: Int32) throws(HTTPServerError) -> Int32 {
         let subject = address.description
         let family = address.isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -91,7 +42,7 @@ enum HTTPListeningSocket {
     }
 
     /// The address a listening socket is bound to (`getsockname`), which reveals the port chosen for port 0.
-    static func boundAddress(of fd: Int32) throws(HTTPServerError) -> HTTPListenAddress {
+    static func boundAddress(of fd: Int32) throws(HTTPServerError) -> ListenAddress {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = withUnsafeMutablePointer(to: &storage) {
@@ -105,13 +56,17 @@ enum HTTPListeningSocket {
         return address
     }
 
-    private static func bind(_ fd: Int32, _ address: HTTPListenAddress) throws(HTTPServerError) {
+    private static func bind(_ fd: Int32, _ address: ListenAddress) throws(HTTPServerError) {
         let result: Int32
+        let host = address.numericHost
         if address.isIPv6 {
             var socketAddress = sockaddr_in6()
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = address.port.bigEndian
-            inet_pton(AF_INET6, address.host, &socketAddress.sin6_addr)
+            guard inet_pton(AF_INET6, host, &socketAddress.sin6_addr) == 1 else {
+                throw HTTPServerError(
+                    operation: "bind", subject: address.description, detail: ListenAddress.expectedForm)
+            }
             result = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
@@ -121,7 +76,10 @@ enum HTTPListeningSocket {
             var socketAddress = sockaddr_in()
             socketAddress.sin_family = sa_family_t(AF_INET)
             socketAddress.sin_port = address.port.bigEndian
-            inet_pton(AF_INET, address.host, &socketAddress.sin_addr)
+            guard inet_pton(AF_INET, host, &socketAddress.sin_addr) == 1 else {
+                throw HTTPServerError(
+                    operation: "bind", subject: address.description, detail: ListenAddress.expectedForm)
+            }
             result = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -132,21 +90,21 @@ enum HTTPListeningSocket {
     }
 }
 
-/// Conversion of a C socket address to `HTTPListenAddress`.
+/// Conversion of a C socket address to `ListenAddress`.
 enum HTTPSocketAddress {
     /// Describes an IPv4 or IPv6 `sockaddr`; nil for other families.
-    static func describe(_ pointer: UnsafeRawPointer) -> HTTPListenAddress? {
+    static func describe(_ pointer: UnsafeRawPointer) -> ListenAddress? {
         let family = Int32(pointer.load(as: sockaddr.self).sa_family)
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         switch family {
         case AF_INET:
             var address = pointer.load(as: sockaddr_in.self)
             guard inet_ntop(AF_INET, &address.sin_addr, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-            return try? HTTPListenAddress(host: hostString(buffer), port: UInt16(bigEndian: address.sin_port))
+            return ListenAddress(host: hostString(buffer), port: UInt16(bigEndian: address.sin_port))
         case AF_INET6:
             var address = pointer.load(as: sockaddr_in6.self)
             guard inet_ntop(AF_INET6, &address.sin6_addr, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-            return try? HTTPListenAddress(host: hostString(buffer), port: UInt16(bigEndian: address.sin6_port))
+            return ListenAddress(host: hostString(buffer), port: UInt16(bigEndian: address.sin6_port))
         default:
             return nil
         }
