@@ -5,7 +5,7 @@ extension ConfigValidator {
     mutating func provider(id: String, value: ConfigJSONValue, at path: ConfigPath) -> ProviderConfig? {
         let implied = ProviderConfig.impliedProtocol(forID: id)
         if implied == nil {
-            let builtIns = ProviderConfig.builtInProtocols.keys.sorted().joined(separator: ", ")
+            let builtIns = BuiltInProvider.ids.joined(separator: ", ")
             fail(
                 path, "unknown provider id; expected a built-in id (\(builtIns)) or oidc.NAME, oauth2.NAME, oauth1.NAME"
             )
@@ -21,7 +21,8 @@ extension ConfigValidator {
                 path.key("protocol"),
                 "\"\(explicit.rawValue)\" does not match the id; \(id) uses \"\(implied.rawValue)\"")
         }
-        let isBuiltIn = ProviderConfig.isBuiltIn(id)
+        let builtIn = BuiltInProvider.named(id)
+        let isBuiltIn = builtIn != nil
         if !isBuiltIn, implied != nil, fields["protocol"] == nil, let implied {
             fail(path.key("protocol"), "required for custom provider ids; expected \"\(implied.rawValue)\"")
         }
@@ -50,9 +51,10 @@ extension ConfigValidator {
             enumeration($0, ProviderConfig.ResponseMode.self, at: path.key("responseMode"))
         }
 
-        if id != "apple.com" {
+        if builtIn?.signsES256ClientSecret != true {
+            let signers = BuiltInProvider.es256ClientSecretIDs.joined(separator: ", ")
             for key in ["teamId", "keyId", "privateKey"] where fields[key] != nil {
-                fail(path.key(key), "only apple.com uses \(key) (to sign its client secret); remove it")
+                fail(path.key(key), "only \(signers) uses \(key) (to sign its client secret); remove it")
             }
         }
         guard let kind else { return nil }
@@ -93,22 +95,24 @@ extension ConfigValidator {
                         because: "required for an OIDC provider without issuer; set issuer (discovery) or this")
                 }
             }
-            // Left nil when not written: the provider's own default applies (client_secret_basic, or
-            // client_secret_post for Apple, Facebook and GitHub, whose token endpoints document only that).
+            // Left nil when not written: the registry applies the provider's own default (client_secret_basic,
+            // or client_secret_post where the catalogue says its token endpoint documents only that).
             provider.tokenEndpointAuth = tokenEndpointAuth
-            provider.responseMode = responseMode ?? (id == "apple.com" ? .formPost : .query)
-            clientAuthentication(id: id, fields: fields, tokenEndpointAuth: provider.tokenEndpointAuth, at: path)
+            provider.responseMode = responseMode ?? builtIn?.responseMode ?? .query
+            clientAuthentication(
+                builtIn: builtIn, fields: fields, tokenEndpointAuth: provider.tokenEndpointAuth, at: path)
         }
         return provider
     }
 
     /// Checks that a confidential client has a way to authenticate at the token endpoint.
     private mutating func clientAuthentication(
-        id: String, fields: [String: ConfigJSONValue], tokenEndpointAuth: ProviderConfig.TokenEndpointAuth?,
-        at path: ConfigPath
+        builtIn: BuiltInProvider?, fields: [String: ConfigJSONValue],
+        tokenEndpointAuth: ProviderConfig.TokenEndpointAuth?, at path: ConfigPath
     ) {
         let appleKeys = ["teamId", "keyId", "privateKey"]
-        if id == "apple.com", appleKeys.contains(where: { fields[$0] != nil }) {
+        let signs = builtIn?.signsES256ClientSecret == true
+        if signs, appleKeys.contains(where: { fields[$0] != nil }) {
             for key in appleKeys where fields[key] == nil {
                 fail(
                     path.key(key), "required with the other Sign in with Apple key settings (teamId, keyId, privateKey)"
@@ -121,9 +125,9 @@ extension ConfigValidator {
             }
             return
         }
-        let hasAppleKey = id == "apple.com" && appleKeys.allSatisfy { fields[$0] != nil }
+        let hasAppleKey = signs && appleKeys.allSatisfy { fields[$0] != nil }
         if fields["clientSecret"] == nil && !hasAppleKey {
-            let alternative = id == "apple.com" ? ", or teamId, keyId and privateKey," : ""
+            let alternative = signs ? ", or teamId, keyId and privateKey," : ""
             fail(
                 path.key("clientSecret"),
                 "required\(alternative) unless tokenEndpointAuth is \"none\"; expected a secret reference")
