@@ -95,9 +95,10 @@ struct ProviderRegistryTests {
             let keys = ProviderEndpoints.keys(for: provider.protocolKind)
             let set = keys.filter { provider.endpoints.url(forKey: $0) != nil }
             #expect(set.count >= 2, "\(provider.id)")
-            #expect(ProviderConfig.builtInProtocols[provider.id] == provider.protocolKind)
+            #expect(ProviderConfig.impliedProtocol(forID: provider.id) == provider.protocolKind)
+            #expect(ProviderConfig.isBuiltIn(provider.id))
         }
-        #expect(BuiltInProvider.all.count == ProviderConfig.builtInProtocols.count)
+        #expect(Set(BuiltInProvider.ids).count == BuiltInProvider.all.count)
     }
 
     @Test func endpointOverridesReplaceDefaults() throws {

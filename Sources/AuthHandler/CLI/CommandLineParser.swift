@@ -176,7 +176,7 @@ public struct CommandLineParser: Sendable {
                 "'--once' needs '--provider ID'; e.g. 'auth-handler --once --provider google.com'")
         }
         guard let kind = ProviderConfig.impliedProtocol(forID: providerID) else {
-            let builtIns = ProviderConfig.builtInProtocols.keys.sorted().joined(separator: ", ")
+            let builtIns = BuiltInProvider.ids.joined(separator: ", ")
             throw CommandLineUsageError(
                 "unknown provider '\(providerID)'; expected one of \(builtIns), or oidc.NAME, oauth2.NAME, oauth1.NAME")
         }

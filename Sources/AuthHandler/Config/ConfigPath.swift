@@ -1,4 +1,4 @@
-/// The location of a value inside a config file, printed as `providers["google.com"].clientSecret.file`.
+/// The location of a value inside a config file, printed as `providers["oidc.corp"].clientSecret.file`.
 public struct ConfigPath: Sendable, Hashable, CustomStringConvertible {
     /// One step from a container to a value inside it.
     public enum Component: Sendable, Hashable {

@@ -2,6 +2,6 @@
 public enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// `level=info event=signin.start provider=google.com ...`, one logfmt line per event.
     case logfmt
-    /// One JSON object per line: `{"level":"info","event":"signin.start","provider":"google.com",...}`.
+    /// One JSON object per line: `{"level":"info","event":"signin.start","provider":"oidc.corp",...}`.
     case json
 }

@@ -32,20 +32,10 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
         case formPost = "form_post"
     }
 
-    /// The built-in provider ids and the protocol each speaks.
-    public static let builtInProtocols: [String: ProtocolKind] = [
-        "twitter.com": .oauth1,
-        "google.com": .oidc,
-        "facebook.com": .oauth2,
-        "github.com": .oauth2,
-        "microsoft.com": .oidc,
-        "apple.com": .oidc,
-    ]
-
-    /// The protocol a provider id implies: built-in ids by name, custom ids (`oidc.NAME`, `oauth2.NAME`,
+    /// The protocol a provider id implies: built-in ids by their ``BuiltInProvider`` entry, custom ids (`oidc.NAME`, `oauth2.NAME`,
     /// `oauth1.NAME`) by prefix; nil for an id of neither form.
     public static func impliedProtocol(forID id: String) -> ProtocolKind? {
-        if let kind = builtInProtocols[id] { return kind }
+        if let builtIn = BuiltInProvider.named(id) { return builtIn.protocolKind }
         guard let dot = id.firstIndex(of: ".") else { return nil }
         let name = id[id.index(after: dot)...]
         guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
@@ -54,7 +44,7 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
     }
 
     /// Whether `id` names a built-in provider (which has default endpoints).
-    public static func isBuiltIn(_ id: String) -> Bool { builtInProtocols[id] != nil }
+    public static func isBuiltIn(_ id: String) -> Bool { BuiltInProvider.named(id) != nil }
 
     /// The protocol; implied by the id when not written.
     public var protocolKind: ProtocolKind
@@ -64,7 +54,7 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
     public var consumerSecret: SecretReference?
     /// OAuth 2 / OIDC client id.
     public var clientId: String?
-    /// OAuth 2 / OIDC client secret (for Apple, optional when teamId/keyId/privateKey are given).
+    /// OAuth 2 / OIDC client secret (optional when teamId/keyId/privateKey sign one, for Apple).
     public var clientSecret: SecretReference?
     /// OIDC issuer, used for discovery and `iss` checks.
     public var issuer: URL?
@@ -76,7 +66,7 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
     public var signatureMethod: SignatureMethod?
     /// Token endpoint client authentication (`client_secret_basic` by default); nil for OAuth 1.0a.
     public var tokenEndpointAuth: TokenEndpointAuth?
-    /// Authorization response mode (`query` by default, `form_post` for apple.com); nil for OAuth 1.0a.
+    /// Authorization response mode (the built-in provider's, else `query`); nil for OAuth 1.0a.
     public var responseMode: ResponseMode?
     /// Apple: the developer team id, for signing the client-secret JWT.
     public var teamId: String?

@@ -1,7 +1,11 @@
 import Foundation
 
-/// The defaults of a built-in provider id (HTTP-API.md §2.6): real endpoints, scopes, issuer, ID-token
-/// algorithm, profile mapping. Any `endpoints` key in the configuration replaces the default.
+/// The provider catalogue: one entry per built-in provider id (HTTP-API.md §2.6) with its protocol, real
+/// endpoints, scopes, issuer, ID-token algorithm, response mode, profile mapping and quirks.
+///
+/// Config validation, ``ProviderRegistry`` and profile mapping read these entries; no other file names a
+/// built-in id. Adding a provider is adding an entry here. Any `endpoints` key in the configuration
+/// replaces the default.
 public struct BuiltInProvider: Sendable {
     /// The Facebook Graph API version in the default URLs (v26.0, released 2026-07-29; see
     /// https://developers.facebook.com/docs/graph-api/changelog/versions/).
@@ -20,6 +24,9 @@ public struct BuiltInProvider: Sendable {
     public let responseMode: ProviderConfig.ResponseMode?
     /// Whether the provider documents only form-body client credentials at its token endpoint.
     public let requiresClientSecretPost: Bool
+    /// Whether the client secret may instead be an ES256 JWT signed from `teamId`, `keyId` and `privateKey`
+    /// (``AppleClientSecret``); only such providers accept those three settings.
+    public let signsES256ClientSecret: Bool
 
     /// The built-in defaults for `id`, or nil for a custom id.
     public static func named(_ id: String) -> BuiltInProvider? {
@@ -29,7 +36,14 @@ public struct BuiltInProvider: Sendable {
     /// Every built-in provider.
     public static let all: [BuiltInProvider] = [twitter, google, microsoft, apple, facebook, github]
 
-    /// Twitter (X) OAuth 1.0a; `oauth/authenticate` signs in an already-authorized user without a prompt.
+    /// The built-in provider ids, sorted.
+    public static var ids: [String] { all.map(\.id).sorted() }
+
+    /// The ids of the providers whose client secret may be an ES256 JWT, sorted.
+    public static var es256ClientSecretIDs: [String] { all.filter(\.signsES256ClientSecret).map(\.id).sorted() }
+
+    /// Twitter (X) OAuth 1.0a; `oauth/authenticate` signs in an already-authorized user without a prompt,
+    /// and the `.twitter` profile mapping reads `verify_credentials` (``ProfileMapper/twitter(_:accessTokenFields:)``).
     public static let twitter = BuiltInProvider(
         id: "twitter.com", protocolKind: .oauth1,
         endpoints: ProviderEndpoints(
@@ -39,7 +53,7 @@ public struct BuiltInProvider: Sendable {
             profile: url(
                 "https://api.twitter.com/1.1/account/verify_credentials.json?include_email=true&skip_status=true")),
         scopes: [], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [], profileMapping: .twitter,
-        responseMode: nil, requiresClientSecretPost: false)
+        responseMode: nil, requiresClientSecretPost: false, signsES256ClientSecret: false)
 
     /// Google, from https://accounts.google.com/.well-known/openid-configuration.
     public static let google = BuiltInProvider(
@@ -51,7 +65,7 @@ public struct BuiltInProvider: Sendable {
             jwks: url("https://www.googleapis.com/oauth2/v3/certs")),
         scopes: ["openid", "email", "profile"], issuer: .exact("https://accounts.google.com"),
         discoveryIssuer: url("https://accounts.google.com"), idTokenAlgorithms: [.rs256], profileMapping: .oidc,
-        responseMode: .query, requiresClientSecretPost: false)
+        responseMode: .query, requiresClientSecretPost: false, signsES256ClientSecret: false)
 
     /// Microsoft identity platform v2.0, `common` tenant: tokens carry their tenant's issuer.
     public static let microsoft = BuiltInProvider(
@@ -64,10 +78,11 @@ public struct BuiltInProvider: Sendable {
         scopes: ["openid", "email", "profile"],
         issuer: .tenantTemplate("https://login.microsoftonline.com/{tenantid}/v2.0"),
         discoveryIssuer: url("https://login.microsoftonline.com/common/v2.0"), idTokenAlgorithms: [.rs256],
-        profileMapping: .oidc, responseMode: .query, requiresClientSecretPost: false)
+        profileMapping: .oidc, responseMode: .query, requiresClientSecretPost: false, signsES256ClientSecret: false)
 
     /// Sign in with Apple: `form_post` (required when name or email is requested), no userinfo endpoint,
-    /// and a token endpoint that takes the client secret in the body only.
+    /// a token endpoint that takes the client secret in the body only, and a client secret that may be
+    /// an ES256 JWT signed with the developer's key.
     public static let apple = BuiltInProvider(
         id: "apple.com", protocolKind: .oidc,
         endpoints: ProviderEndpoints(
@@ -75,7 +90,7 @@ public struct BuiltInProvider: Sendable {
             token: url("https://appleid.apple.com/auth/token"), jwks: url("https://appleid.apple.com/auth/keys")),
         scopes: ["name", "email"], issuer: .exact("https://appleid.apple.com"),
         discoveryIssuer: url("https://appleid.apple.com"), idTokenAlgorithms: [.rs256], profileMapping: .oidc,
-        responseMode: .formPost, requiresClientSecretPost: true)
+        responseMode: .formPost, requiresClientSecretPost: true, signsES256ClientSecret: true)
 
     /// Facebook Login (manual flow) and the Graph API `/me`.
     public static let facebook = BuiltInProvider(
@@ -85,16 +100,17 @@ public struct BuiltInProvider: Sendable {
             token: url("https://graph.facebook.com/\(facebookGraphVersion)/oauth/access_token"),
             userInfo: url("https://graph.facebook.com/\(facebookGraphVersion)/me?fields=id,name,email")),
         scopes: ["email", "public_profile"], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [],
-        profileMapping: .facebook, responseMode: .query, requiresClientSecretPost: true)
+        profileMapping: .facebook, responseMode: .query, requiresClientSecretPost: true, signsES256ClientSecret: false)
 
-    /// GitHub OAuth apps; the e-mail comes from `/user/emails` (``ProviderDescriptor/emailsEndpoint``).
+    /// GitHub OAuth apps; the `.github` profile mapping makes the verified-e-mail call to `/user/emails`
+    /// (``ProviderDescriptor/emailsEndpoint``).
     public static let github = BuiltInProvider(
         id: "github.com", protocolKind: .oauth2,
         endpoints: ProviderEndpoints(
             authorization: url("https://github.com/login/oauth/authorize"),
             token: url("https://github.com/login/oauth/access_token"), userInfo: url("https://api.github.com/user")),
         scopes: ["read:user", "user:email"], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [],
-        profileMapping: .github, responseMode: .query, requiresClientSecretPost: true)
+        profileMapping: .github, responseMode: .query, requiresClientSecretPost: true, signsES256ClientSecret: false)
 
     /// A literal URL of this file; nil only for a typo, which the built-in provider tests catch.
     private static func url(_ string: String) -> URL? { URL(string: string) }

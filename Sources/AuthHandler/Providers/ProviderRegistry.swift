@@ -44,7 +44,10 @@ private struct DescriptorBuilder {
     let config: ProviderConfig
     let environment: SecretEnvironment
     let now: @Sendable () -> Date
+    /// The catalogue entry whose defaults apply: nil for a custom id, or a built-in id set to another protocol.
     let builtIn: BuiltInProvider?
+    /// Whether the catalogue lets this id sign an ES256 client secret (whatever protocol is configured).
+    let signsES256ClientSecret: Bool
     var problems: [ProviderRegistryError.Problem] = []
 
     init(id: String, config: ProviderConfig, environment: SecretEnvironment, now: @escaping @Sendable () -> Date) {
@@ -52,7 +55,9 @@ private struct DescriptorBuilder {
         self.config = config
         self.environment = environment
         self.now = now
-        builtIn = BuiltInProvider.named(id).flatMap { $0.protocolKind == config.protocolKind ? $0 : nil }
+        let entry = BuiltInProvider.named(id)
+        builtIn = entry.flatMap { $0.protocolKind == config.protocolKind ? $0 : nil }
+        signsES256ClientSecret = entry?.signsES256ClientSecret == true
     }
 
     mutating func build() -> ProviderDescriptor? {
@@ -72,7 +77,7 @@ private struct DescriptorBuilder {
         return ProviderDescriptor(
             id: id, protocolKind: .oauth1, isBuiltIn: builtIn != nil, endpoints: endpoints,
             defaultScopes: config.scopes ?? builtIn?.scopes ?? [], clientID: key, clientSecret: .fixed(secret),
-            signatureMethod: method, profileMapping: .twitter)
+            signatureMethod: method, profileMapping: builtIn?.profileMapping ?? .twitter)
     }
 
     private mutating func oauth2() -> ProviderDescriptor? {
@@ -113,16 +118,17 @@ private struct DescriptorBuilder {
             profileMapping: builtIn?.profileMapping ?? (isOIDC ? .oidc : .oauth2UserInfo))
     }
 
-    /// The configured client secret, or for Apple one generated from teamId, keyId and privateKey.
+    /// The configured client secret, or where the catalogue allows it (Apple) one generated from teamId,
+    /// keyId and privateKey.
     private mutating func clientSecret(clientID: String?) -> ClientSecretSource? {
         if config.clientSecret != nil {
             return resolve(config.clientSecret, key: "clientSecret").map(ClientSecretSource.fixed)
         }
-        guard id == "apple.com", let teamID = config.teamId, let keyID = config.keyId, config.privateKey != nil
+        guard signsES256ClientSecret, let teamID = config.teamId, let keyID = config.keyId, config.privateKey != nil
         else {
             problem(
                 "clientSecret",
-                id == "apple.com"
+                signsES256ClientSecret
                     ? "required, or teamId, keyId and privateKey to generate it; expected a secret reference"
                     : "required unless tokenEndpointAuth is \"none\"; expected a secret reference")
             return nil
