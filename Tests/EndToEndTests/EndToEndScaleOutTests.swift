@@ -143,6 +143,10 @@ struct EndToEndScaleOutTests {
 
             await cluster.redis.stop()
             #expect(try await cluster.readiness() == [503, 503])
+            // With the reason, for the operator.
+            let ready = try await browser.client.send(HTTPRequest(method: "GET", url: a + "/readyz"))
+            #expect(ready.text.hasPrefix("session store unavailable: "), "\(ready.text)")
+            #expect(ready.text.count > "session store unavailable: ".count + 5, "\(ready.text)")
             let refused = try await browser.deliver(callback, to: b, accept: "application/json")
             EndToEndRefusalTests.expectError(refused, status: 503, code: "unavailable")
             #expect(refused.headers["Retry-After"].flatMap { Int($0) }.map { $0 > 0 } == true, "\(refused.headers)")

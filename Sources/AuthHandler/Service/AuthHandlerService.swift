@@ -189,8 +189,9 @@ public final class AuthHandlerService: Sendable {
         if draining.load(ordering: .relaxed) {
             return ResponseRendering.secured(.text("draining\n", status: 503))
         }
-        guard await store.isHealthy() else {
-            return ResponseRendering.secured(.text("session store unavailable\n", status: 503))
+        if let problem = await store.healthProblem() {
+            // The library's reason (e.g. "connect to unix:/run/redis.sock: Connection refused"), for the operator.
+            return ResponseRendering.secured(.text("session store unavailable: \(problem)\n", status: 503))
         }
         return ResponseRendering.secured(.text("ready\n"))
     }

@@ -71,10 +71,14 @@ public struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == D
 
     /// Timed too (a Redis store's probe is a round trip); an unhealthy answer is not an error.
     public func isHealthy() async -> Bool {
+        await healthProblem() == nil
+    }
+
+    public func healthProblem() async -> String? {
         let began = clock.now
-        let healthy = await base.isHealthy()
+        let problem = await base.healthProblem()
         record(.isHealthy, since: began)
-        return healthy
+        return problem
     }
 
     private func measure<T>(

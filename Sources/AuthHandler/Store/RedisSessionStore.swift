@@ -120,7 +120,16 @@ public final class RedisSessionStore: SessionStore {
     public func sweep(now: Date) async throws(StoreError) -> Int { 0 }
 
     public func isHealthy() async -> Bool {
-        (try? await run("PING", ["PING"])) == .status("PONG")
+        await healthProblem() == nil
+    }
+
+    public func healthProblem() async -> String? {
+        do {
+            let reply = try await run("PING", ["PING"])
+            return reply == .status("PONG") ? nil : "PING got an unexpected reply"
+        } catch {
+            return error.detail
+        }
     }
 
     // MARK: - Commands

@@ -35,6 +35,16 @@ public protocol SessionStore: Sendable {
 
     /// Whether the store can serve (for `/readyz`).
     func isHealthy() async -> Bool
+
+    /// Why the store cannot serve, for `/readyz` and operators (the library's own reason, never a key or payload); nil
+    /// when it can.
+    func healthProblem() async -> String?
+}
+
+extension SessionStore {
+    public func healthProblem() async -> String? {
+        await isHealthy() ? nil : "the store does not answer"
+    }
 }
 
 /// A result looked up by its code.
