@@ -52,9 +52,11 @@ struct StoreRedisTests {
     @Test func keysExpireByRedisClock() async throws {
         try await withRedisServer { server in
             let store = try RedisSessionStore(address: server.address)
-            #expect(try await store.recordUsedState(key: "state-1", expiresAt: Date() + 0.3))
+            // Two seconds: long enough that a loaded machine does not let a key expire between two calls that must
+            // both see it, short enough to wait for.
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: Date() + 2))
             #expect(try await !store.recordUsedState(key: "state-1", expiresAt: Date() + 60))
-            try await store.insertResult(code: "code-1", payload: storeBytes("r"), expiresAt: Date() + 0.3)
+            try await store.insertResult(code: "code-1", payload: storeBytes("r"), expiresAt: Date() + 2)
             #expect(try await store.claimResult(code: "code-1", now: Date()) == .available(storeBytes("r")))
             // The claim lasts exactly as long as the result (HTTP-API.md §3.3: a claim never lapses while the result
             // could be redeemed again).
@@ -227,12 +229,12 @@ struct StoreRedisTests {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Waits (at most 5 s, looking every 20 ms) until Redis has expired `key`.
+    /// Waits (at most 10 s, looking every 20 ms) until Redis has expired `key`.
     private static func waitUntilGone(_ key: String, on server: RedisTestServer) async throws {
-        for _ in 0..<250 {
+        for _ in 0..<500 {
             if try server.command(["EXISTS", key]) == .integer(0) { return }
             try await Task.sleep(for: .milliseconds(20))
         }
-        Issue.record("\(key) did not expire within 5 s")
+        Issue.record("\(key) did not expire within 10 s")
     }
 }
