@@ -68,16 +68,16 @@ format:
 
 ## The whole suite: dependencies, formatting, unit, process, end-to-end and real-browser tests, then the packaging
 ## test (a static release build, so the first run adds a few minutes).
-## The Swift tests run in four runs: the HTTP layer's tests assert timing (200 concurrent requests in under 2 s, keep-alive,
-## idle time-outs) and must not share the two cores' cooperative threads with CPU-bound crypto tests
+## The Swift tests run in four runs: the HTTP layer's tests and the Redis store's time-outs assert timing
+## (200 concurrent requests in under 2 s, keep-alive, idle time-outs, a hung Redis) and must not share the two cores' cooperative threads with CPU-bound crypto tests
 ## (RSA key generation) or with the end-to-end tests' processes. Each run has a hard time limit, so a
 ## hung test fails the run instead of stalling CI.
 TEST_TIME_LIMIT ?= 900
 TEST = timeout --signal=KILL $(TEST_TIME_LIMIT) $(SWIFT) test --skip-build
 test: deps lint
 	$(SWIFT) build --build-tests
-	$(TEST) --filter 'AuthHandlerTests\.HTTP'
-	$(TEST) --filter AuthHandlerTests --skip 'AuthHandlerTests\.HTTP'
+	$(TEST) --filter 'AuthHandlerTests\.(HTTP|StoreRedis)'
+	$(TEST) --filter AuthHandlerTests --skip 'AuthHandlerTests\.(HTTP|StoreRedis)'
 	$(TEST) --filter FakeIdPTests
 	$(TEST) --filter EndToEndTests
 	$(BROWSER_TEST)
