@@ -1,5 +1,15 @@
-# Helpers shared by bench/listener.sh, bench/start.sh and bench/signin.sh; sourced, not run. The caller sets `work`
-# (a temp directory), `seconds` and the array `pids`, and traps EXIT to kill "${pids[@]}".
+# Helpers shared by bench/listener.sh, bench/start.sh and bench/signin.sh; sourced, not run. The caller sets
+# `seconds`. Sourcing makes `work` (a temporary directory) and the array `pids`, and traps EXIT to kill every pid in
+# it and remove the directory.
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
 
 # wrk's summary as `RPS P99`: `Requests/sec: N` and the 99% line of --latency. Fails loudly when any answer
 # was not 2xx/3xx: a benchmark of error pages measures nothing. Socket errors are reported, not fatal.

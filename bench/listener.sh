@@ -4,14 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-3}
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 source bench/lib.sh
 
 start_server ours "listening on " ${BENCH_BIN_DIR:-.build/release}/auth-handler-bench serve-302

@@ -10,14 +10,6 @@ cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-3}
 concurrency=${BENCH_SIGNIN_CONCURRENCY:-32}
 binary=${BENCH_BIN_DIR:-.build/release}/auth-handler
-work=$(mktemp -d)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
 source bench/lib.sh
 
 [[ -x $binary ]] || { echo "signin bench: $binary is not built (swift build -c release)" >&2; exit 1; }

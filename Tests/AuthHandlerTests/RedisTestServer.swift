@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandler
@@ -110,24 +111,4 @@ func withRedisServer<T>(
         try await server.start()
         return try await body(server)
     }
-}
-
-/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed). Redis cannot be told to
-/// bind port 0 and report it (`--port 0` disables TCP), so this is the one small race the TCP test accepts.
-func freeLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw TestRedisError("socket failed: errno \(errno)") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-            bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-        }
-    }
-    guard bound else { throw TestRedisError("bind/getsockname on 127.0.0.1:0 failed: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
 }

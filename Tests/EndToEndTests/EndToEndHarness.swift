@@ -20,7 +20,7 @@ final class EndToEnd: Sendable {
     let daemonURL: String
     let browser: HTTPClient
     /// The browser's cookies for the daemon (name → value), as Set-Cookie left them.
-    let cookieJar = Mutex<[String: String]>([:])
+    let cookieJar = CookieJar()
 
     /// Which sign-in backend the daemon hands credentials to.
     enum Backend {
@@ -205,26 +205,13 @@ final class EndToEnd: Sendable {
         if toDaemon, !freshBrowser, let cookie = cookieHeader() { request.headers.set(name: "Cookie", value: cookie) }
         let response = try await browser.send(request)
         if toDaemon, !freshBrowser {
-            for setCookie in response.headers.values(for: "Set-Cookie") { store(setCookie: setCookie) }
+            for setCookie in response.headers.values(for: "Set-Cookie") { cookieJar.store(setCookie: setCookie) }
         }
         return response
     }
 
     /// The `Cookie` header this browser sends the daemon; nil with an empty jar.
-    func cookieHeader() -> String? {
-        let pairs = cookieJar.withLock { jar in jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
-        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
-    }
-
-    /// Keeps (or, for `Max-Age=0`, drops) the cookie of one `Set-Cookie` value.
-    func store(setCookie: String) {
-        let parts = setCookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
-        let name = String(pair[..<equals])
-        let value = String(pair[pair.index(after: equals)...])
-        let expired = parts.contains { $0.lowercased() == "max-age=0" }
-        cookieJar.withLock { $0[name] = expired || value.isEmpty ? nil : value }
-    }
+    func cookieHeader() -> String? { cookieJar.header() }
 
     /// One step of a browser walk: every response the handler emitted on the way, and where it ended.
     struct Walk {

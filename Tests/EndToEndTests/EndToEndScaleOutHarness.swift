@@ -170,7 +170,7 @@ final class ScaleOutBrowser: Sendable {
     let client: HTTPClient
     let frontURL: String
     let idpURL: String
-    let jar = Mutex<[String: String]>([:])
+    let jar = CookieJar()
 
     init(client: HTTPClient, frontURL: String, idpURL: String) {
         self.client = client
@@ -204,7 +204,7 @@ final class ScaleOutBrowser: Sendable {
         if toHandler, let cookie = cookieHeader() { request.headers.set(name: "Cookie", value: cookie) }
         let response = try await client.send(request)
         if toHandler {
-            for setCookie in response.headers.values(for: "Set-Cookie") { store(setCookie: setCookie) }
+            for setCookie in response.headers.values(for: "Set-Cookie") { jar.store(setCookie: setCookie) }
         }
         return response
     }
@@ -222,20 +222,7 @@ final class ScaleOutBrowser: Sendable {
             HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
     }
 
-    func cookieHeader() -> String? {
-        let pairs = jar.withLock { jar in jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
-        return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
-    }
-
-    /// Keeps (or, for `Max-Age=0`, drops) the cookie of one `Set-Cookie` value.
-    func store(setCookie: String) {
-        let parts = setCookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
-        let name = String(pair[..<equals])
-        let value = String(pair[pair.index(after: equals)...])
-        let expired = parts.contains { $0.lowercased() == "max-age=0" }
-        jar.withLock { $0[name] = expired || value.isEmpty ? nil : value }
-    }
+    func cookieHeader() -> String? { jar.header() }
 
     /// Starts a sign-in at `origin` (default: `frontURL`) as `user`, auto-approved at the fake IdP, and follows the
     /// browser to the IdP's callback, which it does not deliver.
@@ -334,21 +321,9 @@ final class ServerProcess: @unchecked Sendable {
             statusSink.finish()
         }
         try process.run()
-        let (lines, lineSink) = AsyncStream<String>.makeStream()
         let output = self.output
-        let handle = pipe.fileHandleForReading
-        // A blocking read on a thread of our own, as `RunningAuthHandler` does (and for the same reason).
-        Thread.detachNewThread {
-            var buffer: [UInt8] = []
-            while let chunk = readSome(handle) {
-                output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-                buffer.append(contentsOf: chunk)
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    lineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
-                    buffer.removeSubrange(...newline)
-                }
-            }
-            lineSink.finish()
+        let lines = readLines(pipe.fileHandleForReading) { chunk in
+            output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
         }
         self.process = process
         self.lines = lines
@@ -527,24 +502,4 @@ final class ScaleOutNginx: Sendable {
     }
 
     func stop() async { await server.kill() }
-}
-
-/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed), for nginx, which cannot
-/// report a port 0 it bound.
-func freeLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw TestProcessError("socket failed: errno \(errno)") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-            bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-        }
-    }
-    guard bound else { throw TestProcessError("bind/getsockname on 127.0.0.1:0 failed: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
 }

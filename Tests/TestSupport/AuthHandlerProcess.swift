@@ -86,38 +86,11 @@ public final class RunningAuthHandler: @unchecked Sendable {
             statusSink.finish()
         }
         try process.run()
-        // Why threads and not `readabilityHandler`: on Linux its dispatch source can outlive the pipe's
-        // descriptor and crash libdispatch's event loop; a blocking read on a thread of our own cannot.
-        let (lines, lineSink) = AsyncStream<String>.makeStream()
         let output = self.output
-        let outputHandle = outputPipe.fileHandleForReading
-        Thread.detachNewThread {
-            var buffer: [UInt8] = []
-            while let chunk = readSome(outputHandle) {
-                output.append(Data(chunk))
-                buffer.append(contentsOf: chunk)
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    lineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
-                    buffer.removeSubrange(...newline)
-                }
-            }
-            lineSink.finish()
-        }
+        let lines = readLines(outputPipe.fileHandleForReading) { output.append(Data($0)) }
         let errors = self.errors
         let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
-        let (stderrLines, stderrLineSink) = AsyncStream<String>.makeStream()
-        let errorHandle = errorPipe.fileHandleForReading
-        Thread.detachNewThread {
-            var buffer: [UInt8] = []
-            while let chunk = readSome(errorHandle) {
-                errors.append(Data(chunk))
-                buffer.append(contentsOf: chunk)
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    stderrLineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
-                    buffer.removeSubrange(...newline)
-                }
-            }
-            stderrLineSink.finish()
+        let stderrLines = readLines(errorPipe.fileHandleForReading, collect: { errors.append(Data($0)) }) {
             errorSink.finish()
         }
         self.process = process
@@ -211,4 +184,30 @@ public func readSome(_ handle: FileHandle) -> [UInt8]? {
         if count < 0, errno == EINTR { continue }
         return nil
     }
+}
+
+/// Reads `handle` on a thread of its own until end of file: every chunk goes to `collect`, each complete line to the
+/// returned stream, and `closed` runs at the end.
+///
+/// Why a thread and not `readabilityHandler`: on Linux its dispatch source can outlive the pipe's descriptor and crash
+/// libdispatch's event loop; a blocking read on a thread of our own cannot.
+public func readLines(
+    _ handle: FileHandle, collect: @escaping @Sendable ([UInt8]) -> Void,
+    closed: @escaping @Sendable () -> Void = {}
+) -> AsyncStream<String> {
+    let (lines, lineSink) = AsyncStream<String>.makeStream()
+    Thread.detachNewThread {
+        var buffer: [UInt8] = []
+        while let chunk = readSome(handle) {
+            collect(chunk)
+            buffer.append(contentsOf: chunk)
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                lineSink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
+                buffer.removeSubrange(...newline)
+            }
+        }
+        lineSink.finish()
+        closed()
+    }
+    return lines
 }
