@@ -15,7 +15,7 @@ public enum WebhookSignature {
 
     /// The `X-Auth-Handler-Signature` value for `body` sent at `timestamp` (Unix seconds, as sent).
     public static func sign(secret: String, timestamp: String, body: [UInt8]) throws(CryptoError) -> String {
-        prefix + lowercaseHex(try mac(secret: secret, timestamp: timestamp, body: body))
+        prefix + Hex.lowercase(try mac(secret: secret, timestamp: timestamp, body: body))
     }
 
     /// Checks a received request: `header` must be `sha256=` and the MAC of `timestamp + "." + body`, and
@@ -71,17 +71,6 @@ public enum WebhookSignature {
             return nil
         }
         return Int64(text)
-    }
-
-    static func lowercaseHex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Bytes of an even-length hexadecimal string (either case), or nil.

@@ -158,18 +158,7 @@ public final class RedisSessionStore: SessionStore {
     /// `<prefix><kind>:<hex SHA-256 of key>`.
     private func key(_ kind: String, _ secret: String) throws(StoreError) -> [UInt8] {
         let digest = try StoreKeyDigest.of(secret)
-        return Array((keyPrefix + kind + ":" + Self.hex(digest)).utf8)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return Array((keyPrefix + kind + ":" + Hex.lowercase(digest)).utf8)
     }
 
     /// Unix time in milliseconds for `PXAT`, rounded up so a key never expires before `date`; at least 1.
