@@ -106,9 +106,20 @@ func withRedisServer<T>(
     password: String? = nil, tcp: Bool = false, _ body: (RedisTestServer) async throws -> T
 ) async throws -> T {
     try await withStoreTemporaryDirectory { directory in
-        let server = RedisTestServer(directory: directory, password: password, port: tcp ? try freeLoopbackPort() : nil)
-        defer { server.stop() }
-        try await server.start()
-        return try await body(server)
+        // A free TCP port may be taken by another test between choosing and binding it: then choose again.
+        var attempt = 1
+        while true {
+            let server = RedisTestServer(
+                directory: directory, password: password, port: tcp ? try freeLoopbackPort() : nil)
+            defer { server.stop() }
+            do {
+                try await server.start()
+            } catch {
+                guard tcp, attempt < 3 else { throw error }
+                attempt += 1
+                continue
+            }
+            return try await body(server)
+        }
     }
 }

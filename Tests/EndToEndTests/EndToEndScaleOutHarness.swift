@@ -437,7 +437,7 @@ final class ScaleOutNginx: Sendable {
 
     private init(server: ServerProcess) { self.server = server }
 
-    static func configuration(port: Int, upstreams: [String], directory: String) -> String {
+    static func configuration(port: Int, upstreams: [String], directory: String, readyToken: String) -> String {
         let servers = upstreams.map { "        server \($0.replacingOccurrences(of: "http://", with: ""));" }
         return """
             daemon off;
@@ -459,6 +459,8 @@ final class ScaleOutNginx: Sendable {
                 }
                 server {
                     listen 127.0.0.1:\(port);
+                    # Readiness: only this nginx knows the token, so another program that took the port cannot pass.
+                    location = /nginx-ready { return 200 "\(readyToken)"; }
                     location / {
                         proxy_pass http://auth_handler;
                         proxy_set_header Host $http_host;
@@ -478,16 +480,23 @@ final class ScaleOutNginx: Sendable {
             throw TestProcessError("no port in \(frontURL)")
         }
         let config = directory.appendingPathComponent("nginx.conf")
-        try Data(configuration(port: port, upstreams: upstreams, directory: directory.path).utf8).write(to: config)
+        let readyToken = UUID().uuidString
+        try Data(
+            configuration(port: port, upstreams: upstreams, directory: directory.path, readyToken: readyToken).utf8
+        ).write(to: config)
         let errorLog = directory.appendingPathComponent("nginx-error.log")
         try? FileManager.default.removeItem(at: errorLog)
         // -e: the error log before the config is read (else nginx tries /var/log/nginx/error.log first).
         let server = try ServerProcess(
             executable, ["-c", config.path, "-p", directory.path + "/", "-e", errorLog.path], package: "nginx-light")
         let client = try HTTPClient()
-        // nginx says nothing when it is ready: ask through it, a bounded number of times, until an instance answers.
+        // nginx says nothing when it is ready: ask it, a bounded number of times, until it answers with its own token
+        // (a program that took the port between our choosing and nginx's binding answers otherwise, or not at all)
+        // and an instance answers through it.
         for _ in 0..<500 {
-            if let response = try? await client.send(HTTPRequest(method: "GET", url: frontURL + "/healthz")),
+            if let ready = try? await client.send(HTTPRequest(method: "GET", url: frontURL + "/nginx-ready")),
+                ready.status == 200, ready.text == readyToken, server.isRunning,
+                let response = try? await client.send(HTTPRequest(method: "GET", url: frontURL + "/healthz")),
                 response.status == 200
             {
                 return ScaleOutNginx(server: server)
