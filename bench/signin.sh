@@ -1,34 +1,75 @@
 #!/usr/bin/env bash
-# Complete sign-ins per second (start → fake IdP auto-approve → callback → redeem, bench/signin_driver.py) against
-# the release daemon: one instance on SQLite, one on Redis, and two on Redis behind nginx (round robin). The
-# driver's own ceiling is the same walk against nginx answering every step with a canned 302/200.
+# Complete sign-ins per second (start → fake IdP auto-approve → callback → redeem) against the release daemon,
+# driven by the compiled driver (`auth-handler-bench signin`, our libcurl multi client) with the fake IdP's token
+# endpoint delayed (BENCH_TOKEN_DELAY_MS, default 100 ms, queued through its control API) and
+# BENCH_SIGNIN_CONCURRENCY (default 200) flows at once: one instance on the memory store, one on SQLite, one on
+# Redis, and two on Redis behind nginx (round robin). The driver's own ceiling is the same walk against nginx
+# answering every step with a canned 302/303/200.
 # Every server listens on 127.0.0.1 and is started and stopped here; redis-server listens on a Unix socket,
-# without persistence. Prints `NAME SIGNINS_PER_S P99 DRIVER_CPU_CORES COMPLETED` for ceiling, sqlite, redis,
-# redis-2. Needs redis-server, nginx and /usr/bin/python3 (make bench installs them).
+# without persistence. For each run it prints
+#   NAME SIGNINS_PER_S P50 P99 ERRORS COMPLETED DRIVER_CORES HANDLER_MS_PER_SIGNIN IDP_MS_PER_SIGNIN HANDLER_CORES
+# where the CPU figures come from /proc/PID/stat (utime + stime) before and after the run: the handler's CPU time
+# per completed sign-in (both instances together for redis-2), the fake IdP's, and the handler's cores in use.
+# A failed sign-in is counted, reported on stderr, and fails the script at the end.
+# Needs redis-server and nginx (make bench installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-3}
-concurrency=${BENCH_SIGNIN_CONCURRENCY:-32}
-binary=${BENCH_BIN_DIR:-.build/release}/auth-handler
+concurrency=${BENCH_SIGNIN_CONCURRENCY:-200}
+token_delay=${BENCH_TOKEN_DELAY_MS:-100}
+bin_dir=${BENCH_BIN_DIR:-.build/release}
+binary=$bin_dir/auth-handler
+driver=$bin_dir/auth-handler-bench
 source bench/lib.sh
 
-[[ -x $binary ]] || { echo "signin bench: $binary is not built (swift build -c release)" >&2; exit 1; }
+for program in "$binary" "$driver"; do
+    [[ -x $program ]] || { echo "signin bench: $program is not built (swift build -c release)" >&2; exit 1; }
+done
 
 redirect=http://127.0.0.1/app
 
-# drive NAME START_URL: the driver's line for NAME; a failed sign-in ends the whole benchmark.
+# cpu_ticks PID...: the processes' user + system CPU time so far, in clock ticks (proc(5), fields 14 and 15).
+cpu_ticks() {
+    local total=0 pid
+    for pid in "$@"; do
+        # The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+        total=$((total + $(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}')))
+    done
+    echo "$total"
+}
+
+# drive NAME START_URL [PID...]: the driver's line for NAME, then the CPU figures of the PIDs (the handler
+# instances) and of the fake IdP. Failed sign-ins are reported on stderr and fail the script at the end.
 drive() {
-    local name=$1 url=$2 line
-    if ! line=$(/usr/bin/python3 bench/signin_driver.py --seconds "$seconds" --concurrency "$concurrency" \
-        "$url/__/auth/handler?providerId=google.com" "$redirect"); then
-        echo "signin bench: $name: a sign-in failed (above); the numbers would be worthless" >&2
+    local name=$1 url=$2 line handler_before handler_after idp_before idp_after hz
+    shift 2
+    hz=$(getconf CLK_TCK)
+    handler_before=$(cpu_ticks "$@") idp_before=$(cpu_ticks "${idp_pid:-$$}")
+    if ! line=$("$driver" signin "$url/__/auth/handler?providerId=google.com" "$redirect" \
+        --seconds "$seconds" --concurrency "$concurrency" 2>"$work/$name.driver-errors"); then
+        echo "signin bench: $name: the driver failed:" >&2
+        cat "$work/$name.driver-errors" >&2
         for log in "$work"/*.err; do
             [[ -s $log ]] && { echo "--- $log" >&2; tail -n 5 "$log" >&2; }
         done
         exit 1
     fi
-    echo "$name $line"
+    handler_after=$(cpu_ticks "$@") idp_after=$(cpu_ticks "${idp_pid:-$$}")
+    if [[ $(awk '{print $4}' <<<"$line") != 0 ]]; then
+        echo "signin bench: $name: $(awk '{print $4}' <<<"$line") sign-ins failed, e.g.:" >&2
+        cat "$work/$name.driver-errors" >&2
+        failed_runs+=("$name")
+    fi
+    if (($# == 0)); then
+        echo "$name $line n/a n/a n/a"
+        return
+    fi
+    awk -v line="$line" -v name="$name" -v h=$((handler_after - handler_before)) -v i=$((idp_after - idp_before)) \
+        -v hz="$hz" -v s="$seconds" 'BEGIN {
+            split(line, f, " "); n = f[5] > 0 ? f[5] : 1
+            printf "%s %s %.3f %.3f %.2f\n", name, line, h / hz * 1000 / n, i / hz * 1000 / n, h / hz / s }'
 }
+failed_runs=()
 
 # The driver's ceiling: nginx plays handler, IdP and redemption with canned answers.
 port=$(free_port)
@@ -48,6 +89,11 @@ kill "${pids[-1]}"
 
 start_server fake-idp "fake-idp listening on " "$binary" fake-idp --listen 127.0.0.1:0
 idp=$started_url
+idp_pid=${pids[-2]} # the last pid is its stdout drain
+# Every token call waits BENCH_TOKEN_DELAY_MS, as a real IdP's would: the control API's `delay`, queued for all calls.
+curl -sS --fail -o /dev/null -X POST -H 'Content-Type: application/json' \
+    --data "{\"endpoint\": \"oidc/token\", \"kind\": \"delay\", \"delayMs\": $token_delay, \"count\": 100000000}" \
+    "$idp/__fake/failures"
 printf 'fake-client-secret' >"$work/client-secret"
 # Every instance must open the cookies the others sealed: one shared, random stateKey (docs/CONFIG.md).
 head -c 32 /dev/urandom | basenc --base64url | tr -d '=\n' >"$work/state-key"
@@ -84,13 +130,17 @@ JSON
     daemon_pid=${pids[-2]} # the last pid is its stdout drain
 }
 
+start_daemon memory '{"kind": "memory"}'
+drive memory "$started_url" "$daemon_pid"
+kill "$daemon_pid"
+
 start_daemon sqlite "{\"kind\": \"sqlite\", \"path\": \"$work/state.sqlite\"}"
-drive sqlite "$started_url"
+drive sqlite "$started_url" "$daemon_pid"
 kill "$daemon_pid"
 
 redis_store="{\"kind\": \"redis\", \"url\": \"unix:$redis_socket\"}"
 start_daemon redis "$redis_store"
-drive redis "$started_url"
+drive redis "$started_url" "$daemon_pid"
 kill "$daemon_pid"
 
 # Two instances behind nginx: both send the IdP back to nginx (publicURL), which may pick either for any step.
@@ -115,5 +165,9 @@ start_nginx_with balancer "$port" "
             proxy_set_header Host \$http_host;
         }
     }"
-drive redis-2 "http://127.0.0.1:$port"
+drive redis-2 "http://127.0.0.1:$port" "$first_pid" "$second_pid"
 kill "$first_pid" "$second_pid"
+if ((${#failed_runs[@]})); then
+    echo "signin bench: sign-ins failed in: ${failed_runs[*]}; the numbers above are not a clean run" >&2
+    exit 1
+fi

@@ -56,6 +56,18 @@ if arguments.first == "serve-302" {
     while true { try await Task.sleep(for: .seconds(3600)) }
 }
 
+// `idle`: a Foundation program doing nothing, the reference for the daemon's idle footprint (bench/footprint.py).
+if arguments.first == "idle" {
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    while true { try await Task.sleep(for: .seconds(3600)) }
+}
+
+// `signin START_URL REDIRECT_URL …`: the compiled complete-sign-in driver (bench/signin.sh).
+if arguments.first == "signin" {
+    try await SignInDriver.run(Array(arguments.dropFirst()))
+    exit(0)
+}
+
 let seconds = arguments.first.flatMap(Double.init) ?? 2.0
 
 // Twitter's "Creating a signature" request: the same one bench/oauthlib_sign.py signs.
