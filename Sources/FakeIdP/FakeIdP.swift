@@ -28,7 +28,13 @@ public final class FakeIdP: Sendable {
     ) throws -> FakeIdP {
         let state = try FakeIdPState(configuration: configuration)
         let router = FakeIdPRouter(state: state)
-        let server = try HTTPServer(listeningOn: [ListenAddress(host: host, port: port)]) { request in
+        // Every client of a fake IdP is on loopback, one address: the browser, the handler's token calls, a test's
+        // or benchmark's hundreds of flows. A per-address connection limit would refuse them, so there is none.
+        var serverConfiguration = HTTPServerConfiguration()
+        serverConfiguration.perIPConnectionLimit = 0
+        let server = try HTTPServer(
+            listeningOn: [ListenAddress(host: host, port: port)], configuration: serverConfiguration
+        ) { request in
             await router.handle(request)
         }
         let address = server.addresses[0]

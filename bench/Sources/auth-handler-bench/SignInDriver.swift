@@ -154,7 +154,13 @@ struct SignInDriver {
         guard let back = done.headers["Location"], back.hasPrefix(redirectURL + "?"),
             let code = (try? FormURLEncoding.decode(String(back.dropFirst(redirectURL.count + 1))))?
                 .first(where: { $0.name == "code" })?.value
-        else { throw StepFailed(description: "callback: no code for the app") }
+        else {
+            // The app's redirect carries `error=` instead of a code (docs/HTTP-API.md §3.2): name it (never a code).
+            let query = done.headers["Location"].flatMap { $0.split(separator: "?", maxSplits: 1).last }.map(
+                String.init)
+            let error = query.flatMap { try? FormURLEncoding.decode($0) }?.first { $0.name == "error" }?.value
+            throw StepFailed(description: "callback: no code for the app, error=\(error ?? "none")")
+        }
         let origin = startURL.components(separatedBy: "/__/auth/handler")[0]
         let redemption = try await step(
             "redeem",
