@@ -3,7 +3,7 @@ SWIFT ?= swift
 BINARY = .build/debug/auth-handler
 SWIFT_SOURCES = Package.swift Sources Tests
 
-.PHONY: all deps build release install install-files deb package-test demo test browser-test lint format bench clean
+.PHONY: all deps build release install install-files deb package-test demo test browser-test lint format bench soak clean
 
 all: build
 
@@ -95,6 +95,15 @@ browser-test: build
 bench:
 	@scripts/install-deps.sh bench
 	bench/run
+
+## SOAK_SECONDS (default 600) of mixed traffic against the release daemon (bench/soak.py): sign-ins over every
+## protocol, IdP failures, replays and floods; writes bench/soak.md and the RSS plot bench/soak-rss.svg, and fails
+## when any answer was unexpected.
+SOAK_SECONDS ?= 600
+soak:
+	@scripts/install-deps.sh bench
+	$(SWIFT) build -c release --static-swift-stdlib --product auth-handler
+	/usr/bin/python3 bench/soak.py --seconds $(SOAK_SECONDS)
 
 clean:
 	rm -rf .build auth-handler_*.deb
