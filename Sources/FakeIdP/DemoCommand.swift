@@ -85,14 +85,7 @@ public enum DemoCommand {
                 }
                 let verifier = request.queryItems.first(named: "eventId").flatMap { verifiers[$0] } ?? ""
                 let redemption = try? await browser.send(
-                    HTTPRequest(
-                        method: "POST", url: "\(handler)/__/auth/result",
-                        headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                        body: Array(
-                            FormURLEncoding.encode([
-                                URLFormField(name: "code", value: code),
-                                URLFormField(name: "verifier", value: verifier),
-                            ]).utf8)))
+                    redemptionRequest(handler: handler, code: code, verifier: verifier))
                 let text = redemption.map { String(decoding: $0.body, as: UTF8.self) } ?? "redemption failed"
                 return .html(
                     "<!doctype html><h1>Signed in</h1><p>The demo app redeemed its result code:</p><pre>"
@@ -105,14 +98,8 @@ public enum DemoCommand {
         for provider in ["google.com", "twitter.com"] {
             let eventID = "demo-\(provider)"
             let challenge = (try? PKCE.challenge(forVerifier: verifiers[eventID] ?? "")) ?? ""
-            let url =
-                "\(handler)/__/auth/handler?"
-                + FormURLEncoding.encode([
-                    URLFormField(name: "providerId", value: provider),
-                    URLFormField(name: "redirectUrl", value: redirect),
-                    URLFormField(name: "eventId", value: eventID),
-                    URLFormField(name: "resultChallenge", value: challenge),
-                ])
+            let url = startURL(
+                handler: handler, provider: provider, redirect: redirect, eventID: eventID, challenge: challenge)
             context.output.line("sign in by hand with \(provider) (users alice, bob, conflict, mfa, deny): \(url)")
         }
         context.output.line("press Ctrl-C to stop")
@@ -129,15 +116,9 @@ public enum DemoCommand {
         let eventID = "demo-\(provider)"
         // The app's proof for redemption: it keeps the verifier and sends only its SHA-256 (HTTP-API.md §3.3).
         let verifier = try PKCE.makeVerifier()
-        let start =
-            "\(handler)/__/auth/handler?"
-            + FormURLEncoding.encode([
-                URLFormField(name: "providerId", value: provider),
-                URLFormField(name: "redirectUrl", value: appRedirectURL),
-                URLFormField(name: "eventId", value: eventID),
-                URLFormField(name: "customParameters", value: custom),
-                URLFormField(name: "resultChallenge", value: try PKCE.challenge(forVerifier: verifier)),
-            ])
+        let start = startURL(
+            handler: handler, provider: provider, redirect: appRedirectURL, eventID: eventID,
+            challenge: try PKCE.challenge(forVerifier: verifier), customParameters: custom)
         // handler → IdP (302) → handler callback (302 from the auto-approving IdP) → app (303). Like a browser, the
         // demo carries the handler's cookie (the sealed pending sign-in) from the start to the callback.
         var url = start
@@ -170,14 +151,7 @@ public enum DemoCommand {
             throw DemoError("\(error): \(back.first(named: "error_description") ?? "")")
         }
         guard let code = back.first(named: "code") else { throw DemoError("no result code in the redirect") }
-        let redemption = try await browser.send(
-            HTTPRequest(
-                method: "POST", url: "\(handler)/__/auth/result",
-                headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                body: Array(
-                    FormURLEncoding.encode([
-                        URLFormField(name: "code", value: code), URLFormField(name: "verifier", value: verifier),
-                    ]).utf8)))
+        let redemption = try await browser.send(redemptionRequest(handler: handler, code: code, verifier: verifier))
         guard redemption.status == 200, let result = JSONValue.parse(redemption.body) else {
             throw DemoError("redemption answered HTTP \(redemption.status)")
         }
@@ -188,6 +162,30 @@ public enum DemoCommand {
             + "(\(profile?["displayName"]?.stringValue ?? "?"), \(profile?["email"]?.stringValue ?? "no e-mail")); "
             + "backend localId \(signIn?["localId"]?.stringValue ?? "?"), "
             + "isNewUser \(signIn?["isNewUser"]?.boolValue.map(String.init) ?? "?"), eventId \(eventID)"
+    }
+
+    /// The app's link that starts a sign-in (HTTP-API.md §3.1).
+    static func startURL(
+        handler: String, provider: String, redirect: String, eventID: String, challenge: String,
+        customParameters: String? = nil
+    ) -> String {
+        var fields = [
+            URLFormField(name: "providerId", value: provider), URLFormField(name: "redirectUrl", value: redirect),
+            URLFormField(name: "eventId", value: eventID), URLFormField(name: "resultChallenge", value: challenge),
+        ]
+        if let customParameters { fields.append(URLFormField(name: "customParameters", value: customParameters)) }
+        return "\(handler)/__/auth/handler?" + FormURLEncoding.encode(fields)
+    }
+
+    /// The app's `POST /__/auth/result` with its result code and verifier (HTTP-API.md §3.3).
+    static func redemptionRequest(handler: String, code: String, verifier: String) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", url: "\(handler)/__/auth/result",
+            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+            body: Array(
+                FormURLEncoding.encode([
+                    URLFormField(name: "code", value: code), URLFormField(name: "verifier", value: verifier),
+                ]).utf8))
     }
 
     static func configJSON(idp: String) -> String {
