@@ -42,8 +42,8 @@ extension SignInFlow {
             opened = try await openSession(fields, cookieHeaders: cookieHeaders)
         } catch {
             if error.status == 503 { return CallbackAnswer(outcome: .refused(error.error), clearCookie: nil) }
-            metrics.signInFailed(provider: "unknown", code: error.error.code)
-            log.log(.warning, "signin.callback", ["outcome": error.error.code.rawValue, "reason": error.error.message])
+            observer.stepFailed(
+                .callback, provider: nil, code: error.error.code, latencyMilliseconds: nil, reason: error.error.message)
             return CallbackAnswer(
                 outcome: .refused(error.error),
                 clearCookie: error.cookieName.map {
@@ -67,22 +67,15 @@ extension SignInFlow {
             case .oauth2, .oidc: result = try await completeOAuth2(fields, session: session, provider: provider)
             }
             let code = try await saveResult(result)
-            metrics.signInCompleted(provider: session.providerID)
-            log.log(
-                .info, "signin.callback",
-                ["provider": session.providerID, "outcome": "success", "latency_ms": milliseconds(since: began)])
+            observer.stepSucceeded(
+                .callback, provider: session.providerID, latencyMilliseconds: milliseconds(since: began))
             var back = [URLFormField(name: "code", value: code)]
             if let eventID = session.eventID { back.append(URLFormField(name: "eventId", value: eventID)) }
             return RedirectURLPolicy.appending(back, to: session.redirectURL)
         } catch {
-            metrics.signInFailed(provider: session.providerID, code: error.code)
-            log.log(
-                .warning, "signin.callback",
-                [
-                    "provider": session.providerID, "outcome": error.code.rawValue,
-                    "latency_ms": milliseconds(since: began),
-                    "reason": error.message,
-                ])
+            observer.stepFailed(
+                .callback, provider: session.providerID, code: error.code,
+                latencyMilliseconds: milliseconds(since: began), reason: error.message)
             var back = [
                 URLFormField(name: "error", value: error.code.rawValue),
                 URLFormField(name: "error_description", value: error.message),
@@ -170,7 +163,7 @@ extension SignInFlow {
             throw OpenFailure(error: Self.storeFailure(error), cookieName: nil)
         }
         guard recorded else { throw refused("this sign-in was already completed", session) }
-        metrics.pendingEnded(expiresAt: session.expiresAt)
+        observer.pendingEnded(expiresAt: session.expiresAt)
         return OpenedSession(session: session, cookieName: cookieName)
     }
 

@@ -18,10 +18,9 @@ extension SignInFlow {
         do throws(RedeemFailure) {
             try checkRedemption(result, fields: fields)
         } catch {
-            metrics.redemptionFailed(code: error.error.code)
-            log.log(
-                .warning, "signin.redeem",
-                ["provider": result.providerID, "outcome": error.error.code.rawValue, "reason": error.error.message])
+            observer.stepFailed(
+                .redeem, provider: result.providerID, code: error.error.code, latencyMilliseconds: nil,
+                reason: error.error.message)
             throw error.error
         }
         // Claimed for as long as the result lives; released below only when the code stays redeemable.
@@ -33,25 +32,18 @@ extension SignInFlow {
             } catch {
                 // The sign-in is done; the app gets it. The claim lasts until the result expires, so the code cannot
                 // succeed a second time.
-                log.log(.error, "signin.redeem", ["provider": result.providerID, "outcome": "store-delete-failed"])
+                observer.redeemedResultNotDeleted(provider: result.providerID)
             }
-            metrics.redemptionSucceeded()
-            log.log(
-                .info, "signin.redeem",
-                ["provider": result.providerID, "outcome": "success", "latency_ms": milliseconds(since: began)])
+            observer.stepSucceeded(
+                .redeem, provider: result.providerID, latencyMilliseconds: milliseconds(since: began))
             return answer
         } catch let failure {
             // Only a definite answer uses the code up; anything the app can retry leaves it redeemable.
             let error = failure.error
             try? await finish(code: code, redeemed: !failure.keepsCode)
-            metrics.redemptionFailed(code: error.code)
-            log.log(
-                .warning, "signin.redeem",
-                [
-                    "provider": result.providerID, "outcome": error.code.rawValue,
-                    "latency_ms": milliseconds(since: began),
-                    "reason": error.message,
-                ])
+            observer.stepFailed(
+                .redeem, provider: result.providerID, code: error.code,
+                latencyMilliseconds: milliseconds(since: began), reason: error.message)
             throw error
         }
     }
@@ -77,7 +69,7 @@ extension SignInFlow {
                 return result
             }
         case .claimed:
-            metrics.redemptionFailed(code: .redemptionInProgress)
+            observer.redemptionFoundHeld()
             throw HandlerError(
                 status: 409, code: .redemptionInProgress,
                 message: "another redemption of this code is in flight; retry after it ends",
@@ -85,8 +77,7 @@ extension SignInFlow {
         case .absent:
             break
         }
-        metrics.redemptionFailed(code: .invalidResultCode)
-        log.log(.warning, "signin.redeem", ["outcome": HandlerError.Code.invalidResultCode.rawValue])
+        observer.stepFailed(.redeem, provider: nil, code: .invalidResultCode, latencyMilliseconds: nil, reason: nil)
         throw .invalidResultCode("the result code is unknown, expired or already redeemed; sign in again")
     }
 

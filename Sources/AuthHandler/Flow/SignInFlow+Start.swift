@@ -33,10 +33,8 @@ extension SignInFlow {
         if let client, await startCallsProvider(provider),
             case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client))
         {
-            metrics.signInFailed(provider: provider.id, code: .tooManyRequests)
-            log.log(
-                .warning, "signin.start",
-                ["provider": provider.id, "outcome": HandlerError.Code.tooManyRequests.rawValue])
+            observer.stepFailed(
+                .start, provider: provider.id, code: .tooManyRequests, latencyMilliseconds: nil, reason: nil)
             throw .tooManyRequests(
                 "too many sign-ins started from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
         }
@@ -47,19 +45,12 @@ extension SignInFlow {
             case .oauth2, .oidc: answer = try await startOAuth2(request)
             }
             answer.evictions = evictions(cookieHeaders)
-            metrics.signInStarted(provider: provider.id)
-            log.log(
-                .info, "signin.start",
-                ["provider": provider.id, "outcome": "redirect", "latency_ms": milliseconds(since: began)])
+            observer.stepSucceeded(.start, provider: provider.id, latencyMilliseconds: milliseconds(since: began))
             return answer
         } catch {
-            metrics.signInFailed(provider: provider.id, code: error.code)
-            log.log(
-                .warning, "signin.start",
-                [
-                    "provider": provider.id, "outcome": error.code.rawValue, "latency_ms": milliseconds(since: began),
-                    "reason": error.message,
-                ])
+            observer.stepFailed(
+                .start, provider: provider.id, code: error.code, latencyMilliseconds: milliseconds(since: began),
+                reason: error.message)
             throw error
         }
     }
@@ -170,7 +161,7 @@ extension SignInFlow {
         }
         let attributes = SignInCookie.Attributes(
             httpsOrigin: settings.httpsOrigin, crossSitePost: provider.usesFormPost)
-        metrics.pendingStarted(expiresAt: session.expiresAt, now: now())
+        observer.pendingStarted(expiresAt: session.expiresAt, now: now())
         return StartAnswer(
             location: location, setCookie: cookie.setCookie(maxAge: Int(settings.sessionTTL), attributes: attributes),
             cookiePair: "\(name)=\(value)")

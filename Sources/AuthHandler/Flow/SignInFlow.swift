@@ -60,15 +60,15 @@ public final class SignInFlow: Sendable {
     let http: any HTTPFetching
     let discovery: OIDCDiscovery
     let validator: IDTokenValidator
-    let log: EventLog
-    let metrics: Metrics
+    /// Told how each step ended; it logs and counts (docs/ARCHITECTURE.md, `Observability`).
+    let observer: any SignInObserver
     let now: @Sendable () -> Date
     let startLimiter: StartRateLimiter
     let providerCalls: OutboundCallLimit
 
     public init(
         settings: Settings, providers: ProviderRegistry, store: any SessionStore, backend: any SignInBackend,
-        http: any HTTPFetching, log: EventLog, metrics: Metrics, now: @escaping @Sendable () -> Date = { Date() },
+        http: any HTTPFetching, observer: any SignInObserver, now: @escaping @Sendable () -> Date = { Date() },
         startLimiter: StartRateLimiter? = nil, providerCalls: OutboundCallLimit? = nil
     ) {
         self.settings = settings
@@ -79,8 +79,7 @@ public final class SignInFlow: Sendable {
         self.discovery = OIDCDiscovery(http: http, requestTimeout: settings.providerTimeout, now: now)
         self.validator = IDTokenValidator(
             keys: JWKSCache(http: http, requestTimeout: settings.providerTimeout, now: now))
-        self.log = log
-        self.metrics = metrics
+        self.observer = observer
         self.now = now
         // Given by a reload that keeps them, so a SIGHUP neither refills every client's allowance nor forgets the
         // provider calls in flight.
@@ -89,7 +88,7 @@ public final class SignInFlow: Sendable {
             providerCalls ?? OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
     }
 
-    /// Milliseconds since `start`, for log lines.
+    /// Milliseconds since `start`, for the observer.
     func milliseconds(since start: Date) -> String {
         String(Int((now().timeIntervalSince(start) * 1000).rounded()))
     }

@@ -243,7 +243,7 @@ public final class RunningService: Sendable {
         }
         return SignInFlow(
             settings: settings, providers: parts.providers, store: kept.store, backend: parts.backend,
-            http: kept.http, log: kept.log, metrics: kept.metrics, startLimiter: keptLimiter,
+            http: kept.http, observer: SignInTelemetry(log: kept.log, metrics: kept.metrics), startLimiter: keptLimiter,
             providerCalls: previous?.providerCalls)
     }
 

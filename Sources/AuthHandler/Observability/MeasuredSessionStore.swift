@@ -3,7 +3,7 @@ import Foundation
 /// A `SessionStore` that times every call to another store on a monotonic clock and counts the calls that throw,
 /// into ``Metrics`` (`auth_handler_store_operation_seconds`, `auth_handler_store_errors_total`).
 ///
-/// It lives in `Service` so that `Store` knows no metrics: `serve` wraps whatever store the config describes. The
+/// It lives in `Observability` so that `Store` knows no metrics: `serve` wraps whatever store the config describes. The
 /// semantics are the wrapped store's, unchanged; errors pass through as they were thrown.
 public struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == Duration {
     /// The `operation` label: one value per `SessionStore` requirement.

@@ -88,9 +88,14 @@ public struct EventLog: Sendable {
     }
 
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, String> = [:]) {
+        log(level, event, fields: fields.map { ($0.key, $0.value) })
+    }
+
+    /// One line with `fields` in the order given, for a caller that leaves some of them out.
+    public func log(_ level: Level, _ event: String, fields: [(String, String)]) {
         var members: [(String, String)] = [("level", level.rawValue), ("event", event)]
         if let requestID = Self.requestID { members.append(("request_id", requestID)) }
-        members.append(contentsOf: fields.map { ($0.key, $0.value) })
+        members.append(contentsOf: fields)
         let line: String
         switch formatting.format.withLock({ $0 }) {
         case .logfmt: line = members.map { "\($0.0)=\(Self.quoted($0.1))" }.joined(separator: " ")

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The daemon's `SignInObserver`: each report of the flow is one `EventLog` line and a count in `Metrics`
+/// (`auth_handler_signins_*`, `auth_handler_redemptions_total`, `auth_handler_pending_sessions`).
+public struct SignInTelemetry: SignInObserver {
+    public let log: EventLog
+    public let metrics: Metrics
+
+    public init(log: EventLog, metrics: Metrics) {
+        self.log = log
+        self.metrics = metrics
+    }
+
+    public func stepSucceeded(_ step: SignInStep, provider: String, latencyMilliseconds: String) {
+        switch step {
+        case .start: metrics.signInStarted(provider: provider)
+        case .callback: metrics.signInCompleted(provider: provider)
+        case .redeem: metrics.redemptionSucceeded()
+        }
+        // A start succeeds by sending the browser to the IdP; the later steps by a result.
+        let outcome = step == .start ? "redirect" : "success"
+        log.log(
+            .info, step.rawValue,
+            fields: [("provider", provider), ("outcome", outcome), ("latency_ms", latencyMilliseconds)])
+    }
+
+    public func stepFailed(
+        _ step: SignInStep, provider: String?, code: HandlerError.Code, latencyMilliseconds: String?, reason: String?
+    ) {
+        switch step {
+        case .start, .callback: metrics.signInFailed(provider: provider ?? "unknown", code: code)
+        case .redeem: metrics.redemptionFailed(code: code)
+        }
+        var fields: [(String, String)] = []
+        if let provider { fields.append(("provider", provider)) }
+        fields.append(("outcome", code.rawValue))
+        if let latencyMilliseconds { fields.append(("latency_ms", latencyMilliseconds)) }
+        if let reason { fields.append(("reason", reason)) }
+        log.log(.warning, step.rawValue, fields: fields)
+    }
+
+    public func redemptionFoundHeld() {
+        metrics.redemptionFailed(code: .redemptionInProgress)
+    }
+
+    public func redeemedResultNotDeleted(provider: String) {
+        log.log(.error, SignInStep.redeem.rawValue, ["provider": provider, "outcome": "store-delete-failed"])
+    }
+
+    public func pendingStarted(expiresAt: Date, now: Date) {
+        metrics.pendingStarted(expiresAt: expiresAt, now: now)
+    }
+
+    public func pendingEnded(expiresAt: Date) {
+        metrics.pendingEnded(expiresAt: expiresAt)
+    }
+}
