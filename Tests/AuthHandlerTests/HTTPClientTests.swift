@@ -92,9 +92,9 @@ struct HTTPClientTests {
 
     @Test func errorTextCarriesTheCurlCodeTextButNotTheQueryString() async throws {
         // A port that was just free: nothing listens there, so the connection is refused.
-        let fd = try HTTPListeningSocket.open(ListenAddress("127.0.0.1:0"), backlog: 1)
-        let port = try HTTPListeningSocket.boundAddress(of: fd).port
-        close(fd)
+        let socket = try HTTPListeningSocket.open(ListenAddress("127.0.0.1:0"), backlog: 1)
+        let port = try HTTPListeningSocket.boundAddress(of: socket).port
+        try socket.close()
         let client = try HTTPClient()
         do {
             _ = try await client.send(

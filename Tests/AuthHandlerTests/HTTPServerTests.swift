@@ -103,8 +103,9 @@ struct HTTPServerTests {
     }
 
     @Test func adoptsAnAlreadyListeningSocket() async throws {
-        let fd = try HTTPListeningSocket.open(ListenAddress("127.0.0.1:0"), backlog: 16)
-        let port = try HTTPListeningSocket.boundAddress(of: fd).port
+        let socket = try HTTPListeningSocket.open(ListenAddress("127.0.0.1:0"), backlog: 16)
+        let port = try HTTPListeningSocket.boundAddress(of: socket).port
+        let fd = try #require(socket.relinquish())
         let server = try HTTPServer(adoptingListeningSockets: [fd], handler: echoHandler)
         #expect(server.addresses == [ListenAddress(host: "127.0.0.1", port: port)])
         let response = try await HTTPClient().send(HTTPRequest(url: "http://127.0.0.1:\(port)/adopted"))

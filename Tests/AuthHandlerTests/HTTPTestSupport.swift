@@ -142,8 +142,12 @@ extension HTTPServer {
 /// A listening socket on 127.0.0.1 that answers exactly one connection with `response`, verbatim, then closes.
 /// For responses `HTTPServer` would never produce (no Content-Length, close-delimited body).
 func httpTestOneShotServer(response: [UInt8]) throws -> UInt16 {
-    let fd = try HTTPListeningSocket.open(ListenAddress("127.0.0.1:0"), backlog: 4)
-    let port = try HTTPListeningSocket.boundAddress(of: fd).port
+    let socket = try HTTPListeningSocket.open(ListenAddress("127.0.0.1:0"), backlog: 4)
+    let port = try HTTPListeningSocket.boundAddress(of: socket).port
+    // The thread below owns the descriptor and closes it.
+    guard let fd = socket.relinquish() else {
+        throw HTTPServerError(operation: "relinquish", subject: "one-shot server", detail: "the socket is closed")
+    }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     Thread {
         defer { close(fd) }

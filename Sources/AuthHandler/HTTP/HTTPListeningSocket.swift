@@ -5,59 +5,68 @@
 /// Socket plumbing for listening sockets: bind, listen and read back the bound address.
 enum HTTPListeningSocket {
     /// A new non-blocking, close-on-exec TCP socket bound to `address` and listening.
-    static func open(_ address: ListenAddress, backlog: Int32) throws(HTTPServerError) -> Int32 {
-        let subject = address.description
-        let family = address.isIPv6 ? AF_INET6 : AF_INET
-        let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .systemCall("socket", subject: subject) }
-        do throws(HTTPServerError) {
-            var one: Int32 = 1
-            let size = socklen_t(MemoryLayout<Int32>.size)
+    static func open(_ address: ListenAddress, backlog: Int32) throws(HTTPServerError) -> FileDescriptor {
+        let socket = try HTTPServerError.converting { () throws(SystemCallError) in
+            let family = address.isIPv6 ? AF_INET6 : AF_INET
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            let socket = try FileDescriptor(socket: family, type: type, subject: address.description)
             // Why SO_REUSEADDR: a restarted daemon must rebind while old connections sit in TIME_WAIT.
-            guard setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, size) == 0 else {
-                throw HTTPServerError.systemCall("setsockopt(SO_REUSEADDR)", subject: subject)
-            }
+            try enable(SO_REUSEADDR, level: SOL_SOCKET, name: "setsockopt(SO_REUSEADDR)", on: socket)
             if address.isIPv6 {
                 // Why V6ONLY: `[::]` must not also claim the IPv4 port; IPv4 gets its own socket.
-                guard setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, size) == 0 else {
-                    throw HTTPServerError.systemCall("setsockopt(IPV6_V6ONLY)", subject: subject)
-                }
+                try enable(IPV6_V6ONLY, level: Int32(IPPROTO_IPV6), name: "setsockopt(IPV6_V6ONLY)", on: socket)
             }
-            try bind(fd, address)
-            guard listen(fd, backlog) == 0 else { throw HTTPServerError.systemCall("listen", subject: subject) }
-            try makeNonBlocking(fd, subject: subject)
-            return fd
-        } catch {
-            close(fd)
-            throw error
+            return socket
         }
+        try bind(socket, address)
+        try HTTPServerError.converting { () throws(SystemCallError) in
+            try socket.call("listen") { listen($0, backlog) }
+            try makeNonBlocking(socket)
+        }
+        return socket
     }
 
     /// Sets `O_NONBLOCK`; MHD's epoll loop accepts until `EAGAIN`.
-    static func makeNonBlocking(_ fd: Int32, subject: String) throws(HTTPServerError) {
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw .systemCall("fcntl(O_NONBLOCK)", subject: subject)
-        }
+    static func makeNonBlocking(_ socket: FileDescriptor) throws(SystemCallError) {
+        let flags = try socket.call("fcntl(O_NONBLOCK)") { fcntl($0, F_GETFL) }
+        try socket.call("fcntl(O_NONBLOCK)") { fcntl($0, F_SETFL, flags | O_NONBLOCK) }
+    }
+
+    /// Whether `socket` is listening (`SO_ACCEPTCONN`).
+    static func isListening(_ socket: FileDescriptor) throws(SystemCallError) -> Bool {
+        var accepting: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        try socket.call("getsockopt(SO_ACCEPTCONN)") { getsockopt($0, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) }
+        return accepting != 0
     }
 
     /// The address a listening socket is bound to (`getsockname`), which reveals the port chosen for port 0.
-    static func boundAddress(of fd: Int32) throws(HTTPServerError) -> ListenAddress {
+    static func boundAddress(of socket: FileDescriptor) throws(HTTPServerError) -> ListenAddress {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let result = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        try HTTPServerError.converting { () throws(SystemCallError) in
+            try socket.call("getsockname") { fd in
+                withUnsafeMutablePointer(to: &storage) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+                }
+            }
         }
-        guard result == 0 else { throw .systemCall("getsockname", subject: "fd \(fd)") }
         guard let address = withUnsafePointer(to: &storage, { HTTPSocketAddress.describe(UnsafeRawPointer($0)) })
         else {
-            throw HTTPServerError(operation: "getsockname", subject: "fd \(fd)", detail: "not an IPv4 or IPv6 socket")
+            throw HTTPServerError(
+                operation: "getsockname", subject: socket.subject, detail: "not an IPv4 or IPv6 socket")
         }
         return address
     }
 
-    private static func bind(_ fd: Int32, _ address: ListenAddress) throws(HTTPServerError) {
-        let result: Int32
+    private static func enable(_ option: Int32, level: Int32, name: String, on socket: FileDescriptor)
+        throws(SystemCallError)
+    {
+        var one: Int32 = 1
+        try socket.call(name) { setsockopt($0, level, option, &one, socklen_t(MemoryLayout<Int32>.size)) }
+    }
+
+    private static func bind(_ socket: FileDescriptor, _ address: ListenAddress) throws(HTTPServerError) {
         let host = address.numericHost
         if address.isIPv6 {
             var socketAddress = sockaddr_in6()
@@ -67,9 +76,13 @@ enum HTTPListeningSocket {
                 throw HTTPServerError(
                     operation: "bind", subject: address.description, detail: ListenAddress.expectedForm)
             }
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+            try HTTPServerError.converting { () throws(SystemCallError) in
+                try socket.call("bind") { fd in
+                    withUnsafePointer(to: &socketAddress) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                        }
+                    }
                 }
             }
         } else {
@@ -80,13 +93,16 @@ enum HTTPListeningSocket {
                 throw HTTPServerError(
                     operation: "bind", subject: address.description, detail: ListenAddress.expectedForm)
             }
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            try HTTPServerError.converting { () throws(SystemCallError) in
+                try socket.call("bind") { fd in
+                    withUnsafePointer(to: &socketAddress) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                        }
+                    }
                 }
             }
         }
-        guard result == 0 else { throw .systemCall("bind", subject: address.description) }
     }
 }
 

@@ -17,10 +17,10 @@ import Synchronization
 /// the task returns, so a slow handler holds no thread. Call `stop(gracePeriod:)` for a graceful shutdown;
 /// `deinit` stops at once, answering 503 to requests still running.
 public final class HTTPServer: Sendable {
-    /// One MHD daemon and the listening socket it serves.
+    /// One MHD daemon; it owns the listening socket it serves until it is quiesced.
     private struct Listener {
         let daemon: OpaquePointer
-        let fd: Int32
+        let subject: String
     }
 
     private struct State {
@@ -52,16 +52,12 @@ public final class HTTPServer: Sendable {
         guard !addresses.isEmpty else {
             throw HTTPServerError(operation: "listen", subject: "[]", detail: "no listen address given")
         }
-        var fds: [Int32] = []
-        do throws(HTTPServerError) {
-            for address in addresses {
-                fds.append(try HTTPListeningSocket.open(address, backlog: configuration.listenBacklog))
-            }
-        } catch {
-            for fd in fds { close(fd) }
-            throw error
+        // On failure the sockets opened so far close as `sockets` goes.
+        var sockets: [FileDescriptor] = []
+        for address in addresses {
+            sockets.append(try HTTPListeningSocket.open(address, backlog: configuration.listenBacklog))
         }
-        try self.init(ownedSockets: fds, configuration: configuration, handler: handler)
+        try self.init(ownedSockets: sockets, configuration: configuration, handler: handler)
     }
 
     /// Serves already bound, listening TCP sockets, e.g. from systemd socket activation (`LISTEN_FDS`).
@@ -71,36 +67,34 @@ public final class HTTPServer: Sendable {
         adoptingListeningSockets fds: [Int32], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
         handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
-        do throws(HTTPServerError) {
-            guard !fds.isEmpty else {
-                throw HTTPServerError(operation: "adopt", subject: "[]", detail: "no socket given")
-            }
-            for fd in fds {
-                var accepting: Int32 = 0
-                var length = socklen_t(MemoryLayout<Int32>.size)
-                guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &length) == 0 else {
-                    throw HTTPServerError.systemCall("getsockopt(SO_ACCEPTCONN)", subject: "fd \(fd)")
-                }
-                guard accepting != 0 else {
-                    throw HTTPServerError(
-                        operation: "adopt", subject: "fd \(fd)", detail: "the socket is not listening")
-                }
-                try HTTPListeningSocket.makeNonBlocking(fd, subject: "fd \(fd)")
-            }
-        } catch {
-            for fd in fds { close(fd) }
-            throw error
+        // Owned from here: on failure they close as `sockets` goes.
+        let sockets = fds.map { FileDescriptor(owning: $0, subject: "fd \($0)") }
+        guard !sockets.isEmpty else {
+            throw HTTPServerError(operation: "adopt", subject: "[]", detail: "no socket given")
         }
-        try self.init(ownedSockets: fds, configuration: configuration, handler: handler)
+        for socket in sockets {
+            guard
+                try HTTPServerError.converting({ () throws(SystemCallError) in
+                    try HTTPListeningSocket.isListening(socket)
+                })
+            else {
+                throw HTTPServerError(
+                    operation: "adopt", subject: socket.subject, detail: "the socket is not listening")
+            }
+            try HTTPServerError.converting { () throws(SystemCallError) in
+                try HTTPListeningSocket.makeNonBlocking(socket)
+            }
+        }
+        try self.init(ownedSockets: sockets, configuration: configuration, handler: handler)
     }
 
     private init(
-        ownedSockets fds: [Int32], configuration: HTTPServerConfiguration, handler: @escaping HTTPServerHandler
+        ownedSockets sockets: [FileDescriptor], configuration: HTTPServerConfiguration,
+        handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         do {
             try ProcessSetup.ensureInitialized()
         } catch {
-            for fd in fds { close(fd) }
             throw HTTPServerError(operation: error.operation, subject: "process setup", detail: error.detail)
         }
         let core = HTTPListenerCore(handler: handler, configuration: configuration)
@@ -108,22 +102,16 @@ public final class HTTPServer: Sendable {
         let retained = Unmanaged.passRetained(core)
         var listeners: [Listener] = []
         var addresses: [ListenAddress] = []
-        // `fds[..<handedOver]` belong to a started daemon or were closed by `startDaemon` failing; the rest are ours.
-        var handedOver = 0
         do throws(HTTPServerError) {
-            for fd in fds {
-                addresses.append(try HTTPListeningSocket.boundAddress(of: fd))
-                handedOver += 1
-                let daemon = try Self.startDaemon(fd: fd, configuration: configuration, context: retained.toOpaque())
-                listeners.append(Listener(daemon: daemon, fd: fd))
+            for socket in sockets {
+                addresses.append(try HTTPListeningSocket.boundAddress(of: socket))
+                let daemon = try Self.startDaemon(
+                    socket: socket, configuration: configuration, context: retained.toOpaque())
+                listeners.append(Listener(daemon: daemon, subject: socket.subject))
             }
         } catch {
-            // Quiesced first so that each socket is closed exactly once, here: MHD_stop_daemon closes the listening
-            // socket of a daemon that was not quiesced (microhttpd.h, MHD_quiesce_daemon).
-            for listener in listeners {
-                Self.stop(listener, quiesced: MHD_quiesce_daemon(listener.daemon) >= 0)
-            }
-            for fd in fds[handedOver...] { close(fd) }
+            // Sockets not handed to a daemon close as `sockets` goes; the daemons' are closed exactly once, in `stop`.
+            for listener in listeners { Self.stop(listener, reclaimed: Self.quiesce(listener)) }
             retained.release()
             throw error
         }
@@ -162,8 +150,8 @@ public final class HTTPServer: Sendable {
 
     /// Quiesces every daemon and shuts its socket so new connections are refused; nil when already stopping.
     ///
-    /// Returns each listener with whether it was quiesced, which decides who closes its socket.
-    private func beginStop() -> [(listener: Listener, quiesced: Bool)]? {
+    /// Returns each listener with its socket when quiescing gave it back, which decides who closes the socket.
+    private func beginStop() -> [(listener: Listener, reclaimed: FileDescriptor?)]? {
         let listeners = state.withLock { state -> [Listener]? in
             guard !state.stopping else { return nil }
             state.stopping = true
@@ -172,25 +160,30 @@ public final class HTTPServer: Sendable {
         guard let listeners else { return nil }
         core.draining.store(true, ordering: .relaxed)
         return listeners.map { listener in
-            // A quiesced socket is ours again: MHD will not close it, and its threads may still hold the
-            // descriptor until MHD_stop_daemon, so it is closed only then (microhttpd.h, MHD_quiesce_daemon).
-            let quiesced = MHD_quiesce_daemon(listener.daemon) >= 0
-            if quiesced {
-                // Why shutdown: the kernel would otherwise keep completing handshakes into the backlog of a
-                // socket nobody accepts from; on Linux, shutdown of a listening socket refuses them instead.
-                _ = shutdown(listener.fd, Int32(SHUT_RDWR))
-            }
-            return (listener, quiesced)
+            let reclaimed = Self.quiesce(listener)
+            // Why shutdown: the kernel would otherwise keep completing handshakes into the backlog of a
+            // socket nobody accepts from; on Linux, shutdown of a listening socket refuses them instead.
+            _ = try? reclaimed?.call("shutdown") { shutdown($0, Int32(SHUT_RDWR)) }
+            return (listener, reclaimed)
         }
     }
 
+    /// Stops `listener`'s daemon accepting; its listening socket, which MHD then hands back, or nil.
+    ///
+    /// A quiesced socket is ours again: MHD will not close it, and its threads may still hold the descriptor until
+    /// MHD_stop_daemon, so it is closed only then (microhttpd.h, MHD_quiesce_daemon).
+    private static func quiesce(_ listener: Listener) -> FileDescriptor? {
+        let number = MHD_quiesce_daemon(listener.daemon)
+        return number >= 0 ? FileDescriptor(owning: number, subject: listener.subject) : nil
+    }
+
     /// Stops the daemons once nothing is suspended, closes the sockets and releases the callback context.
-    private func finishStop(_ listeners: [(listener: Listener, quiesced: Bool)]) {
+    private func finishStop(_ listeners: [(listener: Listener, reclaimed: FileDescriptor?)]) {
         // Only handler tasks between settling and leaving the registry remain: a few instructions each.
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(2))
         while core.suspendedCount > 0, clock.now < deadline { sched_yield() }
-        for (listener, quiesced) in listeners { Self.stop(listener, quiesced: quiesced) }
+        for (listener, reclaimed) in listeners { Self.stop(listener, reclaimed: reclaimed) }
         state.withLock { state in
             state.core?.release()
             state.core = nil
@@ -202,15 +195,45 @@ public final class HTTPServer: Sendable {
     ///
     /// Why it matters: a second close of a recycled descriptor number closes whatever another thread opened
     /// meanwhile, e.g. another server's epoll or eventfd descriptor, which silently stalls that server.
-    private static func stop(_ listener: Listener, quiesced: Bool) {
+    private static func stop(_ listener: Listener, reclaimed: FileDescriptor?) {
         MHD_stop_daemon(listener.daemon)
-        // MHD_stop_daemon closed the socket itself unless the daemon was quiesced (microhttpd.h, MHD_quiesce_daemon).
-        if quiesced { close(listener.fd) }
+        // MHD_stop_daemon closed the socket itself unless quiescing handed it back (microhttpd.h, MHD_quiesce_daemon).
+        try? reclaimed?.close()
     }
 
     private static func startDaemon(
-        fd: Int32, configuration: HTTPServerConfiguration, context: UnsafeMutableRawPointer
+        socket: FileDescriptor, configuration: HTTPServerConfiguration, context: UnsafeMutableRawPointer
     ) throws(HTTPServerError) -> OpaquePointer {
+        let identity = SocketIdentity(socket)
+        // The explicit hand-over: a started daemon owns the socket (MHD_OPTION_LISTEN_SOCKET).
+        guard let fd = socket.relinquish() else {
+            throw HTTPServerError(
+                operation: "MHD_start_daemon", subject: socket.subject, detail: "the socket is closed")
+        }
+        var options = daemonOptions(listeningOn: fd, configuration: configuration, context: context)
+        guard let daemon = shim_mhd_start_daemon(&options) else {
+            // MHD_start_daemon reports no reason; errno is usually left by the failing call inside it.
+            let failure = HTTPServerError.systemCall("MHD_start_daemon", subject: "fd \(fd)")
+            // Why compare: when MHD_start_daemon fails it has closed the MHD_OPTION_LISTEN_SOCKET socket on some
+            // paths (worker thread, ITC or mutex setup) and not on others (option checks, a single daemon's epoll
+            // setup) (libmicrohttpd 0.9.75 daemon.c). The number may already be someone else's descriptor, so it
+            // is taken back and closed only while it still is this socket: an open descriptor's number cannot be
+            // reused.
+            let returned = FileDescriptor(owning: fd, subject: socket.subject)
+            if let identity, SocketIdentity(returned) == identity {
+                try? returned.close()
+            } else {
+                _ = returned.relinquish()
+            }
+            throw failure
+        }
+        return daemon
+    }
+
+    /// The daemon's options: the listening socket `fd`, the configured limits and the callbacks into `context`.
+    private static func daemonOptions(
+        listeningOn fd: Int32, configuration: HTTPServerConfiguration, context: UnsafeMutableRawPointer
+    ) -> shim_mhd_daemon_config {
         var options = shim_mhd_daemon_config()
         options.flags =
             MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
@@ -249,18 +272,7 @@ public final class HTTPServer: Sendable {
             Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(requestContext)
         }
         options.request_completed_context = context
-        let socket = SocketIdentity(fd)
-        guard let daemon = shim_mhd_start_daemon(&options) else {
-            // MHD_start_daemon reports no reason; errno is usually left by the failing call inside it.
-            let failure = HTTPServerError.systemCall("MHD_start_daemon", subject: "fd \(fd)")
-            // Why compare: when MHD_start_daemon fails it has closed the MHD_OPTION_LISTEN_SOCKET socket on some
-            // paths (worker thread, ITC or mutex setup) and not on others (option checks, a single daemon's epoll
-            // setup) (libmicrohttpd 0.9.75 daemon.c). The number may already be someone else's descriptor, so it
-            // is closed only while it still is this socket: an open descriptor's number cannot be reused.
-            if let socket, SocketIdentity(fd) == socket { close(fd) }
-            throw failure
-        }
-        return daemon
+        return options
     }
 }
 
@@ -269,10 +281,9 @@ private struct SocketIdentity: Equatable {
     let device: UInt64
     let inode: UInt64
 
-    /// The identity of the socket `fd` names now; nil when `fd` is not open.
-    init?(_ fd: Int32) {
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { return nil }
+    /// The identity of the socket `descriptor` names now; nil when it is not open.
+    init?(_ descriptor: FileDescriptor) {
+        guard let status = try? descriptor.status() else { return nil }
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
     }

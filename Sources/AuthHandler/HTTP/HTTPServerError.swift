@@ -20,7 +20,22 @@ public struct HTTPServerError: Error, CustomStringConvertible, Sendable, Equatab
         self.detail = detail
     }
 
-    /// An error for a failed system call, reading `errno` now.
+    /// The error of a failed system call.
+    init(_ error: SystemCallError) {
+        self.init(operation: error.call, subject: error.subject, errorNumber: error.errorNumber, detail: error.reason)
+    }
+
+    /// Runs `body`, whose failed system call becomes this error.
+    @discardableResult
+    static func converting<Result>(_ body: () throws(SystemCallError) -> Result) throws(HTTPServerError) -> Result {
+        do throws(SystemCallError) {
+            return try body()
+        } catch {
+            throw HTTPServerError(error)
+        }
+    }
+
+    /// An error for a failed library call that leaves `errno`, reading it now.
     static func systemCall(_ operation: String, subject: String) -> HTTPServerError {
         let number = errno
         return HTTPServerError(

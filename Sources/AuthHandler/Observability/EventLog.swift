@@ -77,8 +77,9 @@ public struct EventLog: Sendable {
     public static func writesToJournal(environment: [String: String], standardError: Int32 = 2) -> Bool {
         let parts = (environment["JOURNAL_STREAM"] ?? "").split(separator: ":")
         guard parts.count == 2, let device = UInt64(parts[0]), let inode = UInt64(parts[1]) else { return false }
-        var status = stat()
-        guard fstat(standardError, &status) == 0 else { return false }
+        guard let status = FileDescriptor.borrowing(standardError, subject: "stderr", { try? $0.status() }) else {
+            return false
+        }
         return UInt64(status.st_dev) == device && UInt64(status.st_ino) == inode
     }
 

@@ -28,16 +28,27 @@ enum StateKeyFile {
         }
         // Random, so that creators in one process (or a stale file from a crash) never share the temporary name.
         let temporary = path + ".tmp-\(getpid())-\(Base64.urlEncode((try? SecureRandom.bytes(8)) ?? []))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw systemFailure("create", temporary) }
-        defer { unlink(temporary) }
-        let text = Array((Base64.urlEncode(key) + "\n").utf8)
-        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        let closed = close(descriptor)
-        guard written == text.count, synced == 0, closed == 0 else { throw systemFailure("write", temporary) }
-        if link(temporary, path) != 0 {
-            guard errno == EEXIST, let winner = try read(path) else { throw systemFailure("link", path) }
+        let file: FileDescriptor
+        do throws(SystemCallError) {
+            file = try FileDescriptor(
+                opening: temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        } catch {
+            throw systemFailure("create", temporary, error)
+        }
+        defer { try? SystemCall.unlink(temporary) }
+        do throws(SystemCallError) {
+            try file.writeAll(Array((Base64.urlEncode(key) + "\n").utf8))
+            try file.synchronize()
+            try file.close()
+        } catch {
+            throw systemFailure("write", temporary, error)
+        }
+        do throws(SystemCallError) {
+            try SystemCall.link(temporary, to: path)
+        } catch {
+            guard error.errorNumber == EEXIST, let winner = try read(path) else {
+                throw systemFailure("link", path, error)
+            }
             return winner
         }
         return key
@@ -46,14 +57,15 @@ enum StateKeyFile {
     /// The key in `path`; nil when the file does not exist.
     private static func read(_ path: String) throws(ServiceStartError) -> [UInt8]? {
         // O_NONBLOCK: a FIFO planted in its place must fail the start, not hang it (open(2)).
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw systemFailure("open", path)
+        let file: FileDescriptor
+        let status: stat
+        do throws(SystemCallError) {
+            file = try FileDescriptor(opening: path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            status = try file.status()
+        } catch {
+            if error.call == "open", error.errorNumber == ENOENT { return nil }
+            throw systemFailure(error.call, path, error)
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw systemFailure("fstat", path) }
         guard status.st_mode & S_IFMT == S_IFREG, status.st_uid == geteuid() else {
             throw failure(
                 "\(path) is not a regular file owned by this user; remove it to have a new state key generated, "
@@ -65,10 +77,13 @@ enum StateKeyFile {
                 "\(path) is readable by other users, so the state key may be known; remove it to have a new one "
                     + "generated (which ends the sign-ins in flight), or chmod 600 it if you are sure it was not read")
         }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-        guard count >= 0 else { throw systemFailure("read", path) }
-        let text = String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let bytes: [UInt8]
+        do throws(SystemCallError) {
+            bytes = try file.read(upTo: 128)
+        } catch {
+            throw systemFailure("read", path, error)
+        }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let key = StateKeyFormat.decode(Secret(text)) else {
             throw failure(
                 "\(path) does not hold a state key (\(StateKeyFormat.expectation)); remove it to have a new one "
@@ -81,10 +96,10 @@ enum StateKeyFile {
         ServiceStartError(exitCode: .config, message: message)
     }
 
-    private static func systemFailure(_ call: String, _ path: String) -> ServiceStartError {
-        let code = errno
-        return failure(
-            "cannot keep the generated state key: \(call) \(path): \(String(cString: strerror(code))) (errno \(code)); "
+    /// `error` as a start failure; `step` names what was being done, as the message has always put it.
+    private static func systemFailure(_ step: String, _ path: String, _ error: SystemCallError) -> ServiceStartError {
+        failure(
+            "cannot keep the generated state key: \(step) \(path): \(error.reasonWithNumber); "
                 + "make the store's directory writable, or set stateKey in the config")
     }
 }

@@ -18,13 +18,17 @@ enum StoreFile {
                     + "(systemd: StateDirectory=) or set store.path to a file in an existing directory")
         }
         // O_CREAT with 0600: the umask can only remove bits, so the file never exists with wider access.
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw systemError("open", path: path) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw systemError("fstat", path: path) }
-        if status.st_mode & 0o077 != 0 {
-            guard fchmod(descriptor, 0o600) == 0 else { throw systemError("fchmod 0600", path: path) }
+        do throws(SystemCallError) {
+            let file = try FileDescriptor(opening: path, flags: O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
+            if try file.status().st_mode & 0o077 != 0 {
+                do throws(SystemCallError) {
+                    try file.setMode(0o600)
+                } catch {
+                    throw SystemCallError(call: "fchmod 0600", subject: path, errorNumber: error.errorNumber)
+                }
+            }
+        } catch {
+            throw StoreError(.unavailable, detail: "\(error.call) \(path): \(error.reasonWithNumber)")
         }
     }
 
@@ -33,10 +37,5 @@ enum StoreFile {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let directory = String(path[..<slash])
         return directory.isEmpty ? "/" : directory
-    }
-
-    private static func systemError(_ call: String, path: String) -> StoreError {
-        let code = errno
-        return StoreError(.unavailable, detail: "\(call) \(path): \(String(cString: strerror(code))) (errno \(code))")
     }
 }

@@ -25,12 +25,14 @@ public enum ProcessHardening {
     ///
     /// Lowering a hard limit needs no privilege; raising it again does, so this cannot be undone.
     public static func forbidCoreDumps() throws(ProcessHardeningError) {
-        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
-        if setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit) != 0 {
-            throw ProcessHardeningError(operation: "setrlimit(RLIMIT_CORE, 0)", errno: Glibc.errno)
-        }
-        if shim_prctl_set_dumpable(0) != 0 {
-            throw ProcessHardeningError(operation: "prctl(PR_SET_DUMPABLE, 0)", errno: Glibc.errno)
+        do throws(SystemCallError) {
+            var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+            try SystemCall.run("setrlimit(RLIMIT_CORE, 0)", subject: "") {
+                setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+            }
+            try SystemCall.run("prctl(PR_SET_DUMPABLE, 0)", subject: "") { shim_prctl_set_dumpable(0) }
+        } catch {
+            throw ProcessHardeningError(operation: error.call, errno: error.errorNumber)
         }
     }
 }

@@ -39,11 +39,10 @@ public enum ProcessSetup {
                 ProcessSetupError(operation: "curl_global_init", detail: "CURLcode \(code.rawValue): \(text)"))
         }
         // A peer closing a socket mid-write must surface as EPIPE, not kill the daemon.
-        var ignore = sigaction()
-        ignore.__sigaction_handler = .init(sa_handler: SIG_IGN)
-        if sigaction(SIGPIPE, &ignore, nil) != 0 {
-            return .failure(
-                ProcessSetupError(operation: "sigaction(SIGPIPE, SIG_IGN)", detail: "errno \(errno)"))
+        do throws(SystemCallError) {
+            try SystemCall.ignore(signal: SIGPIPE, name: "SIGPIPE")
+        } catch {
+            return .failure(ProcessSetupError(operation: error.call, detail: "errno \(error.errorNumber)"))
         }
         return .success(())
     }

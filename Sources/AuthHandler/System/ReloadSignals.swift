@@ -18,7 +18,7 @@ public final class ReloadSignals: @unchecked Sendable {
     public init() {
         (requests, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let continuation = self.continuation
-        signal(SIGHUP, SIG_IGN)
+        try? SystemCall.ignore(signal: SIGHUP, name: "SIGHUP")
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         source.setEventHandler { continuation.yield() }
         source.resume()

@@ -17,13 +17,20 @@ public struct SystemCallError: Error, Sendable, Equatable, CustomStringConvertib
         self.errorNumber = errorNumber
     }
 
+    /// `strerror(3)`'s text for `errorNumber`, e.g. `"No such file or directory"`.
+    public var reason: String { String(cString: strerror(errorNumber)) }
+
+    /// The reason with its number, e.g. `"No such file or directory (errno 2)"`.
+    public var reasonWithNumber: String { "\(reason) (errno \(errorNumber))" }
+
     public var description: String {
-        "\(call) \(subject) failed: \(String(cString: strerror(errorNumber))) (errno \(errorNumber))"
+        "\(call) \(subject) failed: \(reasonWithNumber)"
     }
 }
 
-/// The seam for raw system calls of the service layer: each call is retried on `EINTR`, and a failure becomes a
-/// `SystemCallError` carrying the call's name and `errno` (swift-nio's `Posix` enum is the model).
+/// The seam for raw system calls: each call is retried on `EINTR`, and a failure becomes a `SystemCallError` carrying
+/// the call's name and `errno` (swift-nio's `Posix` enum is the model). Calls on a descriptor go through
+/// `FileDescriptor`, which owns it.
 enum SystemCall {
     /// Runs `body`, a call that returns -1 and sets `errno` on failure, until it is not interrupted.
     @discardableResult
@@ -37,5 +44,34 @@ enum SystemCall {
             if number == EINTR { continue }
             throw SystemCallError(call: call, subject: subject, errorNumber: number)
         }
+    }
+
+    /// Sets `signal`'s disposition to ignore (sigaction(2) with `SIG_IGN`).
+    static func ignore(signal number: Int32, name: String) throws(SystemCallError) {
+        var ignore = sigaction()
+        ignore.__sigaction_handler = .init(sa_handler: SIG_IGN)
+        try run("sigaction(\(name), SIG_IGN)", subject: "") { sigaction(number, &ignore, nil) }
+    }
+
+    /// The file status of `path` itself, not of what a symlink there points to (lstat(2)).
+    static func linkStatus(_ path: String) throws(SystemCallError) -> stat {
+        var status = stat()
+        try run("lstat", subject: path) { lstat(path, &status) }
+        return status
+    }
+
+    /// Whether this user may access `path` as `mode` asks (access(2)); false on any failure.
+    static func isAccessible(_ path: String, _ mode: Int32) -> Bool {
+        (try? run("access", subject: path) { access(path, mode) }) != nil
+    }
+
+    /// A new hard link `path` to `existing` (link(2)); fails with `EEXIST` when `path` exists.
+    static func link(_ existing: String, to path: String) throws(SystemCallError) {
+        try run("link", subject: path) { Glibc.link(existing, path) }
+    }
+
+    /// Removes the name `path` (unlink(2)).
+    static func unlink(_ path: String) throws(SystemCallError) {
+        try run("unlink", subject: path) { Glibc.unlink(path) }
     }
 }

@@ -45,23 +45,17 @@ public final class SystemdNotifier: Sendable {
 
 /// An unbound `AF_UNIX` datagram socket, closed exactly once when the value goes.
 final class UnixDatagramSocket: Sendable {
-    private let fd: Int32
-    private let subject: String
+    private let socket: FileDescriptor
 
     init(subject: String) throws(SystemCallError) {
-        self.subject = subject
-        fd = try SystemCall.run("socket(AF_UNIX, SOCK_DGRAM)", subject: subject) {
-            Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        }
-    }
-
-    deinit {
-        close(fd)
+        socket = try FileDescriptor(
+            socket: AF_UNIX, type: Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            name: "socket(AF_UNIX, SOCK_DGRAM)", subject: subject)
     }
 
     /// One datagram to `address`; `MSG_NOSIGNAL` so that a vanished manager is an error, not SIGPIPE.
     func send(_ bytes: [UInt8], to address: NotifySocketAddress) throws(SystemCallError) {
-        let sent = try SystemCall.run("sendto", subject: subject) {
+        let sent = try socket.call("sendto") { fd in
             bytes.withUnsafeBytes { buffer in
                 address.withSocketAddress { socketAddress, length in
                     sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL), socketAddress, length)
@@ -69,7 +63,7 @@ final class UnixDatagramSocket: Sendable {
             }
         }
         guard sent == bytes.count else {
-            throw SystemCallError(call: "sendto (short datagram)", subject: subject, errorNumber: EMSGSIZE)
+            throw SystemCallError(call: "sendto (short datagram)", subject: socket.subject, errorNumber: EMSGSIZE)
         }
     }
 }

@@ -17,7 +17,7 @@ public final class TerminationSignals: @unchecked Sendable {
         (stream, continuation) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let continuation = self.continuation
         sources = numbers.map { number in
-            signal(number, SIG_IGN)
+            try? SystemCall.ignore(signal: number, name: "signal \(number)")
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }
             source.resume()
