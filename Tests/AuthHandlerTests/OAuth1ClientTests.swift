@@ -118,14 +118,6 @@ struct OAuth1ClientTests {
         }
     }
 
-    @Test(arguments: ["oauth_callback", "OAuth_Token", "oauth_anything"])
-    func authorizeURLRefusesOAuthParameters(_ name: String) {
-        let client = Self.client(ProviderFakeHTTP([]))
-        #expect(throws: OAuth1ClientError.reservedParameter(.reserved(name: name, family: .oauth1))) {
-            try client.authorizeURL(token: "t", customParameters: [URLFormField(name: name, value: "x")])
-        }
-    }
-
     @Test func accessTokenSignsWithTheRequestTokenAndVerifier() async throws {
         let http = ProviderFakeHTTP(
             responses: .form(

@@ -48,13 +48,6 @@ struct OAuth2AuthorizationRequestTests {
         #expect(url.hasPrefix("http://127.0.0.1:4000/authorize?tenant=a%20b&response_type=code&client_id="))
     }
 
-    @Test(arguments: ReservedParameters.oauth2Names + ["State", "NONCE"])
-    func reservedCustomParametersAreRefused(_ name: String) {
-        #expect(throws: AuthorizationRequest.Failure.reservedParameter(.reserved(name: name, family: .oauth2))) {
-            try Self.request(custom: [URLFormField(name: name, value: "x")]).url()
-        }
-    }
-
     @Test func anEndpointWithAFragmentIsRefused() {
         #expect(throws: AuthorizationRequest.Failure.invalidEndpoint("it has a fragment")) {
             try Self.request(endpoint: "https://idp.example/auth#x").url()

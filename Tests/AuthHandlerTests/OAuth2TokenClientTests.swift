@@ -4,7 +4,7 @@ import Testing
 
 struct OAuth2TokenClientTests {
     static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-    static let secret = Secret("p:ss+w/rd word")
+    static let secret = "p:ss+w/rd word"
 
     static func exchange(
         _ http: ProviderFakeHTTP, authentication: OAuth2ClientAuthentication = .clientSecretBasic(secret)
@@ -25,7 +25,7 @@ struct OAuth2TokenClientTests {
         let http = ProviderFakeHTTP(responses: Self.okJSON)
         let answer = try await Self.exchange(http)
         #expect(
-            answer.credential
+            IdPCredential(answer)
                 == IdPCredential(
                     accessToken: "SlAV32hkKG", idToken: "eyJ.a.b", refreshToken: "8xLOxBtZp8", expiresIn: 3600,
                     scope: "openid email"))
@@ -145,7 +145,7 @@ struct OAuth2TokenClientTests {
         let lower = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a","token_type":"bearer"}"#))
         #expect(try await Self.exchange(lower).tokenType == "bearer")
         let absent = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a"}"#))
-        #expect(try await Self.exchange(absent).credential.accessToken == "a")
+        #expect(try await Self.exchange(absent).accessToken == "a")
         let mac = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a","token_type":"mac"}"#))
         await #expect(throws: OAuth2ClientError.unsupportedTokenType("mac")) {
             try await Self.exchange(mac)
@@ -159,9 +159,9 @@ struct OAuth2TokenClientTests {
                 "access_token=gho_16C7e42F292c6912E7710c838347Ae178B4a&scope=read%3Auser%2Cuser%3Aemail&token_type=bearer"
             ))
         let answer = try await Self.exchange(http)
-        #expect(answer.credential.accessToken == "gho_16C7e42F292c6912E7710c838347Ae178B4a")
-        #expect(answer.credential.scope == "read:user,user:email")
-        #expect(answer.credential.idToken == nil)
+        #expect(answer.accessToken == "gho_16C7e42F292c6912E7710c838347Ae178B4a")
+        #expect(answer.scope == "read:user,user:email")
+        #expect(answer.idToken == nil)
     }
 
     @Test func gitHubErrorsWithStatus200AreErrors() async {
@@ -186,7 +186,7 @@ struct OAuth2TokenClientTests {
 
     @Test func expiresInMayBeAString() async throws {
         let http = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a","expires_in":"5183944"}"#))
-        #expect(try await Self.exchange(http).credential.expiresIn == 5_183_944)
+        #expect(try await Self.exchange(http).expiresIn == 5_183_944)
     }
 
     @Test func userInfoSendsTheBearerAndMapsErrors() async throws {

@@ -86,8 +86,8 @@ struct ProviderRegistryTests {
         #expect(github.endpoints.userInfo?.absoluteString == "https://api.github.com/user")
         #expect(github.emailsEndpoint?.absoluteString == "https://api.github.com/user/emails")
         #expect(github.profileMapping == .github)
-        #expect(try github.clientAuthentication() == .clientSecretPost(Secret(Self.secretValue)))
-        #expect(try google.clientAuthentication() == .clientSecretBasic(Secret(Self.secretValue)))
+        #expect(try github.clientAuthentication() == .clientSecretPost(Self.secretValue))
+        #expect(try google.clientAuthentication() == .clientSecretBasic(Self.secretValue))
     }
 
     @Test func everyBuiltInDefaultURLParses() {
@@ -186,7 +186,7 @@ struct ProviderRegistryTests {
         #expect(forge.profileMapping == .oauth2UserInfo)
         #expect(forge.defaultScopes == ["read"])
         #expect(forge.emailsEndpoint == nil)
-        #expect(try forge.clientAuthentication() == .clientSecretBasic(Secret(Self.secretValue)))
+        #expect(try forge.clientAuthentication() == .clientSecretBasic(Self.secretValue))
         #expect(forge.issuer == nil)
 
         let legacy = try #require(registry["oauth1.legacy"])
@@ -238,7 +238,7 @@ struct ProviderRegistryTests {
             Issue.record("Apple takes the secret in the body")
             return
         }
-        let jws = try CompactJWS(parsing: secret.reveal())
+        let jws = try CompactJWS(parsing: secret)
         #expect(key.publicKey.verify(.es256, signature: jws.signature, message: jws.signingInput))
         let claims = try #require(JSONValue.parse(jws.payload))
         #expect(claims["sub"]?.stringValue == "com.example.web")
@@ -288,6 +288,6 @@ struct ProviderRegistryTests {
     @Test func explicitTokenEndpointAuthWinsOverTheProviderDefault() throws {
         let registry = try Self.registry(["github.com": Self.oauth2(.oauth2, auth: .clientSecretBasic)])
         let github = try #require(registry["github.com"])
-        #expect(try github.clientAuthentication() == .clientSecretBasic(Secret(Self.secretValue)))
+        #expect(try github.clientAuthentication() == .clientSecretBasic(Self.secretValue))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AuthHandler
@@ -113,5 +114,35 @@ struct ReservedParametersTests {
         #expect(!violation.description.contains("\n"))
         #expect(!violation.description.contains("reserved"))
         #expect(violation.description.contains("[A-Za-z0-9._~-]") || violation.description.contains(". _ ~ -"))
+    }
+
+    /// The start request refuses them before any protocol code sees them (the protocol code sends what it is given).
+    static func startRefusal(_ name: String, providerID: String, config: ProviderConfig) throws -> HandlerError? {
+        let registry = try ProviderRegistryTests.registry([providerID: config])
+        let provider = try #require(registry[providerID])
+        let object = String(decoding: try JSONEncoder().encode([name: "x"]), as: UTF8.self)
+        do {
+            _ = try StartRequest.customParameters(object, provider: provider)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(arguments: ReservedParameters.oauth2Names + ["State", "NONCE"])
+    func anOAuth2StartRefusesThem(_ name: String) throws {
+        let refusal = try Self.startRefusal(name, providerID: "google.com", config: ProviderRegistryTests.oauth2())
+        #expect(refusal?.code == .reservedCustomParameter)
+        #expect(refusal?.message == ReservedParameters.Violation.reserved(name: name, family: .oauth2).description)
+    }
+
+    @Test(arguments: ["oauth_callback", "OAuth_Token", "oauth_anything"])
+    func anOAuth1StartRefusesThem(_ name: String) throws {
+        let twitter = ProviderConfig(
+            protocolKind: .oauth1, consumerKey: "ck", consumerSecret: ProviderRegistryTests.secret,
+            signatureMethod: .hmacSHA1)
+        let refusal = try Self.startRefusal(name, providerID: "twitter.com", config: twitter)
+        #expect(refusal?.code == .reservedCustomParameter)
+        #expect(refusal?.message == ReservedParameters.Violation.reserved(name: name, family: .oauth1).description)
     }
 }

@@ -246,7 +246,7 @@ extension SignInFlow {
         } catch {
             throw .provider("the \(provider.id) client secret could not be made: \(error)")
         }
-        let credential = answer.credential
+        let credential = IdPCredential(answer)
         let profile: ProviderProfile
         if provider.protocolKind == .oidc {
             profile = try await oidcProfile(

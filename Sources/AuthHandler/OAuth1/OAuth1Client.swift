@@ -80,15 +80,11 @@ public struct OAuth1Client: Sendable {
 
     /// The URL to send the browser to (§2.2): the endpoint's own query, then `oauth_token`, then `customParameters`.
     ///
-    /// A custom parameter with the `oauth_` prefix (any case) is refused: the handler owns them.
+    /// `customParameters` are sent as given: the caller refuses the `oauth_` names the handler owns (RFC 5849 §3.5,
+    /// HTTP-API.md §3.1) before it asks.
     public func authorizeURL(token: String, customParameters: [URLFormField] = []) throws(OAuth1ClientError)
         -> String
     {
-        do {
-            try ReservedParameters.validate(customParameters, for: .oauth1)
-        } catch {
-            throw .reservedParameter(error)
-        }
         guard !authorizeEndpoint.contains("#") else {
             throw .invalidEndpoint(step: .authorize, reason: "the URL has a fragment, which a query cannot follow")
         }
@@ -242,8 +238,6 @@ public enum OAuth1ClientError: Error, Sendable, Equatable, CustomStringConvertib
     case malformedResponse(step: Step, status: Int, reason: String)
     /// The request-token answer lacks `oauth_callback_confirmed=true` (§2.1): not an OAuth 1.0a server.
     case callbackNotConfirmed(status: Int)
-    /// A custom authorize parameter uses the reserved `oauth_` prefix.
-    case reservedParameter(ReservedParameters.Violation)
     /// The configured endpoint URL cannot be used; `reason` says why.
     case invalidEndpoint(step: Step, reason: String)
     /// The request could not be signed.
@@ -266,7 +260,6 @@ public enum OAuth1ClientError: Error, Sendable, Equatable, CustomStringConvertib
             .malformedResponse(let step, _, _), .invalidEndpoint(let step, _), .signing(let step, _):
             step
         case .callbackNotConfirmed: .requestToken
-        case .reservedParameter: .authorize
         }
     }
 
@@ -286,8 +279,6 @@ public enum OAuth1ClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .callbackNotConfirmed(let status):
             "OAuth 1.0a request_token answered HTTP \(status) without oauth_callback_confirmed=true; "
                 + "the provider does not speak OAuth 1.0a (RFC 5849 §2.1), so the sign-in was not started"
-        case .reservedParameter(let violation):
-            violation.description
         case .invalidEndpoint(let step, let reason):
             "the OAuth 1.0a \(step.rawValue) endpoint cannot be used: \(reason); fix it in the provider's endpoints"
         case .signing(let step, let error):

@@ -4,18 +4,17 @@
 /// `state`, `code_challenge`, `code_challenge_method=S256`, `nonce` (OIDC), `response_mode` (only for
 /// `form_post`), then the custom parameters in the order given. A query already in the endpoint is kept
 /// in front (RFC 6749 §3.1).
+///
+/// The custom parameters are sent as given: the caller refuses names the handler sets itself (HTTP-API.md §3.1)
+/// before it builds a request.
 public struct AuthorizationRequest: Sendable, Hashable {
     /// Why the authorization URL could not be built.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// A custom parameter uses a name the handler sets itself.
-        case reservedParameter(ReservedParameters.Violation)
         /// The authorization endpoint cannot carry a query; the reason says why.
         case invalidEndpoint(String)
 
         public var description: String {
             switch self {
-            case .reservedParameter(let violation):
-                violation.description
             case .invalidEndpoint(let reason):
                 "the authorization endpoint cannot be used: \(reason); fix the provider's endpoints.authorization"
             }
@@ -36,7 +35,8 @@ public struct AuthorizationRequest: Sendable, Hashable {
     public var nonce: String?
     /// Whether to ask for `response_mode=form_post` (the default `query` is never sent).
     public var usesFormPost: Bool
-    /// Provider-specific extras (`prompt`, `login_hint`, `hd`, ...), appended last in order.
+    /// Provider-specific extras (`prompt`, `login_hint`, `hd`, ...), appended last in order; already checked by the
+    /// caller.
     public var customParameters: [URLFormField]
 
     /// Creates a request.
@@ -71,13 +71,8 @@ public struct AuthorizationRequest: Sendable, Hashable {
         return fields
     }
 
-    /// The URL to redirect the browser to; refuses reserved custom parameters (never drops them).
+    /// The URL to redirect the browser to.
     public func url() throws(Failure) -> String {
-        do {
-            try ReservedParameters.validate(customParameters, for: .oauth2)
-        } catch {
-            throw .reservedParameter(error)
-        }
         // RFC 6749 §3.1: the endpoint URI "MUST NOT include a fragment component".
         guard !endpoint.utf8.contains(UInt8(ascii: "#")) else { throw .invalidEndpoint("it has a fragment") }
         guard endpoint.hasPrefix("https://") || endpoint.hasPrefix("http://") else {

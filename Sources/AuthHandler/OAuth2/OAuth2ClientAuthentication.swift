@@ -1,9 +1,14 @@
 /// How the client authenticates at the token endpoint (RFC 6749 §2.3, OIDC Core §9).
-public enum OAuth2ClientAuthentication: Sendable, Hashable, CustomStringConvertible {
+///
+/// The secret is the plain value, revealed by the caller when it builds this; `description`, `debugDescription`
+/// and `dump` show only the method's name.
+public enum OAuth2ClientAuthentication: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// HTTP Basic with the form-urlencoded id and secret (RFC 6749 §2.3.1).
-    case clientSecretBasic(Secret)
+    case clientSecretBasic(String)
     /// `client_id` and `client_secret` in the form body.
-    case clientSecretPost(Secret)
+    case clientSecretPost(String)
     /// A public client: `client_id` in the body, no secret; PKCE alone binds the code.
     case none
 
@@ -18,12 +23,16 @@ public enum OAuth2ClientAuthentication: Sendable, Hashable, CustomStringConverti
 
     public var description: String { methodName }
 
+    public var debugDescription: String { methodName }
+
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
+
     /// The `Authorization` value for `clientSecretBasic`: `Basic base64(urlencode(id) ":" urlencode(secret))`.
     ///
     /// RFC 6749 §2.3.1 form-encodes both before joining them, so a `:` in the id or a `+` in the secret
     /// survives; many clients skip this and fail with secrets that contain such characters.
-    public static func basicAuthorization(clientID: String, secret: Secret) -> String {
-        let joined = FormURLEncoding.percentEncode(clientID) + ":" + FormURLEncoding.percentEncode(secret.reveal())
+    public static func basicAuthorization(clientID: String, secret: String) -> String {
+        let joined = FormURLEncoding.percentEncode(clientID) + ":" + FormURLEncoding.percentEncode(secret)
         return "Basic " + Base64.encode(Array(joined.utf8))
     }
 }

@@ -23,14 +23,27 @@ public struct OAuth2TokenClient: Sendable {
         self.timeout = timeout
     }
 
-    /// The token answer: the credential and the `token_type` as sent.
+    /// The token answer (RFC 6749 §5.1, OIDC Core §3.1.3.3), members as the IdP sent them.
     public struct Answer: Sendable, Hashable {
-        public var credential: IdPCredential
+        public var accessToken: String
+        public var idToken: String?
+        public var refreshToken: String?
+        /// Seconds until `accessToken` expires, as the IdP said.
+        public var expiresIn: Int?
+        /// Scopes granted, as the IdP said.
+        public var scope: String?
         /// `token_type` as the IdP sent it (`Bearer`, `bearer`), nil when absent.
         public var tokenType: String?
 
-        public init(credential: IdPCredential, tokenType: String?) {
-            self.credential = credential
+        public init(
+            accessToken: String, idToken: String? = nil, refreshToken: String? = nil, expiresIn: Int? = nil,
+            scope: String? = nil, tokenType: String? = nil
+        ) {
+            self.accessToken = accessToken
+            self.idToken = idToken
+            self.refreshToken = refreshToken
+            self.expiresIn = expiresIn
+            self.scope = scope
             self.tokenType = tokenType
         }
     }
@@ -52,7 +65,7 @@ public struct OAuth2TokenClient: Sendable {
         }
         var redacted = [code, codeVerifier]
         switch authentication {
-        case .clientSecretBasic(let secret), .clientSecretPost(let secret): redacted.append(secret.reveal())
+        case .clientSecretBasic(let secret), .clientSecretPost(let secret): redacted.append(secret)
         case .none: break
         }
         return try Self.parse(response, redacting: redacted)
@@ -76,7 +89,7 @@ public struct OAuth2TokenClient: Sendable {
                 value: OAuth2ClientAuthentication.basicAuthorization(clientID: clientID, secret: secret))
         case .clientSecretPost(let secret):
             fields.append(URLFormField(name: "client_id", value: clientID))
-            fields.append(URLFormField(name: "client_secret", value: secret.reveal()))
+            fields.append(URLFormField(name: "client_secret", value: secret))
         case .none:
             fields.append(URLFormField(name: "client_id", value: clientID))
         }
@@ -106,11 +119,11 @@ public struct OAuth2TokenClient: Sendable {
             throw .unsupportedTokenType(
                 OAuth2ClientError.sanitizedCode(tokenType).map { String($0.prefix(32)) } ?? "non-Bearer")
         }
-        let credential = IdPCredential(
+        return Answer(
             accessToken: accessToken, idToken: document["id_token"]?.stringValue,
             refreshToken: document["refresh_token"]?.stringValue,
-            expiresIn: Self.seconds(document["expires_in"]), scope: document["scope"]?.stringValue)
-        return Answer(credential: credential, tokenType: tokenType)
+            expiresIn: Self.seconds(document["expires_in"]), scope: document["scope"]?.stringValue, tokenType: tokenType
+        )
     }
 
     /// The body as a JSON object, or a form (GitHub without `Accept`) as an object of strings; nil otherwise.

@@ -39,3 +39,12 @@ public struct IdPCredential: Sendable, Hashable, Codable {
         try container.encode(scope, forKey: .scope)
     }
 }
+
+extension IdPCredential {
+    /// The credential of an OAuth 2 / OpenID Connect token answer.
+    public init(_ answer: OAuth2TokenClient.Answer) {
+        self.init(
+            accessToken: answer.accessToken, idToken: answer.idToken, refreshToken: answer.refreshToken,
+            expiresIn: answer.expiresIn, scope: answer.scope)
+    }
+}

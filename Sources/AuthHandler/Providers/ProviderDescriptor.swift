@@ -102,10 +102,11 @@ public struct ProviderDescriptor: Sendable {
             customParameters: customParameters)
     }
 
-    /// The token endpoint client authentication, with the current secret (Apple's is signed here).
+    /// The token endpoint client authentication, with the current secret (Apple's is signed here), revealed for the
+    /// protocol code, which takes plain values.
     public func clientAuthentication() throws(CryptoError) -> OAuth2ClientAuthentication {
         guard let clientSecret, tokenEndpointAuth != ProviderConfig.TokenEndpointAuth.none else { return .none }
-        let secret = try clientSecret.current()
+        let secret = try clientSecret.current().reveal()
         return tokenEndpointAuth == .clientSecretPost ? .clientSecretPost(secret) : .clientSecretBasic(secret)
     }
 

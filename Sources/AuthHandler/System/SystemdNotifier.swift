@@ -16,30 +16,9 @@ public final class SystemdNotifier: Sendable {
         socket = try UnixDatagramSocket(subject: address.description)
     }
 
-    /// The notifier `$NOTIFY_SOCKET` asks for, or nil when it is unset (not run by systemd: every notification is
-    /// then a no-op) or unusable (logged once, as a warning).
-    public static func fromEnvironment(_ environment: [String: String], log: EventLog) -> SystemdNotifier? {
-        guard let value = environment["NOTIFY_SOCKET"], !value.isEmpty else { return nil }
-        do {
-            return try SystemdNotifier(address: try NotifySocketAddress(value))
-        } catch {
-            log.log(.warning, "sd_notify", ["outcome": "disabled", "problem": "\(error)"])
-            return nil
-        }
-    }
-
     /// Sends one message.
     public func send(_ message: ServiceManagerMessage) throws(SystemCallError) {
         try socket.send(Array(message.text.utf8), to: address)
-    }
-
-    /// Sends one message; a failure is logged, never fatal (the manager may be gone while we drain).
-    public func notify(_ message: ServiceManagerMessage, log: EventLog) {
-        do {
-            try send(message)
-        } catch {
-            log.log(.warning, "sd_notify", ["outcome": "failed", "problem": "\(error)"])
-        }
     }
 }
 
