@@ -352,12 +352,16 @@ struct HTTPServerTests {
             return false
         }
         #expect(refused)
+        let clock = ContinuousClock()
+        let released = clock.now
         release.open()
         let response = try await inFlight.value
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "finished")
         #expect(response.headers["connection"]?.lowercased() == "close")
         await stopping.value
+        // The last request's completion wakes the stop: it does not sit out its 10 s grace period.
+        #expect(clock.now - released < .seconds(5))
         #expect(server.requestsInFlight == 0)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The config `--once` runs with: the config file when there is one, the credential options (or their environment
-/// variables) on top, then the loopback settings of an RFC 8252 sign-in. The result goes through ``ConfigLoader``,
-/// so it is validated exactly as `serve` and `check-config` validate a file.
+/// variables) on top, then the loopback settings of an RFC 8252 sign-in. The file's settings and the provider entry go
+/// through ``ConfigValidator``, so they are validated exactly as `serve` and `check-config` validate a file; the
+/// settings `--once` decides itself are set on the typed ``AuthHandlerConfig``.
 enum OnceConfiguration {
     /// `--client-id` when the option is not given.
     static let clientIDVariable = "AUTH_HANDLER_CLIENT_ID"
@@ -41,7 +42,23 @@ enum OnceConfiguration {
         }
     }
 
-    /// Builds and validates the config for `options`.
+    /// The top-level settings `--once` sets itself, whatever the config file says.
+    static let settingsOfItsOwn: Set<String> = [
+        "listen", "opsListen", "publicURL", "store", "allowedRedirectURLs", "sessionTTLSeconds", "providers",
+    ]
+
+    /// The config file's top-level members, and the directory its relative paths are resolved against.
+    struct FileDocument {
+        /// The members; empty when there is no file.
+        var members: [String: JSONValue] = [:]
+        /// The file's directory, or the current one when there is no file.
+        var baseDirectory: String
+        /// Whether a file was read.
+        var exists = false
+    }
+
+    /// Builds and validates the config for `options`: the file's settings are validated as `serve` validates them,
+    /// the provider entry with the credentials written over it, and the loopback settings are set on the result.
     static func load(
         _ options: OnceOptions, environment: [String: String], secrets: SecretEnvironment, currentDirectory: String
     ) -> Result<AuthHandlerConfig, Problem> {
@@ -49,63 +66,67 @@ enum OnceConfiguration {
         let protocolKind = ProviderConfig.impliedProtocol(forID: id) ?? .oauth2
         let credentials = Credentials(options: options, environment: environment, protocolKind: protocolKind)
         let location = options.config
+        let file: FileDocument
+        switch document(location, currentDirectory: currentDirectory) {
+        case .success(let document): file = document
+        case .failure(let problem): return .failure(problem)
+        }
+        let fileEntry = file.members["providers"]?[id]
+        if fileEntry == nil,
+            let missing = missingCredentials(id: id, protocolKind: protocolKind, credentials: credentials)
+        {
+            let situation =
+                file.exists
+                ? "\(location.path) has no providers.\(id) entry"
+                : "there is no config file (\(location.path) does not exist)"
+            return .failure(Problem(message: "\(id) has no credentials and \(situation): \(missing)"))
+        }
+        var validator = ConfigLoader(environment: secrets).validator(baseDirectory: file.baseDirectory)
+        var config = validator.validate(.object(file.members.filter { !settingsOfItsOwn.contains($0.key) }))
+        let provider = validator.provider(
+            id: id, value: entry(fileEntry, credentials: credentials, currentDirectory: currentDirectory),
+            at: ConfigPath.root.key("providers").entry(id))
+        let errors = validator.problems.filter { $0.severity == .error }
+        guard let provider, errors.isEmpty else {
+            let first = errors.first.map { "\($0.path): \($0.message)" } ?? "the config is not valid"
+            let source = file.exists ? "\(location.path) with the command-line settings" : "the command-line settings"
+            return .failure(
+                Problem(
+                    message: "\(source) have \(errors.count) problem(s), the first: \(first); "
+                        + "fix the option, its environment variable or the config file"))
+        }
+        config.providers = [id: provider]
+        setLoopbackSignIn(on: &config, options: options)
+        return .success(config)
+    }
+
+    /// One sign-in on loopback, nothing else: the port of `--port`, no operations listener (it would also clash with
+    /// a daemon's), no public URL, a memory store, the done page as the only app redirect, and `--timeout`.
+    static func setLoopbackSignIn(on config: inout AuthHandlerConfig, options: OnceOptions) {
+        config.listen = [ListenAddress(host: "127.0.0.1", port: options.port)]
+        config.opsListen = nil
+        config.publicURL = nil
+        config.store = StoreConfig(kind: .memory)
+        config.allowedRedirectURLs = URL(string: allowedDonePage).map { [$0] } ?? []
+        config.sessionTTLSeconds = options.timeoutSeconds
+    }
+
+    /// The config file's members; none when the default path does not exist (fine for `--once`).
+    static func document(_ location: ConfigLocation, currentDirectory: String) -> Result<FileDocument, Problem> {
         let fileBytes: [UInt8]?
         switch read(location) {
         case .success(let bytes): fileBytes = bytes
         case .failure(let problem): return .failure(problem)
         }
-        let baseDirectory =
-            fileBytes == nil
-            ? currentDirectory
-            : (absolute(location.path, in: currentDirectory) as NSString)
-                .deletingLastPathComponent
-        var members: [String: JSONValue] = [:]
-        if let fileBytes {
-            if let failure = ConfigJSONSyntax.firstError(in: fileBytes) {
-                return .failure(Problem(message: "\(location.path): \(failure); fix the file"))
-            }
-            guard let object = JSONValue.parse(fileBytes)?.objectValue else {
-                return .failure(Problem(message: "\(location.path): expected a JSON object at the top level"))
-            }
-            members = object
+        guard let fileBytes else { return .success(FileDocument(baseDirectory: currentDirectory)) }
+        if let failure = ConfigJSONSyntax.firstError(in: fileBytes) {
+            return .failure(Problem(message: "\(location.path): \(failure); fix the file"))
         }
-        let fileEntry = members["providers"]?[id]
-        if fileEntry == nil {
-            if let missing = missingCredentials(id: id, protocolKind: protocolKind, credentials: credentials) {
-                let situation =
-                    fileBytes == nil
-                    ? "there is no config file (\(location.path) does not exist)"
-                    : "\(location.path) has no providers.\(id) entry"
-                return .failure(Problem(message: "\(id) has no credentials and \(situation): \(missing)"))
-            }
+        guard let members = JSONValue.parse(fileBytes)?.objectValue else {
+            return .failure(Problem(message: "\(location.path): expected a JSON object at the top level"))
         }
-        members["providers"] = .object([
-            id: entry(fileEntry, credentials: credentials, currentDirectory: currentDirectory)
-        ])
-        members["listen"] = .array([.string("127.0.0.1:\(options.port)")])
-        // One sign-in on loopback, nothing else: no operations listener (it would also clash with a daemon's).
-        members["opsListen"] = nil
-        members["publicURL"] = nil
-        members["store"] = .object(["kind": .string("memory")])
-        members["allowedRedirectURLs"] = .array([.string(allowedDonePage)])
-        members["sessionTTLSeconds"] = .number(Double(options.timeoutSeconds))
-
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let document = try? encoder.encode(JSONValue.object(members)) else {
-            return .failure(Problem(message: "the --once config could not be assembled; report this as a bug"))
-        }
-        let report = ConfigLoader(environment: secrets).load(data: document, baseDirectory: baseDirectory)
-        guard let config = report.config, report.errors.isEmpty else {
-            let first = report.errors.first.map { "\($0.path): \($0.message)" } ?? "the config is not valid"
-            let source =
-                fileBytes == nil ? "the command-line settings" : "\(location.path) with the command-line settings"
-            return .failure(
-                Problem(
-                    message: "\(source) have \(report.errors.count) problem(s), the first: \(first); "
-                        + "fix the option, its environment variable or the config file"))
-        }
-        return .success(config)
+        let baseDirectory = (absolute(location.path, in: currentDirectory) as NSString).deletingLastPathComponent
+        return .success(FileDocument(members: members, baseDirectory: baseDirectory, exists: true))
     }
 
     /// The file's bytes; nil when the default path does not exist (fine for `--once`).
@@ -145,7 +166,8 @@ enum OnceConfiguration {
         return nil
     }
 
-    /// The provider entry: the file's (when it is an object), with the given credentials written over it.
+    /// The provider entry as the validator reads it: the file's (when it is an object), with the given credentials
+    /// written over it as a client id and `{"file": PATH}` secret references.
     static func entry(_ fileEntry: JSONValue?, credentials: Credentials, currentDirectory: String) -> JSONValue {
         var fields: [String: JSONValue] = [:]
         if let fileEntry {

@@ -41,12 +41,17 @@ public struct ConfigLoader: Sendable {
         } catch {
             return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, "invalid JSON: \(error)")])
         }
-        var validator = ConfigValidator(
-            environment: environment, baseDirectory: Self.absolute(baseDirectory), resolvesSecrets: resolvesSecrets)
+        var validator = validator(baseDirectory: baseDirectory)
         let config = validator.validate(root)
         let problems = validator.problems
         let hasErrors = problems.contains { $0.severity == .error }
         return ConfigReport(config: hasErrors ? nil : config, problems: problems)
+    }
+
+    /// A validator with this loader's settings, resolving relative paths against `baseDirectory`.
+    func validator(baseDirectory: String) -> ConfigValidator {
+        ConfigValidator(
+            environment: environment, baseDirectory: Self.absolute(baseDirectory), resolvesSecrets: resolvesSecrets)
     }
 
     private static func absolute(_ path: String) -> String {

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import CShims
+import Dispatch
 import Synchronization
 
 /// An async request handler: it may suspend as long as it likes without holding an MHD thread.
@@ -16,11 +17,31 @@ final class HTTPListenerCore: @unchecked Sendable {
         var tasks: [ObjectIdentifier: Task<Void, Never>] = [:]
         /// Set once stopping gives up on in-flight work: nothing may be suspended any more.
         var closed = false
+        /// Signalled when `suspended` becomes empty, while a stop waits for it.
+        var emptied: DispatchSemaphore?
+
+        /// Forgets the handler task of `key`; the semaphore to signal when that emptied `suspended` for a waiter.
+        mutating func remove(_ key: ObjectIdentifier) -> DispatchSemaphore? {
+            suspended[key] = nil
+            tasks[key] = nil
+            guard suspended.isEmpty, let emptied else { return nil }
+            self.emptied = nil
+            return emptied
+        }
+    }
+
+    /// Stops waiting for `liveRequests` to reach 0: each resumed when it does, or when its time is up.
+    private struct IdleWaiters {
+        var nextKey = 0
+        var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Waiters whose time ran out before they were registered.
+        var expired: Set<Int> = []
     }
 
     let handler: HTTPServerHandler
     let configuration: HTTPServerConfiguration
     private let registry = Mutex(Registry())
+    private let idleWaiters = Mutex(IdleWaiters())
     /// Requests between MHD's URI-log callback and its completion callback.
     let liveRequests = Atomic<Int>(0)
     /// Whether responses should carry `Connection: close` because the server is stopping.
@@ -31,7 +52,61 @@ final class HTTPListenerCore: @unchecked Sendable {
         self.configuration = configuration
     }
 
-    var suspendedCount: Int { registry.withLock { $0.suspended.count } }
+    /// Returns once no request is in flight (`liveRequests` is 0), or when `limit` has passed.
+    ///
+    /// An event, not a poll: `requestCompleted` resumes the waiters when the count reaches 0.
+    func waitForNoLiveRequests(within limit: Duration) async {
+        let key = idleWaiters.withLock { waiters in
+            waiters.nextKey += 1
+            return waiters.nextKey
+        }
+        let timer = Task {
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            self.expireIdleWaiter(key)
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = idleWaiters.withLock { waiters in
+                guard waiters.expired.remove(key) == nil, liveRequests.load(ordering: .relaxed) > 0 else { return true }
+                waiters.waiting[key] = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+        timer.cancel()
+        await timer.value
+        idleWaiters.withLock { _ = $0.expired.remove(key) }
+    }
+
+    private func expireIdleWaiter(_ key: Int) {
+        let continuation = idleWaiters.withLock { waiters in
+            guard let continuation = waiters.waiting.removeValue(forKey: key) else {
+                waiters.expired.insert(key)
+                return nil as CheckedContinuation<Void, Never>?
+            }
+            return continuation
+        }
+        continuation?.resume()
+    }
+
+    /// Blocks until no handler task holds a suspended connection, or for at most `limit`.
+    ///
+    /// Synchronous because `HTTPServer.deinit` stops too; a semaphore that the last task leaving the registry
+    /// signals, not a busy wait.
+    func waitForNoSuspendedRequests(within limit: Duration) {
+        let emptied = DispatchSemaphore(value: 0)
+        let mustWait = registry.withLock { registry in
+            guard !registry.suspended.isEmpty else { return false }
+            registry.emptied = emptied
+            return true
+        }
+        guard mustWait else { return }
+        let (seconds, attoseconds) = limit.components
+        let nanoseconds = Int(clamping: seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        _ = emptied.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        registry.withLock { registry in
+            if registry.emptied === emptied { registry.emptied = nil }
+        }
+    }
 
     // MARK: MHD callbacks (on MHD worker threads)
 
@@ -51,7 +126,13 @@ final class HTTPListenerCore: @unchecked Sendable {
         guard let raw = requestContext.pointee else { return }
         requestContext.pointee = nil
         Unmanaged<HTTPRequestContext>.fromOpaque(raw).release()
-        liveRequests.subtract(1, ordering: .relaxed)
+        if liveRequests.subtract(1, ordering: .relaxed).newValue == 0 {
+            let waiting = idleWaiters.withLock { waiters in
+                defer { waiters.waiting = [:] }
+                return Array(waiters.waiting.values)
+            }
+            for continuation in waiting { continuation.resume() }
+        }
     }
 
     /// The MHD access handler, called several times per request (headers, each body chunk, final, resumed).
@@ -171,10 +252,7 @@ final class HTTPListenerCore: @unchecked Sendable {
         guard context.settle(outcome) else { return }
         MHD_resume_connection(context.connection)
         // Removed only after MHD_resume_connection returned, so an empty registry means no resume is running.
-        registry.withLock { registry in
-            registry.suspended[ObjectIdentifier(context)] = nil
-            registry.tasks[ObjectIdentifier(context)] = nil
-        }
+        registry.withLock { $0.remove(ObjectIdentifier(context)) }?.signal()
     }
 
     /// Refuses new suspensions, then answers 503 to every suspended request and cancels its handler.
@@ -191,10 +269,7 @@ final class HTTPListenerCore: @unchecked Sendable {
             guard context.settle(.abandoned(unavailable)) else { continue }
             tasks[key]?.cancel()
             MHD_resume_connection(context.connection)
-            registry.withLock { registry in
-                registry.suspended[key] = nil
-                registry.tasks[key] = nil
-            }
+            registry.withLock { $0.remove(key) }?.signal()
         }
     }
 

@@ -130,23 +130,15 @@ public final class HTTPServer: Sendable {
     /// answers 503 to any still running and closes everything. Later calls return at once.
     public func stop(gracePeriod: Duration = .seconds(10)) async {
         guard let listeners = beginStop() else { return }
-        await waitForRequestsToComplete(within: gracePeriod)
+        await core.waitForNoLiveRequests(within: gracePeriod)
         core.abandonSuspendedRequests()
         // Give the 503s a moment to be written: MHD_stop_daemon closes connections without flushing them.
-        await waitForRequestsToComplete(within: .seconds(1))
+        await core.waitForNoLiveRequests(within: .seconds(1))
         finishStop(listeners)
     }
 
     /// The number of requests received and not yet completed (for tests and readiness).
     var requestsInFlight: Int { core.liveRequests.load(ordering: .relaxed) }
-
-    private func waitForRequestsToComplete(within limit: Duration) async {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: limit)
-        while core.liveRequests.load(ordering: .relaxed) > 0, clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-    }
 
     /// Quiesces every daemon and shuts its socket so new connections are refused; nil when already stopping.
     ///
@@ -180,9 +172,7 @@ public final class HTTPServer: Sendable {
     /// Stops the daemons once nothing is suspended, closes the sockets and releases the callback context.
     private func finishStop(_ listeners: [(listener: Listener, reclaimed: FileDescriptor?)]) {
         // Only handler tasks between settling and leaving the registry remain: a few instructions each.
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(2))
-        while core.suspendedCount > 0, clock.now < deadline { sched_yield() }
+        core.waitForNoSuspendedRequests(within: .seconds(2))
         for (listener, reclaimed) in listeners { Self.stop(listener, reclaimed: reclaimed) }
         state.withLock { state in
             state.core?.release()
