@@ -120,12 +120,7 @@ public struct CommandLineParser: Sendable {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             guard let option = CommandLineOption(spelling: spelling) else {
-                var message = "unknown option '\(spelling)'"
-                let candidates = Self.allowedOptions(for: command).map { "--\($0.rawValue)" }
-                if let suggestion = Self.closest(to: spelling, in: candidates) {
-                    message += " (did you mean '\(suggestion)'?)"
-                }
-                throw CommandLineUsageError("\(message); see \(helpHint)")
+                throw Self.unknownOption(spelling, command: command, helpHint: helpHint)
             }
             if option == .help || option == .version {
                 if inlineValue != nil { throw CommandLineUsageError("option '\(spelling)' takes no value") }
@@ -144,26 +139,49 @@ public struct CommandLineParser: Sendable {
                 scanned.options.append((option, spelling, nil))
                 continue
             }
-            let value: String
-            if let inlineValue {
-                value = inlineValue
-            } else {
-                guard index < arguments.endIndex, !arguments[index].hasPrefix("--") else {
-                    throw CommandLineUsageError(
-                        "option '\(spelling)' needs a value: '\(spelling) \(option.valueName)'; see \(helpHint)")
-                }
-                value = arguments[index]
-                index += 1
-            }
-            if value.isEmpty {
-                throw CommandLineUsageError("option '\(spelling)' needs a non-empty \(option.valueName)")
-            }
+            let value = try Self.value(
+                of: option, spelling: spelling, inline: inlineValue, arguments: arguments, index: &index,
+                helpHint: helpHint)
             if !option.isRepeatable && scanned.contains(option) {
                 throw CommandLineUsageError("option '\(spelling)' is given more than once; give it once")
             }
             scanned.options.append((option, spelling, value))
         }
         return scanned
+    }
+
+    /// The value of `option`: after `=`, else the next argument (consumed), which must not be another option.
+    private static func value(
+        of option: CommandLineOption, spelling: String, inline: String?, arguments: ArraySlice<String>,
+        index: inout Int, helpHint: String
+    ) throws(CommandLineUsageError) -> String {
+        let value: String
+        if let inline {
+            value = inline
+        } else {
+            guard index < arguments.endIndex, !arguments[index].hasPrefix("--") else {
+                throw CommandLineUsageError(
+                    "option '\(spelling)' needs a value: '\(spelling) \(option.valueName)'; see \(helpHint)")
+            }
+            value = arguments[index]
+            index += 1
+        }
+        if value.isEmpty {
+            throw CommandLineUsageError("option '\(spelling)' needs a non-empty \(option.valueName)")
+        }
+        return value
+    }
+
+    /// The refusal of an option no command knows, with the closest one the command takes when it looks like a typo.
+    private static func unknownOption(
+        _ spelling: String, command: AuthHandlerCommand.Name, helpHint: String
+    ) -> CommandLineUsageError {
+        var message = "unknown option '\(spelling)'"
+        let candidates = allowedOptions(for: command).map { "--\($0.rawValue)" }
+        if let suggestion = closest(to: spelling, in: candidates) {
+            message += " (did you mean '\(suggestion)'?)"
+        }
+        return CommandLineUsageError("\(message); see \(helpHint)")
     }
 
     // MARK: - --once
@@ -193,18 +211,7 @@ public struct CommandLineParser: Sendable {
             }
             options.scopes.append(scope)
         }
-        for pair in seen.all(.param) {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw CommandLineUsageError(
-                    "'--param' expects NAME=VALUE, got '\(pair)'; e.g. '--param login_hint=alice'")
-            }
-            let parameter = OnceOptions.Parameter(
-                name: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...]))
-            if options.parameters.contains(where: { $0.name == parameter.name }) {
-                throw CommandLineUsageError("'--param \(parameter.name)=...' is given more than once; give it once")
-            }
-            options.parameters.append(parameter)
-        }
+        options.parameters = try Self.parameters(seen.all(.param))
         options.noBrowser = seen.contains(.noBrowser)
         if let text = seen.last(.timeout) {
             guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int(text), seconds > 0,
@@ -215,20 +222,7 @@ public struct CommandLineParser: Sendable {
             options.timeoutSeconds = seconds
         }
         options.outputPath = seen.last(.output)
-        switch (seen.last(.idTokenFile), seen.last(.authType)) {
-        case (nil, nil):
-            break
-        case (.some, nil):
-            throw CommandLineUsageError("'--id-token-file' needs '--auth-type link' or '--auth-type reauth'")
-        case (nil, .some):
-            throw CommandLineUsageError(
-                "'--auth-type' needs '--id-token-file FILE' holding the signed-in user's ID token")
-        case (.some(let file), .some(let text)):
-            guard let authType = OnceOptions.AuthType(rawValue: text) else {
-                throw CommandLineUsageError("'--auth-type' expects 'link' or 'reauth', got '\(text)'")
-            }
-            options.linking = OnceOptions.Linking(idTokenFile: file, authType: authType)
-        }
+        options.linking = try Self.linking(idTokenFile: seen.last(.idTokenFile), authType: seen.last(.authType))
         options.clientID = seen.last(.clientId)
         options.clientSecretFile = seen.last(.clientSecretFile)
         options.consumerKey = seen.last(.consumerKey)
@@ -243,6 +237,44 @@ public struct CommandLineParser: Sendable {
             throw CommandLineUsageError("option '\(wrong.spelling)' does not apply to \(providerID); \(instead)")
         }
         return options
+    }
+
+    /// The `--param NAME=VALUE` pairs, each name at most once.
+    private static func parameters(_ pairs: [String]) throws(CommandLineUsageError) -> [OnceOptions.Parameter] {
+        var parameters: [OnceOptions.Parameter] = []
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw CommandLineUsageError(
+                    "'--param' expects NAME=VALUE, got '\(pair)'; e.g. '--param login_hint=alice'")
+            }
+            let parameter = OnceOptions.Parameter(
+                name: String(pair[..<equals]), value: String(pair[pair.index(after: equals)...]))
+            if parameters.contains(where: { $0.name == parameter.name }) {
+                throw CommandLineUsageError("'--param \(parameter.name)=...' is given more than once; give it once")
+            }
+            parameters.append(parameter)
+        }
+        return parameters
+    }
+
+    /// `--id-token-file` with `--auth-type`, which come together or not at all.
+    private static func linking(idTokenFile: String?, authType: String?) throws(CommandLineUsageError)
+        -> OnceOptions.Linking?
+    {
+        switch (idTokenFile, authType) {
+        case (nil, nil):
+            return nil
+        case (.some, nil):
+            throw CommandLineUsageError("'--id-token-file' needs '--auth-type link' or '--auth-type reauth'")
+        case (nil, .some):
+            throw CommandLineUsageError(
+                "'--auth-type' needs '--id-token-file FILE' holding the signed-in user's ID token")
+        case (.some(let file), .some(let text)):
+            guard let authType = OnceOptions.AuthType(rawValue: text) else {
+                throw CommandLineUsageError("'--auth-type' expects 'link' or 'reauth', got '\(text)'")
+            }
+            return OnceOptions.Linking(idTokenFile: file, authType: authType)
+        }
     }
 
     /// The candidate closest to a misspelt word, when close enough to be a likely typo.

@@ -18,81 +18,56 @@ public enum OnceCommand {
         case timedOut
     }
 
+    /// Why `--once` stops before the sign-in: the exit code and the one line for stderr.
+    struct Failure: Error {
+        let exitCode: AuthHandlerExitCode
+        let message: String
+
+        init(_ exitCode: AuthHandlerExitCode, _ message: String) {
+            self.exitCode = exitCode
+            self.message = message
+        }
+    }
+
+    /// The sign-in's own values: its event id and the result challenge's verifier and challenge.
+    struct SignInSecrets {
+        let eventID: String
+        let verifier: String
+        let challenge: String
+    }
+
     /// Runs one sign-in; returns the exit code after writing at most one failure line on stderr (besides the URL).
     public static func run(_ options: OnceOptions, context: CommandContext) async -> AuthHandlerExitCode {
         // First, so that a Ctrl-C from here on is a clean cancellation (exit 1), not a kill.
         // SIGHUP too (a closed terminal): --once has nothing to reload, so it cancels like Ctrl-C.
         let signals = TerminationSignals([SIGINT, SIGTERM, SIGHUP])
-        // Usage problems (64) are reported before configuration problems (78).
-        for scope in options.scopes where scope.contains(",") {
-            return context.fail(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
-        }
-        var idToken: String?
-        if let linking = options.linking {
-            switch readIDToken(linking.idTokenFile) {
-            case .success(let token): idToken = token
-            case .failure(let problem): return context.fail(.usage, problem.message)
-            }
-        }
-        if let path = options.outputPath, let problem = ResultFile.problem(at: path) {
-            return context.fail(.usage, problem)
-        }
         let secrets = SecretEnvironment(variables: context.environment)
+        let idToken: String?
         let config: AuthHandlerConfig
-        switch OnceConfiguration.load(
-            options, environment: context.environment, secrets: secrets,
-            currentDirectory: FileManager.default.currentDirectoryPath)
-        {
-        case .success(let loaded): config = loaded
-        case .failure(let problem): return context.fail(.config, problem.message)
-        }
-        let eventID: String
-        do {
-            eventID = "once-" + (try SecureRandom.base64URLString(byteCount: 16))
+        let signIn: SignInSecrets
+        do throws(Failure) {
+            idToken = try checkUsage(options)
+            config = try OnceConfiguration.load(
+                options, environment: context.environment, secrets: secrets,
+                currentDirectory: FileManager.default.currentDirectoryPath
+            ).mapError { Failure(.config, $0.message) }.get()
+            signIn = try makeSignInSecrets()
         } catch {
-            return context.fail(.config, "the system's random generator failed: \(error); check the OpenSSL setup")
+            return context.fail(error.exitCode, error.message)
         }
-
-        // The result challenge of HTTP-API.md §3.3, though this process is both the starter and the redeemer: the
-        // contract's default (requireResultChallenge) holds for --once too.
-        let verifier: String
-        let challenge: String
-        do {
-            verifier = try PKCE.makeVerifier()
-            challenge = try PKCE.challenge(forVerifier: verifier)
-        } catch {
-            return context.fail(.config, "the system's random generator failed: \(error); check the OpenSSL setup")
-        }
-        let page = OnceDonePage(providerID: options.providerID, eventID: eventID, verifier: verifier, idToken: idToken)
+        let page = OnceDonePage(
+            providerID: options.providerID, eventID: signIn.eventID, verifier: signIn.verifier, idToken: idToken)
         let onceSignIn = OnceSignIn()
         let running: RunningService
-        do {
-            running = try await RunningService.start(
-                config: config, environment: secrets, log: EventLog(sink: DiscardingLogSink()), defaultStore: .memory,
-                extraRoutes: [donePath: { request, flow in await page.respond(request, flow: flow) }],
-                onceSignIn: onceSignIn)
-        } catch {
-            let prefix = "cannot listen: "
-            guard error.message.hasPrefix(prefix) else { return context.fail(error.exitCode, error.message) }
-            let reason = error.message.dropFirst(prefix.count).replacingOccurrences(
-                of: "; check 'listen' in the config", with: "")
-            return context.fail(
-                error.exitCode,
-                "cannot listen on 127.0.0.1:\(options.port): \(reason); pass another --port, or 0 for any free port")
-        }
-        let fields = startFields(
-            options, eventID: eventID, resultChallenge: challenge, redirectURL: running.baseURL + donePath)
         let authorizationURL: String
-        do {
-            let answer = try await running.service.flow.start(fields)
-            onceSignIn.keep(answer)
-            authorizationURL = answer.location
+        do throws(Failure) {
+            running = try await startService(config, secrets: secrets, page: page, onceSignIn: onceSignIn, options)
+            let fields = startFields(
+                options, eventID: signIn.eventID, resultChallenge: signIn.challenge,
+                redirectURL: running.baseURL + donePath)
+            authorizationURL = try await startSignIn(fields, on: running, onceSignIn: onceSignIn, options)
         } catch {
-            await running.stop()
-            // A 400 is the command line's fault (a reserved --param, a bad --scope); anything else the provider's.
-            if error.status == 400 { return context.fail(.usage, error.message) }
-            return context.fail(
-                .providerError, "cannot start the sign-in with \(options.providerID): \(error.message)")
+            return context.fail(error.exitCode, error.message)
         }
         context.output.writeError("Open this URL to sign in: \(authorizationURL)\n")
         if !options.noBrowser {
@@ -103,6 +78,73 @@ public enum OnceCommand {
         let code = finish(ending, options: options, context: context)
         await running.stop()
         return code
+    }
+
+    /// The usage checks (exit 64), made before any configuration problem (78): the `--scope`s, the
+    /// `--id-token-file` (whose token it returns) and the `--output` path.
+    static func checkUsage(_ options: OnceOptions) throws(Failure) -> String? {
+        for scope in options.scopes where scope.contains(",") {
+            throw Failure(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
+        }
+        var idToken: String?
+        if let linking = options.linking {
+            idToken = try readIDToken(linking.idTokenFile).mapError { Failure(.usage, $0.message) }.get()
+        }
+        if let path = options.outputPath, let problem = ResultFile.problem(at: path) {
+            throw Failure(.usage, problem)
+        }
+        return idToken
+    }
+
+    /// A random event id, and the result challenge of HTTP-API.md §3.3: this process is both the starter and the
+    /// redeemer, but the contract's default (requireResultChallenge) holds for --once too.
+    static func makeSignInSecrets() throws(Failure) -> SignInSecrets {
+        do {
+            let eventID = "once-" + (try SecureRandom.base64URLString(byteCount: 16))
+            let verifier = try PKCE.makeVerifier()
+            return SignInSecrets(
+                eventID: eventID, verifier: verifier, challenge: try PKCE.challenge(forVerifier: verifier))
+        } catch {
+            throw Failure(.config, "the system's random generator failed: \(error); check the OpenSSL setup")
+        }
+    }
+
+    /// Starts the service on `127.0.0.1:--port` with the done page; a failure to listen names `--port`.
+    static func startService(
+        _ config: AuthHandlerConfig, secrets: SecretEnvironment, page: OnceDonePage, onceSignIn: OnceSignIn,
+        _ options: OnceOptions
+    ) async throws(Failure) -> RunningService {
+        do {
+            return try await RunningService.start(
+                config: config, environment: secrets, log: EventLog(sink: DiscardingLogSink()), defaultStore: .memory,
+                extraRoutes: [donePath: { request, flow in await page.respond(request, flow: flow) }],
+                onceSignIn: onceSignIn)
+        } catch {
+            let prefix = "cannot listen: "
+            guard error.message.hasPrefix(prefix) else { throw Failure(error.exitCode, error.message) }
+            let reason = error.message.dropFirst(prefix.count).replacingOccurrences(
+                of: "; check 'listen' in the config", with: "")
+            throw Failure(
+                error.exitCode,
+                "cannot listen on 127.0.0.1:\(options.port): \(reason); pass another --port, or 0 for any free port")
+        }
+    }
+
+    /// Starts the sign-in through the flow and keeps its pending state; the provider's authorization URL. On
+    /// failure the service is stopped.
+    static func startSignIn(
+        _ fields: [URLFormField], on running: RunningService, onceSignIn: OnceSignIn, _ options: OnceOptions
+    ) async throws(Failure) -> String {
+        do {
+            let answer = try await running.service.flow.start(fields)
+            onceSignIn.keep(answer)
+            return answer.location
+        } catch {
+            await running.stop()
+            // A 400 is the command line's fault (a reserved --param, a bad --scope); anything else the provider's.
+            if error.status == 400 { throw Failure(.usage, error.message) }
+            throw Failure(.providerError, "cannot start the sign-in with \(options.providerID): \(error.message)")
+        }
     }
 
     /// Reports the ending: the result (or an actionable error document) to the output, one line on failure.

@@ -138,19 +138,7 @@ public final class RunningService: Sendable {
         listenFDs: [Int32]? = nil, extraRoutes: [String: AuthHandlerService.ExtraRoute] = [:],
         onceSignIn: OnceSignIn? = nil
     ) async throws(ServiceStartError) -> RunningService {
-        do {
-            try ProcessSetup.ensureInitialized()
-            // The process holds the state key and, for a while, tokens: no core file or ptrace-style reading of it.
-            try ProcessHardening.forbidCoreDumps()
-        } catch {
-            throw ServiceStartError(exitCode: .config, message: "process setup failed: \(error)")
-        }
-        let http: HTTPClient
-        do {
-            http = try HTTPClient()
-        } catch {
-            throw ServiceStartError(exitCode: .config, message: "cannot start the HTTP client: \(error)")
-        }
+        let http = try prepareProcess()
         let (bareStore, sqlitePath) = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
         let metrics = Metrics()
         let store = MeasuredSessionStore(
@@ -166,34 +154,15 @@ public final class RunningService: Sendable {
             }
             return await service.handle(request)
         }
+        let opsHandler: HTTPServerHandler = { request in
+            guard let service = slot.withLock({ $0 }) else {
+                return ResponseRendering.secured(.text("starting\n", status: 503))
+            }
+            return await service.handleOperations(request)
+        }
         let adoptedSockets = listenFDs.map { !$0.isEmpty } ?? false
-        let server: HTTPServer
-        do {
-            if let listenFDs, adoptedSockets {
-                server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
-            } else {
-                server = try HTTPServer(listeningOn: config.listen, handler: handler)
-            }
-        } catch {
-            throw ServiceStartError(exitCode: .config, message: "cannot listen: \(error); check 'listen' in the config")
-        }
-        // Bound by the daemon even under socket activation: the passed sockets are the main listener's.
-        var opsServer: HTTPServer?
-        if let opsListen = config.opsListen {
-            let opsHandler: HTTPServerHandler = { request in
-                guard let service = slot.withLock({ $0 }) else {
-                    return ResponseRendering.secured(.text("starting\n", status: 503))
-                }
-                return await service.handleOperations(request)
-            }
-            do {
-                opsServer = try HTTPServer(listeningOn: opsListen, handler: opsHandler)
-            } catch {
-                await server.stop(gracePeriod: .zero)
-                throw ServiceStartError(
-                    exitCode: .config, message: "cannot listen: \(error); check 'opsListen' in the config")
-            }
-        }
+        let (server, opsServer) = try await startServers(
+            config, adopting: adoptedSockets ? listenFDs : nil, handler: handler, opsHandler: opsHandler)
         let baseURL = "http://\(server.addresses[0])"
         let kept = KeptParts(
             config: config, store: store, sqlitePath: sqlitePath, http: http, log: log, metrics: metrics,
@@ -204,14 +173,7 @@ public final class RunningService: Sendable {
             flow: flow, store: store, metrics: kept.metrics, log: log, extraRoutes: extraRoutes,
             onceSignIn: onceSignIn, operationsApart: opsServer != nil)
         slot.withLock { $0 = service }
-        let sweeper = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: ServeCommand.sweepInterval)
-                if let swept = try? await store.sweep(now: Date()), swept > 0 {
-                    log.log(.info, "store.sweep", ["removed": String(swept)])
-                }
-            }
-        }
+        let sweeper = startSweeper(store, log: log)
         log.log(
             .info, "listening",
             [
@@ -220,6 +182,61 @@ public final class RunningService: Sendable {
             ])
         return RunningService(
             baseURL: baseURL, service: service, server: server, opsServer: opsServer, sweeper: sweeper, kept: kept)
+    }
+
+    /// Initialises the process once (libraries, no core dumps) and makes the HTTP client.
+    private static func prepareProcess() throws(ServiceStartError) -> HTTPClient {
+        do {
+            try ProcessSetup.ensureInitialized()
+            // The process holds the state key and, for a while, tokens: no core file or ptrace-style reading of it.
+            try ProcessHardening.forbidCoreDumps()
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "process setup failed: \(error)")
+        }
+        do {
+            return try HTTPClient()
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "cannot start the HTTP client: \(error)")
+        }
+    }
+
+    /// The main listener (on the adopted sockets when given, else on `listen`) and the operations listener, when
+    /// `opsListen` asks for one.
+    private static func startServers(
+        _ config: AuthHandlerConfig, adopting listenFDs: [Int32]?, handler: @escaping HTTPServerHandler,
+        opsHandler: @escaping HTTPServerHandler
+    ) async throws(ServiceStartError) -> (server: HTTPServer, opsServer: HTTPServer?) {
+        let server: HTTPServer
+        do {
+            if let listenFDs {
+                server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
+            } else {
+                server = try HTTPServer(listeningOn: config.listen, handler: handler)
+            }
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: "cannot listen: \(error); check 'listen' in the config")
+        }
+        // Bound by the daemon even under socket activation: the passed sockets are the main listener's.
+        guard let opsListen = config.opsListen else { return (server, nil) }
+        do {
+            return (server, try HTTPServer(listeningOn: opsListen, handler: opsHandler))
+        } catch {
+            await server.stop(gracePeriod: .zero)
+            throw ServiceStartError(
+                exitCode: .config, message: "cannot listen: \(error); check 'opsListen' in the config")
+        }
+    }
+
+    /// Removes expired entries from `store` every `ServeCommand.sweepInterval` until cancelled.
+    private static func startSweeper(_ store: some SessionStore, log: EventLog) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: ServeCommand.sweepInterval)
+                if let swept = try? await store.sweep(now: Date()), swept > 0 {
+                    log.log(.info, "store.sweep", ["removed": String(swept)])
+                }
+            }
+        }
     }
 
     /// The flow `parts` and `config` describe, on the kept store, HTTP client and metrics; replacing `previous`, whose

@@ -35,55 +35,11 @@ struct ConfigValidator {
     mutating func validate(_ root: JSONValue) -> AuthHandlerConfig {
         var config = AuthHandlerConfig()
         guard let fields = object(root, at: .root, allowedKeys: Self.topLevelKeys) else { return config }
+        validateListeners(fields, into: &config)
+        validateServing(fields, into: &config)
+        validateStateKeys(fields, into: &config)
+        validateRequestLimits(fields, into: &config)
         let path = ConfigPath.root
-        if let value = fields["listen"] {
-            config.listen = listen(value, at: path.key("listen")) ?? AuthHandlerConfig.defaultListen
-        }
-        if let value = fields["opsListen"] {
-            config.opsListen = listen(value, at: path.key("opsListen"))
-            if let ops = config.opsListen { checkDistinct(ops, from: config.listen, at: path.key("opsListen")) }
-        }
-        if let value = fields["logFormat"], let format = enumeration(value, LogFormat.self, at: path.key("logFormat")) {
-            config.logFormat = format
-        }
-        if let value = fields["publicURL"] { config.publicURL = publicURL(value, at: path.key("publicURL")) }
-        if let value = fields["store"] { config.store = store(value, at: path.key("store")) }
-        if let value = fields["sessionTTLSeconds"],
-            let seconds = positiveInteger(value, at: path.key("sessionTTLSeconds"))
-        {
-            config.sessionTTLSeconds = seconds
-        }
-        if let value = fields["resultTTLSeconds"],
-            let seconds = positiveInteger(value, at: path.key("resultTTLSeconds"))
-        {
-            config.resultTTLSeconds = seconds
-        }
-        if let value = fields["providerTimeoutSeconds"],
-            let seconds = positiveInteger(value, at: path.key("providerTimeoutSeconds"))
-        {
-            config.providerTimeoutSeconds = seconds
-        }
-        if let value = fields["stateKey"] { config.stateKey = stateKey(value, at: path.key("stateKey")) }
-        if let value = fields["previousStateKeys"] {
-            config.previousStateKeys = previousStateKeys(value, at: path.key("previousStateKeys"))
-        }
-        if let value = fields["requireResultChallenge"],
-            let required = boolean(value, at: path.key("requireResultChallenge"))
-        {
-            config.requireResultChallenge = required
-            if !required {
-                warn(
-                    path.key("requireResultChallenge"),
-                    "is false: a start need not carry resultChallenge, so whoever obtains a result code can redeem it; "
-                        + "every app must then check that a redeemed result's eventId is one it started itself")
-            }
-        }
-        if let value = fields["startRateLimit"] {
-            config.startRateLimit = startRateLimit(value, at: path.key("startRateLimit"))
-        }
-        if let value = fields["trustedProxies"] {
-            config.trustedProxies = trustedProxies(value, at: path.key("trustedProxies"))
-        }
         if let value = fields["allowedRedirectURLs"] {
             config.allowedRedirectURLs = redirectURLs(value, at: path.key("allowedRedirectURLs"))
         } else {
@@ -102,6 +58,68 @@ struct ConfigValidator {
             warn(path.key("providers"), "not set; no provider can be used for sign-in")
         }
         return config
+    }
+
+    /// `listen` and `opsListen`, which must not share an address.
+    private mutating func validateListeners(_ fields: [String: JSONValue], into config: inout AuthHandlerConfig) {
+        let path = ConfigPath.root
+        if let value = fields["listen"] {
+            config.listen = listen(value, at: path.key("listen")) ?? AuthHandlerConfig.defaultListen
+        }
+        if let value = fields["opsListen"] {
+            config.opsListen = listen(value, at: path.key("opsListen"))
+            if let ops = config.opsListen { checkDistinct(ops, from: config.listen, at: path.key("opsListen")) }
+        }
+    }
+
+    /// `logFormat`, `publicURL`, `store` and the three time limits.
+    private mutating func validateServing(_ fields: [String: JSONValue], into config: inout AuthHandlerConfig) {
+        let path = ConfigPath.root
+        if let value = fields["logFormat"], let format = enumeration(value, LogFormat.self, at: path.key("logFormat")) {
+            config.logFormat = format
+        }
+        if let value = fields["publicURL"] { config.publicURL = publicURL(value, at: path.key("publicURL")) }
+        if let value = fields["store"] { config.store = store(value, at: path.key("store")) }
+        let limits: [(key: String, setting: WritableKeyPath<AuthHandlerConfig, Int>)] = [
+            ("sessionTTLSeconds", \.sessionTTLSeconds), ("resultTTLSeconds", \.resultTTLSeconds),
+            ("providerTimeoutSeconds", \.providerTimeoutSeconds),
+        ]
+        for (key, setting) in limits {
+            if let value = fields[key], let seconds = positiveInteger(value, at: path.key(key)) {
+                config[keyPath: setting] = seconds
+            }
+        }
+    }
+
+    /// `stateKey`, `previousStateKeys` and `requireResultChallenge` (warned about when false).
+    private mutating func validateStateKeys(_ fields: [String: JSONValue], into config: inout AuthHandlerConfig) {
+        let path = ConfigPath.root
+        if let value = fields["stateKey"] { config.stateKey = stateKey(value, at: path.key("stateKey")) }
+        if let value = fields["previousStateKeys"] {
+            config.previousStateKeys = previousStateKeys(value, at: path.key("previousStateKeys"))
+        }
+        if let value = fields["requireResultChallenge"],
+            let required = boolean(value, at: path.key("requireResultChallenge"))
+        {
+            config.requireResultChallenge = required
+            if !required {
+                warn(
+                    path.key("requireResultChallenge"),
+                    "is false: a start need not carry resultChallenge, so whoever obtains a result code can redeem it; "
+                        + "every app must then check that a redeemed result's eventId is one it started itself")
+            }
+        }
+    }
+
+    /// `startRateLimit` and `trustedProxies`.
+    private mutating func validateRequestLimits(_ fields: [String: JSONValue], into config: inout AuthHandlerConfig) {
+        let path = ConfigPath.root
+        if let value = fields["startRateLimit"] {
+            config.startRateLimit = startRateLimit(value, at: path.key("startRateLimit"))
+        }
+        if let value = fields["trustedProxies"] {
+            config.trustedProxies = trustedProxies(value, at: path.key("trustedProxies"))
+        }
     }
 
     // MARK: - Reporting

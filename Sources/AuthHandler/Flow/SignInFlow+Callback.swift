@@ -105,23 +105,7 @@ extension SignInFlow {
     private func openSession(_ fields: [URLFormField], cookieHeaders: [String]) async throws(OpenFailure)
         -> OpenedSession
     {
-        for name in ["state", "code", "oauth_token", "oauth_verifier", "denied", "iss", "error"]
-        where fields.all(named: name).count > 1 {
-            throw OpenFailure(
-                error: .invalidRequest("the authorization response repeats \(name); start the sign-in again"),
-                cookieName: nil)
-        }
-        let presented: String
-        let isOAuth1: Bool
-        if let state = fields.first(named: "state") {
-            (presented, isOAuth1) = (state, false)
-        } else if let token = fields.first(named: "oauth_token") ?? fields.first(named: "denied") {
-            (presented, isOAuth1) = (token, true)
-        } else {
-            throw OpenFailure(
-                error: .invalidState("the authorization response has no state; start the sign-in again"),
-                cookieName: nil)
-        }
+        let (presented, isOAuth1) = try Self.presentedState(fields)
         guard !presented.isEmpty, presented.utf8.count <= 512,
             let cookieName = SignInCookie.name(forState: presented, httpsOrigin: settings.httpsOrigin)
         else {
@@ -165,6 +149,21 @@ extension SignInFlow {
         guard recorded else { throw refused("this sign-in was already completed", session) }
         observer.pendingEnded(expiresAt: session.expiresAt)
         return OpenedSession(session: session, cookieName: cookieName)
+    }
+
+    /// The state the callback presents (`state`, or OAuth 1.0a's `oauth_token` or `denied`) and whether it is OAuth
+    /// 1.0a's; refused when a response parameter is repeated or no state is given.
+    private static func presentedState(_ fields: [URLFormField]) throws(OpenFailure) -> (String, isOAuth1: Bool) {
+        for name in ["state", "code", "oauth_token", "oauth_verifier", "denied", "iss", "error"]
+        where fields.all(named: name).count > 1 {
+            throw OpenFailure(
+                error: .invalidRequest("the authorization response repeats \(name); start the sign-in again"),
+                cookieName: nil)
+        }
+        if let state = fields.first(named: "state") { return (state, false) }
+        if let token = fields.first(named: "oauth_token") ?? fields.first(named: "denied") { return (token, true) }
+        throw OpenFailure(
+            error: .invalidState("the authorization response has no state; start the sign-in again"), cookieName: nil)
     }
 
     private func completeOAuth1(_ fields: [URLFormField], session: PendingSession, provider: ProviderDescriptor)

@@ -187,36 +187,54 @@ struct StartRequest {
         where fields.all(named: name).count > 1 {
             throw .invalidRequest("\(name) is given more than once; send it once")
         }
-        guard let providerID = fields.first(named: "providerId"), !providerID.isEmpty else {
+        provider = try Self.provider(fields.first(named: "providerId"), in: flow.providers)
+        redirectURL = try Self.redirectURL(fields.first(named: "redirectUrl"), policy: flow.settings.redirectPolicy)
+        authType = try Self.authType(fields.first(named: "authType"))
+        eventID = try Self.eventID(fields.first(named: "eventId"))
+        requestedScopes = try Self.scopes(fields.first(named: "scopes"))
+        customParameters = try Self.customParameters(fields.first(named: "customParameters"), provider: provider)
+        resultChallenge = try Self.resultChallenge(
+            fields.first(named: "resultChallenge"), required: flow.settings.requireResultChallenge)
+    }
+
+    /// `providerId`: a configured provider.
+    static func provider(_ id: String?, in providers: ProviderRegistry) throws(HandlerError) -> ProviderDescriptor {
+        guard let id, !id.isEmpty else {
             throw .invalidRequest("providerId is required; add providerId=<a configured provider id> to the URL")
         }
-        guard let provider = flow.providers[providerID] else {
-            let known = flow.providers.ids.joined(separator: ", ")
-            throw .invalidProvider(
-                "'\(SignInFlow.shortened(providerID))' is not a configured provider; configured: \(known)")
+        guard let provider = providers[id] else {
+            let known = providers.ids.joined(separator: ", ")
+            throw .invalidProvider("'\(SignInFlow.shortened(id))' is not a configured provider; configured: \(known)")
         }
-        self.provider = provider
+        return provider
+    }
 
-        if let given = fields.first(named: "redirectUrl"), !given.isEmpty {
-            guard flow.settings.redirectPolicy.allows(given) else {
-                throw .unauthorizedRedirectURL(
-                    "redirectUrl is not in allowedRedirectURLs; add the exact URL (scheme, host, port and path) "
-                        + "to allowedRedirectURLs in the config")
-            }
-            redirectURL = given
-        } else {
+    /// `redirectUrl`: one of `allowedRedirectURLs`, exactly.
+    static func redirectURL(_ given: String?, policy: RedirectURLPolicy) throws(HandlerError) -> String {
+        guard let given, !given.isEmpty else {
             throw .invalidRequest("redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
         }
+        guard policy.allows(given) else {
+            throw .unauthorizedRedirectURL(
+                "redirectUrl is not in allowedRedirectURLs; add the exact URL (scheme, host, port and path) "
+                    + "to allowedRedirectURLs in the config")
+        }
+        return given
+    }
 
-        let authTypeName = fields.first(named: "authType") ?? AuthType.signInViaRedirect.rawValue
-        guard let authType = AuthType(rawValue: authTypeName) else {
+    /// `authType`, `signInViaRedirect` when absent.
+    static func authType(_ name: String?) throws(HandlerError) -> AuthType {
+        let name = name ?? AuthType.signInViaRedirect.rawValue
+        guard let authType = AuthType(rawValue: name) else {
             throw .unsupportedAuthType(
-                "authType '\(SignInFlow.shortened(authTypeName))' is not supported; use signInViaRedirect, "
+                "authType '\(SignInFlow.shortened(name))' is not supported; use signInViaRedirect, "
                     + "linkViaRedirect or reauthViaRedirect")
         }
-        self.authType = authType
+        return authType
+    }
 
-        let eventID = fields.first(named: "eventId")
+    /// `eventId`: at most 512 printable characters, when given.
+    static func eventID(_ eventID: String?) throws(HandlerError) -> String? {
         if let eventID {
             guard eventID.utf8.count <= Self.maximumEventIDLength,
                 eventID.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f })
@@ -224,10 +242,13 @@ struct StartRequest {
                 throw .invalidRequest("eventId must be at most 512 printable characters")
             }
         }
-        self.eventID = eventID
+        return eventID
+    }
 
+    /// `scopes`: comma-separated scope tokens, trimmed, empty ones and repeats dropped.
+    static func scopes(_ text: String?) throws(HandlerError) -> [String] {
         var scopes: [String] = []
-        for scope in (fields.first(named: "scopes") ?? "").split(separator: ",") {
+        for scope in (text ?? "").split(separator: ",") {
             let trimmed = scope.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { continue }
             // RFC 6749 §3.3 scope-token: %x21 / %x23-5B / %x5D-7E.
@@ -239,12 +260,12 @@ struct StartRequest {
             }
             if !scopes.contains(trimmed) { scopes.append(trimmed) }
         }
-        requestedScopes = scopes
+        return scopes
+    }
 
-        customParameters = try Self.customParameters(fields.first(named: "customParameters"), provider: provider)
-
-        let challenge = fields.first(named: "resultChallenge")
-        if challenge == nil, flow.settings.requireResultChallenge {
+    /// `resultChallenge`: the base64url SHA-256 of the app's redemption verifier; required when the config says so.
+    static func resultChallenge(_ challenge: String?, required: Bool) throws(HandlerError) -> String? {
+        if challenge == nil, required {
             throw .invalidRequest(
                 "resultChallenge is required: send the base64url SHA-256 of a random verifier your app keeps, "
                     + "and present the verifier when you redeem the result")
@@ -255,7 +276,7 @@ struct StartRequest {
                     "resultChallenge must be the base64url SHA-256 (43 characters) of your redemption verifier")
             }
         }
-        resultChallenge = challenge
+        return challenge
     }
 
     /// `customParameters`: a JSON object of strings, none of them reserved for the provider's protocol.

@@ -145,59 +145,11 @@ final class HTTPListenerCore: @unchecked Sendable {
         let context = Unmanaged<HTTPRequestContext>.fromOpaque(raw).takeUnretainedValue()
         switch context.stage {
         case .headers:
-            // Why not answer now: queuing on the first call makes MHD close the connection afterwards
-            // (`Connection: close`, so every request would pay a new TCP connection; docs/ARCHITECTURE.md).
-            // Only framing refusals and refusals of a request with a body are queued early.
             context.stage = .body
-            context.headers = Self.headers(of: connection)
-            let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
-            if let refusal = Self.framingRefusal(context.headers, isHTTP10: isHTTP10) {
-                // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
-                // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
-                context.stage = .answered
-                return queue(ownResponse(refusal), on: connection)
-            }
-            if let refusal = Self.hostRefusal(context.headers, isHTTP10: isHTTP10) {
-                return reject(context, ownResponse(refusal))
-            }
-            let methodText = String(cString: method)
-            if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
-                return reject(context, ownText("Request header fields too large\n", status: 431))
-            }
-            if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes
-            {
-                return reject(context, ownText("Request body too large\n", status: 413))
-            }
-            return shim_mhd_yes
+            return headersArrived(context, connection: connection, method: method, version: version)
         case .body:
-            let size = uploadSize.pointee
-            if size > 0 {
-                uploadSize.pointee = 0
-                if context.pendingRejection != nil {
-                    context.discardedBytes += size
-                    // Draining a refused body keeps the connection usable; past this, close it instead.
-                    return context.discardedBytes > 4 * configuration.maxBodyBytes ? shim_mhd_no : shim_mhd_yes
-                }
-                guard context.body.count + size <= configuration.maxBodyBytes, let uploadData else {
-                    context.body = []
-                    return reject(context, ownText("Request body too large\n", status: 413))
-                }
-                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
-                    context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
-                }
-                return shim_mhd_yes
-            }
-            if let rejection = context.pendingRejection {
-                context.stage = .answered
-                return queue(rejection, on: connection)
-            }
-            switch makeRequest(method: String(cString: method), context: context) {
-            case .request(let request):
-                return run(request, context: context)
-            case .refused(let refusal):
-                context.stage = .answered
-                return queue(refusal, on: connection)
-            }
+            return bodyArrived(
+                context, connection: connection, method: method, uploadSize: uploadSize, uploadData: uploadData)
         case .suspended:
             let response: ServerResponse =
                 context.outcome.withLock { outcome in
@@ -211,6 +163,70 @@ final class HTTPListenerCore: @unchecked Sendable {
         case .answered:
             uploadSize.pointee = 0
             return shim_mhd_yes
+        }
+    }
+
+    /// The first call of a request: its header block is complete; checks it, and refuses it early if need be.
+    private func headersArrived(
+        _ context: HTTPRequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>,
+        version: UnsafePointer<CChar>?
+    ) -> MHD_Result {
+        // Why not answer now: queuing on the first call makes MHD close the connection afterwards
+        // (`Connection: close`, so every request would pay a new TCP connection; docs/ARCHITECTURE.md).
+        // Only framing refusals and refusals of a request with a body are queued early.
+        context.headers = Self.headers(of: connection)
+        let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
+        if let refusal = Self.framingRefusal(context.headers, isHTTP10: isHTTP10) {
+            // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
+            // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
+            context.stage = .answered
+            return queue(ownResponse(refusal), on: connection)
+        }
+        if let refusal = Self.hostRefusal(context.headers, isHTTP10: isHTTP10) {
+            return reject(context, ownResponse(refusal))
+        }
+        let methodText = String(cString: method)
+        if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
+            return reject(context, ownText("Request header fields too large\n", status: 431))
+        }
+        if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
+            return reject(context, ownText("Request body too large\n", status: 413))
+        }
+        return shim_mhd_yes
+    }
+
+    /// A later call: a chunk of the body (`uploadSize` > 0), or the final call, which runs the handler.
+    private func bodyArrived(
+        _ context: HTTPRequestContext, connection: OpaquePointer, method: UnsafePointer<CChar>,
+        uploadSize: UnsafeMutablePointer<Int>, uploadData: UnsafePointer<CChar>?
+    ) -> MHD_Result {
+        let size = uploadSize.pointee
+        if size > 0 {
+            uploadSize.pointee = 0
+            if context.pendingRejection != nil {
+                context.discardedBytes += size
+                // Draining a refused body keeps the connection usable; past this, close it instead.
+                return context.discardedBytes > 4 * configuration.maxBodyBytes ? shim_mhd_no : shim_mhd_yes
+            }
+            guard context.body.count + size <= configuration.maxBodyBytes, let uploadData else {
+                context.body = []
+                return reject(context, ownText("Request body too large\n", status: 413))
+            }
+            uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+            }
+            return shim_mhd_yes
+        }
+        if let rejection = context.pendingRejection {
+            context.stage = .answered
+            return queue(rejection, on: connection)
+        }
+        switch makeRequest(method: String(cString: method), context: context) {
+        case .request(let request):
+            return run(request, context: context)
+        case .refused(let refusal):
+            context.stage = .answered
+            return queue(refusal, on: connection)
         }
     }
 

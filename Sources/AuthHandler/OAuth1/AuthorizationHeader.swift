@@ -84,14 +84,7 @@ public struct OAuth1AuthorizationHeader: Sendable, Hashable {
     }
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(OAuth1Error) -> OAuth1AuthorizationHeader {
-        var index = skipWhitespace(bytes, from: 0)
-        let scheme = "oauth".utf8
-        guard bytes.count - index >= scheme.count,
-            zip(bytes[index..<(index + scheme.count)], scheme).allSatisfy({ lowercased($0) == $1 })
-        else { throw .notOAuthScheme }
-        index += scheme.count
-        guard index == bytes.count || isWhitespace(bytes[index]) else { throw .notOAuthScheme }
-
+        var index = try afterScheme(bytes)
         var realm: String?
         var parameters: [URLFormField] = []
         var rawValue: [UInt8] = []
@@ -111,66 +104,87 @@ public struct OAuth1AuthorizationHeader: Sendable, Hashable {
                 throw .malformedAuthorizationHeader("\(printableName) has no =")
             }
             index = skipWhitespace(bytes, from: index + 1)
-
             rawValue.removeAll(keepingCapacity: true)
-            if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                index += 1
-                var closed = false
-                while index < bytes.count {
-                    var byte = bytes[index]
-                    index += 1
-                    if byte == UInt8(ascii: "\"") {
-                        closed = true
-                        break
-                    }
-                    if byte == UInt8(ascii: "\\") {
-                        guard index < bytes.count else { break }
-                        byte = bytes[index]
-                        index += 1
-                    }
-                    guard byte >= 0x20 || byte == UInt8(ascii: "\t"), byte != 0x7F else {
-                        throw .malformedAuthorizationHeader(
-                            "the value of \(printableName) contains a control character")
-                    }
-                    rawValue.append(byte)
-                }
-                guard closed else {
-                    throw .malformedAuthorizationHeader("the value of \(printableName) has no closing quote")
-                }
-            } else {
-                let valueStart = index
-                while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
-                guard index > valueStart else {
-                    throw .malformedAuthorizationHeader("\(printableName) has no value")
-                }
-                rawValue.append(contentsOf: bytes[valueStart..<index])
-            }
+            try readValue(bytes, at: &index, into: &rawValue, of: rawName)
             index = skipWhitespace(bytes, from: index)
             guard index == bytes.count || bytes[index] == UInt8(ascii: ",") else {
                 throw .malformedAuthorizationHeader("expected a comma after the value of \(printableName)")
             }
-
-            if rawName.count == 5, zip(rawName, "realm".utf8).allSatisfy({ lowercased($0) == $1 }) {
-                guard realm == nil else { throw .duplicateProtocolParameter("realm") }
-                guard let text = String(validating: rawValue, as: UTF8.self) else {
-                    throw .malformedAuthorizationHeader("the realm is not UTF-8")
-                }
-                realm = text
-                continue
-            }
-            guard let name = OAuth1PercentEncoding.decode(rawName, plusAsSpace: false) else {
-                throw .invalidPercentEncoding(parameter: printableName)
-            }
-            guard let value = OAuth1PercentEncoding.decode(rawValue, plusAsSpace: false) else {
-                throw .invalidPercentEncoding(parameter: name)
-            }
-            guard !parameters.contains(where: { $0.name == name }) else { throw .duplicateProtocolParameter(name) }
-            guard parameters.count < maximumParameterCount else {
-                throw .malformedAuthorizationHeader("more than \(maximumParameterCount) parameters")
-            }
-            parameters.append(URLFormField(name: name, value: value))
+            try record(rawName, rawValue, realm: &realm, parameters: &parameters)
         }
         return OAuth1AuthorizationHeader(realm: realm, parameters: parameters)
+    }
+
+    /// The index after the `OAuth` auth-scheme (case-insensitive) that must open the field (RFC 5849 §3.5.1).
+    private static func afterScheme(_ bytes: UnsafeBufferPointer<UInt8>) throws(OAuth1Error) -> Int {
+        var index = skipWhitespace(bytes, from: 0)
+        let scheme = "oauth".utf8
+        guard bytes.count - index >= scheme.count,
+            zip(bytes[index..<(index + scheme.count)], scheme).allSatisfy({ lowercased($0) == $1 })
+        else { throw .notOAuthScheme }
+        index += scheme.count
+        guard index == bytes.count || isWhitespace(bytes[index]) else { throw .notOAuthScheme }
+        return index
+    }
+
+    /// Reads a parameter's value at `index`, a quoted-string (backslash escapes removed) or a token, into `rawValue`.
+    private static func readValue(
+        _ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, into rawValue: inout [UInt8],
+        of rawName: Slice<UnsafeBufferPointer<UInt8>>
+    ) throws(OAuth1Error) {
+        var printableName: String { String(decoding: rawName, as: UTF8.self) }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            let valueStart = index
+            while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
+            guard index > valueStart else {
+                throw .malformedAuthorizationHeader("\(printableName) has no value")
+            }
+            rawValue.append(contentsOf: bytes[valueStart..<index])
+            return
+        }
+        index += 1
+        while index < bytes.count {
+            var byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: "\"") { return }
+            if byte == UInt8(ascii: "\\") {
+                guard index < bytes.count else { break }
+                byte = bytes[index]
+                index += 1
+            }
+            guard byte >= 0x20 || byte == UInt8(ascii: "\t"), byte != 0x7F else {
+                throw .malformedAuthorizationHeader("the value of \(printableName) contains a control character")
+            }
+            rawValue.append(byte)
+        }
+        throw .malformedAuthorizationHeader("the value of \(printableName) has no closing quote")
+    }
+
+    /// Records one parameter: the realm, or a protocol parameter percent-decoded, each at most once.
+    private static func record(
+        _ rawName: Slice<UnsafeBufferPointer<UInt8>>, _ rawValue: [UInt8], realm: inout String?,
+        parameters: inout [URLFormField]
+    ) throws(OAuth1Error) {
+        var printableName: String { String(decoding: rawName, as: UTF8.self) }
+        if rawName.count == 5, zip(rawName, "realm".utf8).allSatisfy({ lowercased($0) == $1 }) {
+            guard realm == nil else { throw .duplicateProtocolParameter("realm") }
+            guard let text = String(validating: rawValue, as: UTF8.self) else {
+                throw .malformedAuthorizationHeader("the realm is not UTF-8")
+            }
+            realm = text
+            return
+        }
+        guard let name = OAuth1PercentEncoding.decode(rawName, plusAsSpace: false) else {
+            throw .invalidPercentEncoding(parameter: printableName)
+        }
+        guard let value = OAuth1PercentEncoding.decode(rawValue, plusAsSpace: false) else {
+            throw .invalidPercentEncoding(parameter: name)
+        }
+        guard !parameters.contains(where: { $0.name == name }) else { throw .duplicateProtocolParameter(name) }
+        guard parameters.count < maximumParameterCount else {
+            throw .malformedAuthorizationHeader("more than \(maximumParameterCount) parameters")
+        }
+        parameters.append(URLFormField(name: name, value: value))
     }
 
     private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {

@@ -37,39 +37,8 @@ public struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
         default: throw .invalidURL("the scheme must be http or https")
         }
 
-        let authorityStart = colon + 3
-        let authorityEnd =
-            url[authorityStart...].firstIndex {
-                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-            }
-            ?? url.endIndex
-        var hostStart = authorityStart
-        if let at = url[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
-
-        let hostEnd: Int
-        if url[hostStart..<authorityEnd].first == UInt8(ascii: "[") {
-            guard let close = url[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else {
-                throw .invalidURL("an IPv6 host has no closing ]")
-            }
-            hostEnd = close + 1
-        } else {
-            hostEnd = url[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
-        }
-        guard hostEnd > hostStart else { throw .invalidURL("it has no host") }
-
-        var port: Int?
-        if hostEnd < authorityEnd {
-            guard url[hostEnd] == UInt8(ascii: ":") else { throw .invalidURL("the host is followed by junk") }
-            var number = 0
-            for byte in url[(hostEnd + 1)..<authorityEnd] {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
-                    throw .invalidURL("the port is not a number")
-                }
-                number = number * 10 + Int(byte - UInt8(ascii: "0"))
-                guard number <= 65535 else { throw .invalidURL("the port is above 65535") }
-            }
-            if hostEnd + 1 < authorityEnd, number != defaultPort { port = number }
-        }
+        let (hostStart, hostEnd, authorityEnd) = try hostBounds(url, authorityStart: colon + 3)
+        let port = try explicitPort(url[hostEnd..<authorityEnd], unlessItIs: defaultPort)
 
         let pathEnd =
             url[authorityEnd...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? url.endIndex
@@ -94,6 +63,49 @@ public struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
             value.append(UInt8(ascii: "/"))
         }
         return (String(decoding: value, as: UTF8.self), query)
+    }
+
+    /// Where the host starts and ends (user info skipped, an IPv6 literal kept with its brackets), and where the
+    /// authority ends (RFC 3986 §3.2).
+    private static func hostBounds(
+        _ url: UnsafeBufferPointer<UInt8>, authorityStart: Int
+    ) throws(OAuth1Error) -> (hostStart: Int, hostEnd: Int, authorityEnd: Int) {
+        let authorityEnd =
+            url[authorityStart...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            }
+            ?? url.endIndex
+        var hostStart = authorityStart
+        if let at = url[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) { hostStart = at + 1 }
+        let hostEnd: Int
+        if url[hostStart..<authorityEnd].first == UInt8(ascii: "[") {
+            guard let close = url[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")) else {
+                throw .invalidURL("an IPv6 host has no closing ]")
+            }
+            hostEnd = close + 1
+        } else {
+            hostEnd = url[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
+        }
+        guard hostEnd > hostStart else { throw .invalidURL("it has no host") }
+        return (hostStart, hostEnd, authorityEnd)
+    }
+
+    /// The port in `rest`, what follows the host (`:PORT` or nothing); nil when absent, empty or `defaultPort`,
+    /// which the base string URI leaves out (RFC 5849 §3.4.1.2).
+    private static func explicitPort(
+        _ rest: Slice<UnsafeBufferPointer<UInt8>>, unlessItIs defaultPort: Int
+    ) throws(OAuth1Error) -> Int? {
+        guard let first = rest.first else { return nil }
+        guard first == UInt8(ascii: ":") else { throw .invalidURL("the host is followed by junk") }
+        var number = 0
+        for byte in rest.dropFirst() {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                throw .invalidURL("the port is not a number")
+            }
+            number = number * 10 + Int(byte - UInt8(ascii: "0"))
+            guard number <= 65535 else { throw .invalidURL("the port is above 65535") }
+        }
+        return rest.count > 1 && number != defaultPort ? number : nil
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
