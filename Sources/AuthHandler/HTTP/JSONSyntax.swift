@@ -108,73 +108,63 @@ public struct JSONSyntax: Sendable {
     }
 
     private mutating func object() throws(Failure) -> JSONValue {
-        try enter()
-        offset += 1
-        skipWhitespace()
         var members: [String: JSONValue] = [:]
-        if current == UInt8(ascii: "}") {
-            offset += 1
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            guard current == UInt8(ascii: "\"") else {
-                throw failure("expected a quoted key, found \(describeCurrent())")
+        try container(closer: "}", kind: "an object") { reader throws(Failure) in
+            guard reader.current == UInt8(ascii: "\"") else {
+                throw reader.failure("expected a quoted key, found \(reader.describeCurrent())")
             }
-            let keyStart = offset
-            let key = try string()
+            let keyStart = reader.offset
+            let key = try reader.string()
             guard members[key] == nil else {
-                offset = keyStart
-                throw failure("duplicate key \"\(key)\"; each key may appear once per object")
+                reader.offset = keyStart
+                throw reader.failure("duplicate key \"\(key)\"; each key may appear once per object")
             }
-            skipWhitespace()
-            guard current == UInt8(ascii: ":") else {
-                throw failure("expected ':' after a key, found \(describeCurrent())")
+            reader.skipWhitespace()
+            guard reader.current == UInt8(ascii: ":") else {
+                throw reader.failure("expected ':' after a key, found \(reader.describeCurrent())")
             }
-            offset += 1
-            skipWhitespace()
-            members[key] = try value()
-            skipWhitespace()
-            if current == UInt8(ascii: ",") {
-                offset += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") { throw failure("trailing comma before '}'") }
-                continue
-            }
-            guard current == UInt8(ascii: "}") else {
-                throw failure("expected ',' or '}' in an object, found \(describeCurrent())")
-            }
-            offset += 1
-            depth -= 1
-            return .object(members)
+            reader.offset += 1
+            reader.skipWhitespace()
+            members[key] = try reader.value()
         }
+        return .object(members)
     }
 
     private mutating func array() throws(Failure) -> JSONValue {
+        var elements: [JSONValue] = []
+        try container(closer: "]", kind: "an array") { reader throws(Failure) in elements.append(try reader.value()) }
+        return .array(elements)
+    }
+
+    /// The elements of an object or array, from its opening bracket to `closer`, one `element` call each: separated by
+    /// commas, without a trailing one.
+    private mutating func container(
+        closer: Unicode.Scalar, kind: String, element: (inout JSONSyntax) throws(Failure) -> Void
+    ) throws(Failure) {
         try enter()
         offset += 1
         skipWhitespace()
-        var elements: [JSONValue] = []
-        if current == UInt8(ascii: "]") {
+        let close = UInt8(ascii: closer)
+        if current == close {
             offset += 1
             depth -= 1
-            return .array(elements)
+            return
         }
         while true {
-            elements.append(try value())
+            try element(&self)
             skipWhitespace()
             if current == UInt8(ascii: ",") {
                 offset += 1
                 skipWhitespace()
-                if current == UInt8(ascii: "]") { throw failure("trailing comma before ']'") }
+                if current == close { throw failure("trailing comma before '\(closer)'") }
                 continue
             }
-            guard current == UInt8(ascii: "]") else {
-                throw failure("expected ',' or ']' in an array, found \(describeCurrent())")
+            guard current == close else {
+                throw failure("expected ',' or '\(closer)' in \(kind), found \(describeCurrent())")
             }
             offset += 1
             depth -= 1
-            return .array(elements)
+            return
         }
     }
 

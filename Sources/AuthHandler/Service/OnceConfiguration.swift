@@ -61,7 +61,7 @@ enum OnceConfiguration {
                 .deletingLastPathComponent
         var members: [String: JSONValue] = [:]
         if let fileBytes {
-            if let failure = ConfigJSONSyntax.firstError(in: fileBytes) {
+            if let failure = JSONSyntax.firstError(in: fileBytes) {
                 return .failure(Problem(message: "\(location.path): \(failure); fix the file"))
             }
             guard let object = JSONValue.parse(fileBytes)?.objectValue else {
