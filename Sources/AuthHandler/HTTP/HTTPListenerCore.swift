@@ -262,14 +262,17 @@ final class HTTPListenerCore: @unchecked Sendable {
     /// MHD 0.9.75 itself refuses a single malformed `Content-Length` (400) or one past its range (413) before
     /// the access handler runs; what it lets through is handled here (RFC 9112 §6.1, §6.3).
     static func framingRefusal(_ headers: HTTPHeaders, isHTTP10: Bool) -> ServerResponse? {
-        if headers.contains(where: { $0.name.utf8.contains { $0 == 0x20 || $0 == 0x09 } }) {
+        if headers.contains(where: { $0.name.utf8.contains { $0 <= 0x20 || $0 == 0x7f } }) {
             // RFC 9112 §5.1: whitespace before the colon must be refused (400). MHD keeps it in the name, so
             // "Transfer-Encoding : chunked" is no framing header here but may be one to a front end that trims it.
-            return closing(.text("Bad Request: whitespace in a header field name\n", status: 400))
+            // A control character is no token character either (RFC 9110 §5.1); MHD refuses a NUL itself.
+            return closing(
+                .text("Bad Request: whitespace or a control character in a header field name\n", status: 400))
         }
         if headers.contains(where: { $0.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7f } }) {
             // RFC 9110 §5.5 / RFC 9112 §2.2: a bare CR (or another control) in a field value; a front end that ends
-            // lines at CR would read a different header block (MHD keeps the CR in the value).
+            // lines at CR would read a different header block (MHD keeps the CR in the value). A NUL cannot be seen
+            // here: MHD hands fields over as C strings, so the value ends at it (HTTP-API.md §3.5).
             return closing(.text("Bad Request: a control character in a header field value\n", status: 400))
         }
         let codings = headers.values(for: "Transfer-Encoding")
