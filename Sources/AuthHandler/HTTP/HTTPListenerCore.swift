@@ -21,8 +21,15 @@ final class HTTPListenerCore: @unchecked Sendable {
     let handler: HTTPServerHandler
     let configuration: HTTPServerConfiguration
     private let registry = Mutex(Registry())
-    /// Requests between MHD's URI-log callback and its completion callback.
+    /// Requests between MHD's URI-log callback and their end (completion callback or connection close).
     let liveRequests = Atomic<Int>(0)
+    /// The context `requestStarted` retained for each connection's current request, until it is released.
+    ///
+    /// Why kept here too: MHD calls NOTIFY_COMPLETED only for a request whose access handler ran. One it drops before
+    /// that, closing the connection without an answer (a `Cookie` field its pool cannot split, HTTP-API.md §3.5), was
+    /// never released: a leaked context per such request, and counted in `liveRequests` forever, so every graceful
+    /// stop waited out its whole grace period. The connection's close releases whatever is left.
+    private let retainedRequests = Mutex<[UInt: Unmanaged<HTTPRequestContext>]>([:])
     /// Whether responses should carry `Connection: close` because the server is stopping.
     let draining = Atomic<Bool>(false)
 
@@ -41,16 +48,35 @@ final class HTTPListenerCore: @unchecked Sendable {
     /// the only place the raw query string is available. The context returned becomes `*req_cls`.
     func requestStarted(uri: UnsafePointer<CChar>?, connection: OpaquePointer) -> UnsafeMutableRawPointer {
         let rawURI = uri.flatMap { String(validatingCString: $0) }
-        let context = HTTPRequestContext(rawURI: rawURI, connection: connection)
+        let context = Unmanaged.passRetained(HTTPRequestContext(rawURI: rawURI, connection: connection))
         liveRequests.add(1, ordering: .relaxed)
-        return Unmanaged.passRetained(context).toOpaque()
+        retainedRequests.withLock { $0[UInt(bitPattern: connection)] = context }
+        return context.toOpaque()
     }
 
     /// MHD_OPTION_NOTIFY_COMPLETED: releases the context retained in `requestStarted`.
-    func requestCompleted(_ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+    func requestCompleted(
+        _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>, connection: OpaquePointer?
+    ) {
         guard let raw = requestContext.pointee else { return }
         requestContext.pointee = nil
-        Unmanaged<HTTPRequestContext>.fromOpaque(raw).release()
+        let key = UInt(bitPattern: connection)
+        let owned = retainedRequests.withLock { retained -> Bool in
+            guard retained[key]?.toOpaque() == raw else { return false }
+            retained[key] = nil
+            return true
+        }
+        if owned { release(Unmanaged<HTTPRequestContext>.fromOpaque(raw)) }
+    }
+
+    /// MHD_OPTION_NOTIFY_CONNECTION, on close: releases a request context MHD never completed.
+    func connectionClosed(_ connection: OpaquePointer?) {
+        let key = UInt(bitPattern: connection)
+        if let leftover = retainedRequests.withLock({ $0.removeValue(forKey: key) }) { release(leftover) }
+    }
+
+    private func release(_ context: Unmanaged<HTTPRequestContext>) {
+        context.release()
         liveRequests.subtract(1, ordering: .relaxed)
     }
 
