@@ -13,6 +13,7 @@ struct MHD_Daemon *shim_mhd_start_daemon(const struct shim_mhd_daemon_config *co
         {MHD_OPTION_STRICT_FOR_CLIENT, (intptr_t)config->strict_for_client, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)config->request_completed, config->request_completed_context},
         {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)config->uri_log, config->uri_log_context},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)config->connection_notify, config->connection_notify_context},
         /* Only passed when > 1: a pool of one is refused rather than treated as "no pool". */
         {config->thread_pool_size > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END,
          (intptr_t)config->thread_pool_size, NULL},

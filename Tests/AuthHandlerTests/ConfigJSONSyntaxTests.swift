@@ -2,9 +2,9 @@ import Testing
 
 @testable import AuthHandler
 
-struct ConfigJSONSyntaxTests {
-    private func failure(_ text: String) -> ConfigJSONSyntax.Failure? {
-        ConfigJSONSyntax.firstError(in: Array(text.utf8))
+struct JSONSyntaxTests {
+    private func failure(_ text: String) -> JSONSyntax.Failure? {
+        JSONSyntax.firstError(in: Array(text.utf8))
     }
 
     @Test func validDocumentsPass() {

@@ -35,4 +35,36 @@ struct HTTPJSONValueTests {
         let built = JSONValue.array([.number(1), .number(1.5), .integer(-2)])
         #expect(String(decoding: try JSONEncoder().encode(built), as: UTF8.self) == "[1,1.5,-2]")
     }
+
+    @Test func parsingResolvesEscapesAndSurrogatePairs() throws {
+        let value = try #require(JSONValue.parse(Data(#"{"a\u0062":"\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}"#.utf8)))
+        #expect(value["ab"]?.stringValue == "\"\\/\u{8}\u{c}\n\r\té😀")
+    }
+
+    @Test(arguments: [
+        #"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, #""\ud83d""#, #""\ude00""#, #""\ud83dx""#, "[1,]", "01", "1e999",
+        "\"a\u{1}b\"", "[1] [2]", "",
+    ])
+    func parsingRefuses(_ text: String) {
+        #expect(JSONValue.parse(Data(text.utf8)) == nil, "\(text)")
+    }
+
+    @Test func parsingRefusesInvalidUTF8() {
+        #expect(JSONValue.parse([UInt8(ascii: "\""), 0xFF, UInt8(ascii: "\"")]) == nil)
+    }
+
+    @Test func parsingNestsAtMostSixtyFourLevels() {
+        let nested = { (depth: Int) in String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        #expect(JSONValue.parse(Data(nested(JSONSyntax.defaultMaximumDepth).utf8)) != nil)
+        #expect(JSONValue.parse(Data(nested(JSONSyntax.defaultMaximumDepth + 1).utf8)) == nil)
+        // Refused at the 65th level, without reading the 8,000 numbers inside (this took seconds through Codable).
+        let wide =
+            String(repeating: "[", count: 256) + Array(repeating: "1", count: 8000).joined(separator: ",")
+            + String(repeating: "]", count: 256)
+        #expect(JSONValue.parse(Data(wide.utf8)) == nil)
+        let deepest =
+            String(repeating: "[", count: 63) + Array(repeating: "1", count: 8000).joined(separator: ",")
+            + String(repeating: "]", count: 63)
+        #expect(JSONValue.parse(Data(deepest.utf8)) != nil)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandler
@@ -183,34 +184,14 @@ private func stressChurn(_ client: HTTPClient, releasing: Bool) async -> String?
 
 /// One request on a new TCP connection with `Connection: close`, read to EOF; nil when it got a 200.
 private func stressShortLivedRequest(port: UInt16, path: String) -> String? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return "\(path): socket: errno \(errno)" }
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: Int(stressRequestLimit.components.seconds), tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
+    guard let connection = HTTPRawConnection(port: port, timeout: stressRequestLimit) else {
+        return "\(path): connect: errno \(errno)"
     }
-    guard connected == 0 else { return "\(path): connect: errno \(errno)" }
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-    let sent = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    guard sent == request.count else { return "\(path): send: errno \(errno)" }
-    var received: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = recv(fd, &chunk, chunk.count, 0)
-        if count == 0 { break }
-        guard count > 0 else { return "\(path): recv after \(received.count) bytes: errno \(errno)" }
-        received.append(contentsOf: chunk[..<count])
+    guard connection.write("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n") else {
+        return "\(path): send: errno \(errno)"
     }
-    let text = String(decoding: received, as: UTF8.self)
+    let (text, closed) = connection.readUntilClosed()
+    guard closed else { return "\(path): recv after \(text.utf8.count) bytes: errno \(errno)" }
     guard text.hasPrefix("HTTP/1.1 200"), text.hasSuffix(path) else { return "\(path): got \(text.prefix(80))" }
     return nil
 }

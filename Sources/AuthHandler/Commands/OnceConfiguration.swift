@@ -119,7 +119,7 @@ enum OnceConfiguration {
         case .failure(let problem): return .failure(problem)
         }
         guard let fileBytes else { return .success(FileDocument(baseDirectory: currentDirectory)) }
-        if let failure = ConfigJSONSyntax.firstError(in: fileBytes) {
+        if let failure = JSONSyntax.firstError(in: fileBytes) {
             return .failure(Problem(message: "\(location.path): \(failure); fix the file"))
         }
         guard let members = JSONValue.parse(fileBytes)?.objectValue else {

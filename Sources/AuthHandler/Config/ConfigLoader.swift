@@ -32,7 +32,7 @@ public struct ConfigLoader: Sendable {
 
     /// Validates a config document; relative paths inside it are resolved against `baseDirectory`.
     public func load(data: Data, baseDirectory: String) -> ConfigReport {
-        if let failure = ConfigJSONSyntax.firstError(in: Array(data)) {
+        if let failure = JSONSyntax.firstError(in: Array(data)) {
             return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, failure.description)])
         }
         let root: JSONValue

@@ -179,6 +179,9 @@ struct StartRequest {
     let resultChallenge: String?
 
     static let maximumEventIDLength = 512
+    /// The most bytes the custom parameters may take in the provider URL, percent-encoded: with the handler's own
+    /// parameters the URL then stays within the 8,000 octets RFC 9110 §4.1 asks every recipient to accept.
+    static let maximumCustomParameterBytes = 4096
 
     init(fields: [URLFormField], flow: SignInFlow) throws(HandlerError) {
         for name in [
@@ -283,7 +286,8 @@ struct StartRequest {
     static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(HandlerError) -> [URLFormField] {
         guard let text, !text.isEmpty else { return [] }
         guard let object = JSONValue.parse(Array(text.utf8))?.objectValue else {
-            throw .invalidRequest(#"customParameters must be a JSON object of strings, e.g. {"login_hint":"a@b.c"}"#)
+            throw .invalidRequest(
+                #"customParameters must be a JSON object of strings, each name once, e.g. {"login_hint":"a@b.c"}"#)
         }
         var fields: [URLFormField] = []
         for (name, value) in object.sorted(by: { $0.key < $1.key }) {
@@ -291,6 +295,11 @@ struct StartRequest {
                 throw .invalidRequest("customParameters.\(SignInFlow.shortened(name)) must be a string")
             }
             fields.append(URLFormField(name: name, value: string))
+        }
+        guard FormURLEncoding.encode(fields).utf8.count <= maximumCustomParameterBytes else {
+            throw .invalidRequest(
+                "customParameters take more than \(maximumCustomParameterBytes) bytes in the provider URL; "
+                    + "send fewer or shorter ones")
         }
         let family: ReservedParameters.ProtocolFamily = provider.protocolKind == .oauth1 ? .oauth1 : .oauth2
         do {

@@ -42,8 +42,15 @@ final class HTTPListenerCore: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     private let registry = Mutex(Registry())
     private let idleWaiters = Mutex(IdleWaiters())
-    /// Requests between MHD's URI-log callback and its completion callback.
+    /// Requests between MHD's URI-log callback and their end (completion callback or connection close).
     let liveRequests = Atomic<Int>(0)
+    /// The context `requestStarted` retained for each connection's current request, until it is released.
+    ///
+    /// Why kept here too: MHD calls NOTIFY_COMPLETED only for a request whose access handler ran. One it drops before
+    /// that, closing the connection without an answer (a `Cookie` field its pool cannot split, HTTP-API.md §3.5), was
+    /// never released: a leaked context per such request, and counted in `liveRequests` forever, so every graceful
+    /// stop waited out its whole grace period. The connection's close releases whatever is left.
+    private let retainedRequests = Mutex<[UInt: Unmanaged<HTTPRequestContext>]>([:])
     /// Whether responses should carry `Connection: close` because the server is stopping.
     let draining = Atomic<Bool>(false)
 
@@ -116,16 +123,36 @@ final class HTTPListenerCore: @unchecked Sendable {
     /// the only place the raw query string is available. The context returned becomes `*req_cls`.
     func requestStarted(uri: UnsafePointer<CChar>?, connection: OpaquePointer) -> UnsafeMutableRawPointer {
         let rawURI = uri.flatMap { String(validatingCString: $0) }
-        let context = HTTPRequestContext(rawURI: rawURI, connection: connection)
+        let context = Unmanaged.passRetained(HTTPRequestContext(rawURI: rawURI, connection: connection))
         liveRequests.add(1, ordering: .relaxed)
-        return Unmanaged.passRetained(context).toOpaque()
+        retainedRequests.withLock { $0[UInt(bitPattern: connection)] = context }
+        return context.toOpaque()
     }
 
     /// MHD_OPTION_NOTIFY_COMPLETED: releases the context retained in `requestStarted`.
-    func requestCompleted(_ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+    func requestCompleted(
+        _ requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>, connection: OpaquePointer?
+    ) {
         guard let raw = requestContext.pointee else { return }
         requestContext.pointee = nil
-        Unmanaged<HTTPRequestContext>.fromOpaque(raw).release()
+        let key = UInt(bitPattern: connection)
+        let owned = retainedRequests.withLock { retained -> Bool in
+            guard retained[key]?.toOpaque() == raw else { return false }
+            retained[key] = nil
+            return true
+        }
+        if owned { release(Unmanaged<HTTPRequestContext>.fromOpaque(raw)) }
+    }
+
+    /// MHD_OPTION_NOTIFY_CONNECTION, on close: releases a request context MHD never completed.
+    func connectionClosed(_ connection: OpaquePointer?) {
+        let key = UInt(bitPattern: connection)
+        if let leftover = retainedRequests.withLock({ $0.removeValue(forKey: key) }) { release(leftover) }
+    }
+
+    /// Releases a retained request context; the last request to end wakes every stop waiting for idleness.
+    private func release(_ context: Unmanaged<HTTPRequestContext>) {
+        context.release()
         if liveRequests.subtract(1, ordering: .relaxed).newValue == 0 {
             let waiting = idleWaiters.withLock { waiters in
                 defer { waiters.waiting = [:] }
@@ -353,14 +380,17 @@ final class HTTPListenerCore: @unchecked Sendable {
     /// MHD 0.9.75 itself refuses a single malformed `Content-Length` (400) or one past its range (413) before
     /// the access handler runs; what it lets through is handled here (RFC 9112 §6.1, §6.3).
     static func framingRefusal(_ headers: HTTPHeaders, isHTTP10: Bool) -> ServerResponse? {
-        if headers.contains(where: { $0.name.utf8.contains { $0 == 0x20 || $0 == 0x09 } }) {
+        if headers.contains(where: { $0.name.utf8.contains { $0 <= 0x20 || $0 == 0x7f } }) {
             // RFC 9112 §5.1: whitespace before the colon must be refused (400). MHD keeps it in the name, so
             // "Transfer-Encoding : chunked" is no framing header here but may be one to a front end that trims it.
-            return closing(.text("Bad Request: whitespace in a header field name\n", status: 400))
+            // A control character is no token character either (RFC 9110 §5.1); MHD refuses a NUL itself.
+            return closing(
+                .text("Bad Request: whitespace or a control character in a header field name\n", status: 400))
         }
         if headers.contains(where: { $0.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7f } }) {
             // RFC 9110 §5.5 / RFC 9112 §2.2: a bare CR (or another control) in a field value; a front end that ends
-            // lines at CR would read a different header block (MHD keeps the CR in the value).
+            // lines at CR would read a different header block (MHD keeps the CR in the value). A NUL cannot be seen
+            // here: MHD hands fields over as C strings, so the value ends at it (HTTP-API.md §3.5).
             return closing(.text("Bad Request: a control character in a header field value\n", status: 400))
         }
         let codings = headers.values(for: "Transfer-Encoding")

@@ -257,11 +257,17 @@ public final class HTTPServer: Sendable {
                 uri: uri, connection: connection)
         }
         options.uri_log_context = context
-        options.request_completed = { cls, _, requestContext, _ in
+        options.request_completed = { cls, connection, requestContext, _ in
             guard let cls, let requestContext else { return }
-            Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(requestContext)
+            Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().requestCompleted(
+                requestContext, connection: connection)
         }
         options.request_completed_context = context
+        options.connection_notify = { cls, connection, _, code in
+            guard let cls, code == .CONNECTION_NOTIFY_CLOSED else { return }
+            Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().connectionClosed(connection)
+        }
+        options.connection_notify_context = context
         return options
     }
 }

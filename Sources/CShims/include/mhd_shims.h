@@ -38,6 +38,9 @@ struct shim_mhd_daemon_config {
     void *request_completed_context;
     shim_mhd_uri_log_callback uri_log;
     void *uri_log_context;
+    /// MHD_OPTION_NOTIFY_CONNECTION: called when a connection starts and when it is closed.
+    MHD_NotifyConnectionCallback connection_notify;
+    void *connection_notify_context;
 };
 
 /// MHD_start_daemon with its variadic options built from `config` (via MHD_OPTION_ARRAY); NULL on failure.
