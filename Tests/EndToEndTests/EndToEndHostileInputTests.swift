@@ -146,13 +146,17 @@ struct EndToEndHostileInputTests {
             smuggling("Transfer-Encoding: chunked\r\n", body: "fffffffffffffffffffff\r\nabc\r\n0\r\n\r\n"), [413]),
     ]
 
-    /// Refusals the RFCs give a 5xx: a transfer coding the server does not implement (RFC 9112 §6.1: 501, the
-    /// listener's) and an HTTP version it does not speak (RFC 9110 §15.6.6: 505, MHD's). The only 5xx allowed.
+    /// Transfer codings: chunked not last, or twice, leaves the body length unknown (RFC 9112 §6.3 item 4, §6.1: 400);
+    /// chunked last after a coding the server does not implement is framed but not understood (RFC 9112 §6.1: 501,
+    /// the listener's); an HTTP version it does not speak is MHD's 505 (RFC 9110 §15.6.6). The only 5xx allowed.
     static let protocolCases: [HostileCase] = [
-        HostileCase("Transfer-Encoding gzip", smuggling("Transfer-Encoding: gzip\r\n"), [501]),
-        HostileCase("Transfer-Encoding xchunked", smuggling("Transfer-Encoding: xchunked\r\n"), [501]),
+        HostileCase("Transfer-Encoding gzip", smuggling("Transfer-Encoding: gzip\r\n"), [400]),
+        HostileCase("Transfer-Encoding xchunked", smuggling("Transfer-Encoding: xchunked\r\n"), [400]),
         HostileCase(
-            "Transfer-Encoding chunked, identity", smuggling("Transfer-Encoding: chunked, identity\r\n"), [501]),
+            "Transfer-Encoding chunked, identity", smuggling("Transfer-Encoding: chunked, identity\r\n"), [400]),
+        HostileCase(
+            "Transfer-Encoding chunked, chunked", smuggling("Transfer-Encoding: chunked, chunked\r\n"), [400]),
+        HostileCase("Transfer-Encoding gzip, chunked", smuggling("Transfer-Encoding: gzip, chunked\r\n"), [501]),
         HostileCase("an HTTP/2 preface (MHD)", Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8), [505]),
         HostileCase("HTTP/9.9 (MHD)", Array("GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n".utf8), [505]),
     ]

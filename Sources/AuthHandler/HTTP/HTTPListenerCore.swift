@@ -403,11 +403,19 @@ final class HTTPListenerCore: @unchecked Sendable {
             // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means faulty framing.
             return closing(.text("Bad Request: Transfer-Encoding in an HTTP/1.0 request\n", status: 400))
         }
-        if !codings.isEmpty,
-            codings.count > 1 || codings[0].lowercased() != "chunked"
-        {
-            // RFC 9112 §6.1: 501 for a transfer coding the server does not understand. Only chunked alone is
-            // framed by MHD; anything else left it waiting for a body it cannot delimit until the idle timeout.
+        if !codings.isEmpty, codings.count > 1 || codings[0].lowercased() != "chunked" {
+            // Only chunked alone is framed by MHD; anything else would leave it waiting for a body it cannot delimit
+            // until the idle timeout. RFC 9112 §6.3 item 4: when chunked is not the final coding the body length
+            // cannot be determined, and §6.1: chunked is applied once at most — 400 and close. Chunked last after
+            // another coding (`gzip, chunked`) is framed, but that coding is not implemented: 501 (RFC 9112 §6.1).
+            let names = codings.flatMap { $0.split(separator: ",") }.map {
+                String($0.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+                    .lowercased()
+            }
+            guard names.last == "chunked", names.filter({ $0 == "chunked" }).count == 1 else {
+                return closing(
+                    .text("Bad Request: Transfer-Encoding must end in chunked, applied once\n", status: 400))
+            }
             return closing(.text("Not Implemented: only Transfer-Encoding: chunked is supported\n", status: 501))
         }
         if lengths.count > 1 || lengths.contains(where: { $0.utf8.contains(UInt8(ascii: ",")) }) {
