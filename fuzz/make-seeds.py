@@ -156,6 +156,8 @@ def seeds():
             "javascript:alert(1)//https://app.example.com/auth/done",
             "http://127.0.0.1%09/callback",
             "https://xn--pp-ykc.example.com/auth/done",
+            # Found by this target: user info whose escapes do not decode to UTF-8 (RedirectURLPolicyTests).
+            "https://u2%F2dsIntpass@app.example.com/auth/done",
         ],
         "cookie": [
             b"0" + f"{COOKIE_NAME}={cookie}".encode(),

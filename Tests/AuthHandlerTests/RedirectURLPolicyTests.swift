@@ -58,7 +58,7 @@ struct RedirectURLPolicyTests {
         #expect(!policy.allows(url))
     }
 
-    /// Found by the redirect-url fuzz target (fuzz/corpus/redirect-url/): user info whose percent-escapes do not
+    /// Found by the redirect-url fuzz target (now a seed in fuzz/corpus/redirect-url/): user info whose percent-escapes do not
     /// decode to UTF-8 has no decoded `user`, and was let through.
     @Test(
         "user info is refused even when it does not percent-decode",
