@@ -4,7 +4,8 @@ import Glibc
 /// The target `FUZZ_TARGET` names, chosen before libFuzzer starts and read only by its (single) fuzzing thread.
 nonisolated(unsafe) private var selectedTarget: FuzzTarget?
 
-/// The program's entry point: SwiftPM links an executable's `main` to `<module>_main` (README "Fuzzing").
+/// The program's entry point: SwiftPM links an executable's `main` to `<module>_main` (docs/ARCHITECTURE.md
+/// "Fuzz targets").
 ///
 /// `FUZZ_TARGET=<name> auth-handler-fuzz [libFuzzer flags] CORPUS_DIR...` fuzzes one parser; every other argument
 /// is libFuzzer's (https://llvm.org/docs/LibFuzzer.html#options).
@@ -27,7 +28,9 @@ func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<C
     }
 }
 
-/// libFuzzer's callback, also under its conventional name so that libFuzzer's own tools find it.
+/// libFuzzer's callback: one input to the selected target. It also carries libFuzzer's conventional name, because
+/// the toolchain's libFuzzer archive refers to it (from its own `main`, which the `main` above replaces) and the
+/// link fails without it.
 @_cdecl("LLVMFuzzerTestOneInput")
 func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
