@@ -104,7 +104,8 @@ fuzz:
 	@scripts/install-deps.sh build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run
 
-fuzz-smoke: deps
+fuzz-smoke:
+	@scripts/install-deps.sh build
 	$(FUZZ_SMOKE)
 
 bench:
