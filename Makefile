@@ -1,9 +1,10 @@
 # auth-handler — the two commands a newcomer needs are `make demo` and `make test`.
 SWIFT ?= swift
 BINARY = .build/debug/auth-handler
-SWIFT_SOURCES = Package.swift Sources Tests
+SWIFT_SOURCES = Package.swift Sources Tests fuzz/Sources
 
-.PHONY: all deps build release install install-files deb package-test demo test browser-test lint format bench soak clean
+.PHONY: all deps build release install install-files deb package-test demo test browser-test fuzz fuzz-smoke lint format \
+	bench soak clean
 
 all: build
 
@@ -66,8 +67,8 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
 
-## The whole suite: dependencies, formatting, unit, process, end-to-end and real-browser tests, then the packaging
-## test (a static release build, so the first run adds a few minutes).
+## The whole suite: dependencies, formatting, unit, process, end-to-end tests, 10 s of each fuzz target, real-browser
+## tests, then the packaging test (a static release build, so the first run adds a few minutes).
 ## The Swift tests run in four runs: the HTTP layer's tests and the Redis store's time-outs assert timing
 ## (200 concurrent requests in under 2 s, keep-alive, idle time-outs, a hung Redis) and must not share the two cores' cooperative threads with CPU-bound crypto tests
 ## (RSA key generation) or with the end-to-end tests' processes. Each run has a hard time limit, so a
@@ -80,6 +81,7 @@ test: deps lint
 	$(TEST) --filter AuthHandlerTests --skip 'AuthHandlerTests\.(HTTP|StoreRedis)'
 	$(TEST) --filter FakeIdPTests
 	$(TEST) --filter EndToEndTests
+	$(FUZZ_SMOKE)
 	$(BROWSER_TEST)
 	$(MAKE) --no-print-directory package-test
 
@@ -91,6 +93,20 @@ BROWSER_PYTHON ?= /usr/bin/python3
 BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_signin_test.py
 browser-test: build
 	$(BROWSER_TEST)
+
+## libFuzzer over every parser of outside input (fuzz/, README "Fuzzing"): builds fuzz/Sources/auth-handler-fuzz with
+## -sanitize=fuzzer,address in .build/fuzz, then runs each target for FUZZ_SECONDS from its seeds in fuzz/corpus/ and
+## prints executions, exec/s and coverage per target. `make test` runs each for 10 s (fuzz-smoke), so that a parser
+## change that breaks the harness, or a crash the seeds reach, fails the suite.
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE = FUZZ_SECONDS=10 fuzz/run
+fuzz:
+	@scripts/install-deps.sh build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run
+
+fuzz-smoke:
+	@scripts/install-deps.sh build
+	$(FUZZ_SMOKE)
 
 bench:
 	@scripts/install-deps.sh bench

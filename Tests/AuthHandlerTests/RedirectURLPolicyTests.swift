@@ -58,6 +58,20 @@ struct RedirectURLPolicyTests {
         #expect(!policy.allows(url))
     }
 
+    /// Found by the redirect-url fuzz target (now a seed in fuzz/corpus/redirect-url/): user info whose percent-escapes do not
+    /// decode to UTF-8 has no decoded `user`, and was let through.
+    @Test(
+        "user info is refused even when it does not percent-decode",
+        arguments: [
+            "https://u2%F2dsIntpass@app.example.com/signed-in",
+            "https://user:%FF@app.example.com/signed-in",
+            "https://%C0%AF@app.example.com/signed-in",
+            "https://@app.example.com/signed-in",
+        ])
+    func refusesUndecodableUserInfo(_ url: String) {
+        #expect(!policy.allows(url))
+    }
+
     @Test func appendingAddsToAnExistingQuery() {
         let fields = [URLFormField(name: "code", value: "a b"), URLFormField(name: "eventId", value: "e1")]
         #expect(

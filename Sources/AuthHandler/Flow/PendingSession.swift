@@ -3,7 +3,7 @@ import Foundation
 /// A sign-in between its start and the IdP's callback, sealed into the browser's cookie (HTTP-API.md §3.1) and found
 /// again by its `state` (OAuth 2) or its request token (OAuth 1.0a). Everything the callback checks against comes
 /// from here, never from the callback.
-struct PendingSession: Codable, Sendable, Equatable {
+package struct PendingSession: Codable, Sendable, Equatable {
     var providerID: String
     /// OAuth 2 / OIDC: the `state` sent to the IdP; the callback's must equal it.
     var state: String?
@@ -63,4 +63,15 @@ extension PendingSession {
     static func key(state: String) -> String { "state:" + state }
     /// The store key under which a used OAuth 1.0a request token is recorded.
     static func key(requestToken: String) -> String { "oauth1:" + requestToken }
+
+    /// The pending sign-in sealed in the cookie `cookieName` with `value` (HTTP-API.md §3.2); nil when it does not
+    /// open under any of `keys` or does not decode.
+    package static func opening(_ value: String, cookieName: String, keys: StateKeyRing) -> PendingSession? {
+        keys.open(value, context: cookieName).flatMap(decoding)
+    }
+
+    /// The pending sign-in from the plaintext of its opened cookie; nil when it does not decode.
+    package static func decoding(_ plaintext: [UInt8]) -> PendingSession? {
+        SignInFlow.decode(PendingSession.self, from: plaintext)
+    }
 }

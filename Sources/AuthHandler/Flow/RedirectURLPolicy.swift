@@ -64,7 +64,8 @@ public struct RedirectURLPolicy: Sendable {
         guard !text.utf8.contains(UInt8(ascii: "#")), let components = URLComponents(string: text),
             let scheme = components.scheme?.lowercased(), !scheme.isEmpty
         else { return nil }
-        guard components.user == nil, components.password == nil else { return nil }
+        // The encoded forms: `user` is nil when the user info's escapes do not decode to UTF-8.
+        guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil else { return nil }
         let percentHost = components.percentEncodedHost
         if let percentHost, percentHost.utf8.contains(UInt8(ascii: "%")) { return nil }
         let path = components.percentEncodedPath

@@ -5,7 +5,7 @@ import Foundation
 /// Its name carries a tag of the sign-in's `state` (OAuth 1.0a: its request token), so several sign-ins can run in
 /// one browser at once and the callback finds its own cookie by the `state` the IdP echoes. Its value is the pending
 /// sign-in sealed under the state key, bound to that name, so a value moved under another name does not open.
-struct SignInCookie: Sendable, Equatable {
+package struct SignInCookie: Sendable, Equatable {
     /// The cookie's name: `auth-handler-<tag>`, `__Host-auth-handler-<tag>` with an https `publicURL`.
     let name: String
     /// The sealed pending sign-in.
@@ -52,7 +52,7 @@ struct SignInCookie: Sendable, Equatable {
 
     /// Every pending sign-in cookie (`auth-handler-*`, `__Host-auth-handler-*`) in the request's `Cookie` header
     /// fields, by name (the first value of each name).
-    static func all(in cookieHeaders: [String]) -> [(name: String, value: String)] {
+    package static func all(in cookieHeaders: [String]) -> [(name: String, value: String)] {
         var seen: Set<String> = []
         var cookies: [(name: String, value: String)] = []
         for header in cookieHeaders {
@@ -69,7 +69,7 @@ struct SignInCookie: Sendable, Equatable {
     }
 
     /// Every value of the cookie `name` in the request's `Cookie` header fields (RFC 6265 §5.4: `a=b; c=d`).
-    static func values(named name: String, in cookieHeaders: [String]) -> [String] {
+    package static func values(named name: String, in cookieHeaders: [String]) -> [String] {
         var values: [String] = []
         for header in cookieHeaders {
             for pair in header.split(separator: ";") {

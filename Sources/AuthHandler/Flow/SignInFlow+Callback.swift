@@ -125,9 +125,9 @@ extension SignInFlow {
         guard !values.isEmpty else { throw refused("this browser holds no sign-in for this response", nil) }
         var opened: PendingSession?
         for value in values {
-            guard let plaintext = settings.stateKeys.open(value, context: cookieName),
-                let session = Self.decode(PendingSession.self, from: plaintext)
-            else { continue }
+            guard let session = PendingSession.opening(value, cookieName: cookieName, keys: settings.stateKeys) else {
+                continue
+            }
             opened = session
             break
         }

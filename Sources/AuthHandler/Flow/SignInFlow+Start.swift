@@ -128,9 +128,7 @@ extension SignInFlow {
         let pending = SignInCookie.all(in: cookieHeaders)
         guard pending.count >= Self.maximumPendingPerBrowser else { return [] }
         let ranked = pending.map { cookie in
-            let session = settings.stateKeys.open(cookie.value, context: cookie.name).flatMap {
-                Self.decode(PendingSession.self, from: $0)
-            }
+            let session = PendingSession.opening(cookie.value, cookieName: cookie.name, keys: settings.stateKeys)
             let formPost = session.flatMap { providers[$0.providerID] }?.usesFormPost ?? false
             return (name: cookie.name, createdAt: session?.createdAt ?? .distantPast, formPost: formPost)
         }.sorted { $0.createdAt < $1.createdAt }

@@ -34,7 +34,7 @@ public struct StateKeyRing: Sendable {
     }
 
     /// Seals `plaintext`, bound to `context` (the cookie's name), as base64url text safe for a cookie value.
-    func seal(_ plaintext: [UInt8], context: String) throws(CryptoError) -> String {
+    package func seal(_ plaintext: [UInt8], context: String) throws(CryptoError) -> String {
         Base64.urlEncode(
             [Self.formatVersion] + (try AES256GCM.seal(plaintext, key: current, associatedData: Self.aad(context))))
     }

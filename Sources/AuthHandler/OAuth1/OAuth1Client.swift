@@ -71,10 +71,18 @@ public struct OAuth1Client: Sendable {
             throw .signing(step: .requestToken, error)
         }
         let response = try await send(signedPOST(requestTokenEndpoint, header: header), step: .requestToken)
-        let fields = try Self.formAnswer(response, step: .requestToken)
+        return try Self.temporaryCredentials(from: response)
+    }
+
+    /// Reads the request-token endpoint's answer (§2.1): a 2xx form body with exactly one `oauth_token`, one
+    /// `oauth_token_secret` and `oauth_callback_confirmed=true`.
+    package static func temporaryCredentials(from response: HTTPResponse) throws(OAuth1ClientError)
+        -> TemporaryCredentials
+    {
+        let fields = try formAnswer(response, step: .requestToken)
         let confirmed = fields.all(named: "oauth_callback_confirmed")
         guard confirmed == ["true"] else { throw .callbackNotConfirmed(status: response.status) }
-        let (token, secret) = try Self.tokenPair(fields, response: response, step: .requestToken)
+        let (token, secret) = try tokenPair(fields, response: response, step: .requestToken)
         return TemporaryCredentials(token: token, secret: secret)
     }
 
@@ -105,8 +113,14 @@ public struct OAuth1Client: Sendable {
             throw .signing(step: .accessToken, error)
         }
         let response = try await send(signedPOST(accessTokenEndpoint, header: header), step: .accessToken)
-        let fields = try Self.formAnswer(response, step: .accessToken)
-        let (token, secret) = try Self.tokenPair(fields, response: response, step: .accessToken)
+        return try Self.tokenCredentials(from: response)
+    }
+
+    /// Reads the access-token endpoint's answer (§2.3): a 2xx form body with exactly one `oauth_token` and one
+    /// `oauth_token_secret`; every other field is kept.
+    package static func tokenCredentials(from response: HTTPResponse) throws(OAuth1ClientError) -> TokenCredentials {
+        let fields = try formAnswer(response, step: .accessToken)
+        let (token, secret) = try tokenPair(fields, response: response, step: .accessToken)
         let extras = fields.filter { $0.name != "oauth_token" && $0.name != "oauth_token_secret" }
         return TokenCredentials(token: token, secret: secret, extraFields: extras)
     }
@@ -188,7 +202,7 @@ public struct OAuth1Client: Sendable {
 
     /// The provider's error code, if it gave a recognisable one: Twitter's JSON `errors[0].code` or the
     /// problem-reporting extension's `oauth_problem`. Only short `[A-Za-z0-9_.-]` values are kept.
-    static func providerCode(_ body: [UInt8]) -> String? {
+    package static func providerCode(_ body: [UInt8]) -> String? {
         let candidate: String?
         if let document = JSONValue.parse(body) {
             candidate = document["errors"]?.arrayValue?.first?["code"]?.identifierString

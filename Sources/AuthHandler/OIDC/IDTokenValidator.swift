@@ -36,7 +36,7 @@ public struct IDTokenValidator: Sendable {
     }
 
     /// The pinned algorithm the header names, or nil for an allowed `alg: none`.
-    static func checkHeader(_ header: JOSEHeader, expectations: IDTokenExpectations) throws(OIDCError)
+    package static func checkHeader(_ header: JOSEHeader, expectations: IDTokenExpectations) throws(OIDCError)
         -> JWSAlgorithm?
     {
         var algorithm: JWSAlgorithm?
@@ -66,7 +66,7 @@ public struct IDTokenValidator: Sendable {
         guard verified else { throw .invalidSignature }
     }
 
-    static func checkClaims(_ claims: JSONValue, expectations: IDTokenExpectations) throws(OIDCError)
+    package static func checkClaims(_ claims: JSONValue, expectations: IDTokenExpectations) throws(OIDCError)
         -> IDTokenClaims
     {
         let now = expectations.now.timeIntervalSince1970
