@@ -42,23 +42,24 @@ import Testing
     @Test func watchdogPingsComeEveryHalfOfWatchdogUSec() async throws {
         let notify = try NotifySocketListener(at: Self.socketPath())
         let e2e = try await EndToEnd.start(
-            environment: ["NOTIFY_SOCKET": notify.environmentValue, "WATCHDOG_USEC": "200000"])
+            environment: ["NOTIFY_SOCKET": notify.environmentValue, "WATCHDOG_USEC": "600000"])
         #expect(await notify.next("READY=1") != nil, "\(e2e.daemon.standardError)")
         var pings: [ContinuousClock.Instant] = []
         while let ping = await notify.next("WATCHDOG=1", within: .seconds(5)) {
             pings.append(ping.received)
-            if let first = pings.first, ping.received - first >= .seconds(1) { break }
+            if let first = pings.first, ping.received - first >= .seconds(2) { break }
         }
         await e2e.stop()
         await notify.close()
         let gaps = zip(pings.dropFirst(), pings).map { ($0 - $1) / .milliseconds(1) }
         let span = try #require(pings.last.map { $0 - pings[0] }, "no pings")
         let perSecond = Double(pings.count - 1) / (span / .seconds(1))
-        // Promised every 100 ms; systemd would restart the daemon only after a 200 ms gap. 50 ms of slack covers a
-        // busy two-core machine without letting a ping schedule of WATCHDOG_USEC (one missed ping) pass.
-        #expect(gaps.count >= 9, "\(gaps)")
-        #expect(gaps.allSatisfy { $0 <= 150 }, "gaps (ms): \(gaps)")
-        #expect(perSecond >= 8, "\(perSecond) pings/s, gaps (ms): \(gaps)")
+        // Promised every 300 ms; systemd would restart the daemon only after a 600 ms gap. 150 ms of slack covers a
+        // busy two-core machine running the other end-to-end suites (a 244 ms stall was seen at load 26) without
+        // letting a ping schedule of WATCHDOG_USEC (one missed ping) pass.
+        #expect(gaps.count >= 6, "\(gaps)")
+        #expect(gaps.allSatisfy { $0 <= 450 }, "gaps (ms): \(gaps)")
+        #expect(perSecond >= 2.7, "\(perSecond) pings/s, gaps (ms): \(gaps)")
     }
 
     @Test func sighupSwitchesTheRedirectAllowlistWithoutRefusingAConnectionOrLosingASignIn() async throws {
