@@ -9,8 +9,8 @@ public enum HKDF {
         guard length > 0, length <= 255 * 32 else {
             throw CryptoError(operation: "HKDF-SHA256", detail: "cannot derive \(length) bytes (RFC 5869 §2.3)")
         }
-        guard let kdf = EVP_KDF_fetch(nil, "HKDF", nil) else { throw CryptoError.fromOpenSSL("EVP_KDF_fetch(HKDF)") }
-        defer { EVP_KDF_free(kdf) }
+        guard let kdf = FetchedAlgorithm.hkdf?.pointer else { throw CryptoError.fromOpenSSL("EVP_KDF_fetch(HKDF)") }
+        // A context per derivation: OpenSSL 3.0's HKDF cannot duplicate one (EVP_KDF_CTX_dup returns NULL for it).
         guard let context = EVP_KDF_CTX_new(kdf) else { throw CryptoError.fromOpenSSL("EVP_KDF_CTX_new(HKDF)") }
         defer { EVP_KDF_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: length)

@@ -329,7 +329,7 @@ extension SignInFlow {
         let sealed: [UInt8]
         do {
             code = try SecureRandom.base64URLString(byteCount: 32)
-            sealed = try ResultSeal.seal(try Self.encode(result), code: code)
+            sealed = try ResultSeal.seal(result.json.serialized, code: code)
         } catch {
             throw .internal("the result could not be stored")
         }

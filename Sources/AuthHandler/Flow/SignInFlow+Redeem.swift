@@ -14,7 +14,8 @@ extension SignInFlow {
         guard let code = fields.first(named: "code"), !code.isEmpty, code.utf8.count <= 512 else {
             throw .invalidRequest("code is required: the code the handler added to your redirectUrl")
         }
-        let result = try await lookUpResult(code: code, claiming: false)
+        let peeked = try await lookUpResult(code: code, claiming: false)
+        let result = peeked.result
         do throws(RedeemFailure) {
             try checkRedemption(result, fields: fields)
         } catch {
@@ -24,7 +25,7 @@ extension SignInFlow {
             throw error.error
         }
         // Claimed for as long as the result lives; released below only when the code stays redeemable.
-        _ = try await lookUpResult(code: code, claiming: true)
+        _ = try await lookUpResult(code: code, claiming: true, peeked: peeked)
         do throws(RedeemFailure) {
             let answer = try await signIn(result, fields: fields)
             do {
@@ -48,9 +49,20 @@ extension SignInFlow {
         }
     }
 
+    /// A result as read from the store, with the sealed bytes it was opened from.
+    private struct ReadResult {
+        var sealed: [UInt8]
+        var result: StoredResult
+    }
+
     /// The result under `code`, read or claimed: `400 invalid-result-code` when there is none (or it does not open),
     /// `409 redemption-in-progress` while another redemption holds it.
-    private func lookUpResult(code: String, claiming: Bool) async throws(HandlerError) -> StoredResult {
+    ///
+    /// A claim that finds the very bytes `peeked` was opened from returns `peeked`: a result is written once under its
+    /// code and never changed, so opening and decoding the same bytes again would only repeat the work.
+    private func lookUpResult(code: String, claiming: Bool, peeked: ReadResult? = nil) async throws(HandlerError)
+        -> ReadResult
+    {
         let lookup: ResultLookup
         do {
             if claiming {
@@ -63,10 +75,11 @@ extension SignInFlow {
         }
         switch lookup {
         case .available(let sealed):
+            if let peeked, peeked.sealed == sealed { return peeked }
             if let plaintext = ResultSeal.open(sealed, code: code),
-                let result = Self.decode(StoredResult.self, from: plaintext)
+                let result = JSONValue.parse(plaintext).flatMap(StoredResult.init(json:))
             {
-                return result
+                return ReadResult(sealed: sealed, result: result)
             }
         case .claimed:
             observer.redemptionFoundHeld()

@@ -48,9 +48,13 @@ final class CurlTransfer: @unchecked Sendable {
     private let headerList = CurlHeaderList()
     private let maxResponseBytes: Int
     private let method: String
-    private let target: String
+    /// The request URL, for error messages only: `target` and `query` are derived from it when an error is built,
+    /// not for every transfer.
+    private let url: String
+    /// The URL without query, fragment or userinfo, as errors name it.
+    private var target: String { HTTPClientError.redactedTarget(url) }
     /// The raw query, removed from any message curl writes (it may carry secrets).
-    private let query: String
+    private var query: String { url.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? "" }
     private var responseHeaders: [HTTPHeaders.Field] = []
     private var headerBytes = 0
     private var body: [UInt8] = []
@@ -60,13 +64,12 @@ final class CurlTransfer: @unchecked Sendable {
 
     init(request: HTTPRequest, configuration: HTTPClientConfiguration) throws(HTTPClientError) {
         method = request.method
-        target = HTTPClientError.redactedTarget(request.url)
-        query = request.url.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+        url = request.url
         maxResponseBytes = configuration.maxResponseBytes
         guard let easy = CurlEasyHandle() else {
             throw HTTPClientError(
                 kind: .setup(operation: "curl_easy_init", code: 0, text: "out of memory"), method: request.method,
-                target: target)
+                target: HTTPClientError.redactedTarget(request.url))
         }
         self.easy = easy
         try configure(request, configuration: configuration)
@@ -203,6 +206,14 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return false
         }
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            if bytes.starts(with: "HTTP/".utf8) {
+                responseHeaders = []
+            } else {
+                receiveASCIIHeaderLine(bytes)
+            }
+            return true
+        }
         let line = String(decoding: bytes, as: UTF8.self)
         if line.hasPrefix("HTTP/") {
             responseHeaders = []
@@ -213,6 +224,22 @@ final class CurlTransfer: @unchecked Sendable {
         let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
         responseHeaders.append(HTTPHeaders.Field(name: String(name), value: value))
         return true
+    }
+
+    /// `name: value` of an ASCII header line, on its bytes: in ASCII every Character is a byte (CR LF aside, which is
+    /// trimmed either way), so the name and trimmed value are those the Character path finds, at a fraction of the
+    /// cost per line.
+    private func receiveASCIIHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
+        let isTrimmed = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        var start = colon + 1
+        var end = bytes.count
+        while start < end, isTrimmed(bytes[start]) { start += 1 }
+        while end > start, isTrimmed(bytes[end - 1]) { end -= 1 }
+        responseHeaders.append(
+            HTTPHeaders.Field(
+                name: String(decoding: bytes[..<colon], as: UTF8.self),
+                value: String(decoding: bytes[start..<end], as: UTF8.self)))
     }
 
     /// Resumes the caller with the outcome of the finished transfer `code`.
@@ -254,6 +281,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func transferError(_ code: CURLcode) -> HTTPClientError.Kind {
         var detail = String(cString: easy.errorBuffer).trimmingCharacters(in: " \n")
+        let query = self.query
         if !query.isEmpty { detail = detail.replacingAll(query, with: "[query]") }
         return .transfer(code: Int(code.rawValue), text: String(cString: curl_easy_strerror(code)), detail: detail)
     }

@@ -15,22 +15,25 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Tries the types in the order of how often they occur in claims and profiles, because each wrong guess costs a
+    /// thrown `DecodingError`: strings, integers, booleans, other numbers, objects, arrays. A JSON value is of one type
+    /// only, so the order changes nothing but the cost; `Int64` before `Double` keeps whole numbers `integer`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .array(try container.decode([JSONValue].self))
         }
     }
 

@@ -137,6 +137,11 @@ public struct EventLog: Sendable {
     /// Quotes a value when it holds a space, quote or `=`, or is empty; characters that could end or
     /// disguise a line are replaced by a space first (see ``isLineBreaking(_:)``), so one call is one line.
     static func quoted(_ value: String) -> String {
+        // The common case, a plain value (an id, an outcome, a number), is written as it is: printable ASCII other
+        // than space, quote, backslash and `=` needs neither quotes nor replacement.
+        if !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C && $0 != 0x3D }) {
+            return value
+        }
         var cleaned = ""
         var needsQuotes = value.isEmpty
         for scalar in value.unicodeScalars {

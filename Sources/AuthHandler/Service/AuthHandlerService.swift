@@ -166,6 +166,13 @@ public final class AuthHandlerService: Sendable {
         return response
     }
 
+    /// The encoder of redemption answers, made once: its settings never change.
+    private static let answerEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     private func result(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         let accept = request.headers["Accept"]
         guard request.method == "POST" else {
@@ -174,9 +181,7 @@ public final class AuthHandlerService: Sendable {
         }
         do {
             let answer = try await flow.redeem(request.formFields)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let response = try? ServerResponse.json(answer, encoder: encoder) else {
+            guard let response = try? ServerResponse.json(answer, encoder: Self.answerEncoder) else {
                 return ResponseRendering.error(.internalError("the result could not be encoded"), accept: accept)
             }
             return ResponseRendering.secured(response)

@@ -7,14 +7,21 @@ import Foundation
 /// caller at a time per connection) and its owner serializes all access with a mutex. See `SQLiteSessionStore`.
 final class SQLiteConnection {
     private let database: OpaquePointer
+    /// Prepared statements by their SQL, kept for the next call with the same SQL: a store call prepared its
+    /// statement anew each time, which cost more than running it. A statement is taken out while lent, so a nested
+    /// call with the same SQL prepares its own.
+    private var prepared: [String: OpaquePointer] = [:]
 
     private init(database: OpaquePointer) {
         self.database = database
     }
 
     // sqlite3_close_v2 only fails for a bad handle; with a statement left unfinalized it would defer the close
-    // ("zombie") rather than fail, and `withStatement` finalizes every statement. https://sqlite.org/c3ref/close.html
-    deinit { sqlite3_close_v2(database) }
+    // ("zombie") rather than fail, so the kept statements are finalized first. https://sqlite.org/c3ref/close.html
+    deinit {
+        for statement in prepared.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(database)
+    }
 
     /// Opens an existing database file read-write; SQLite will not create it (the caller created it 0600).
     static func open(path: String) throws(StoreError) -> SQLiteConnection {
@@ -45,17 +52,29 @@ final class SQLiteConnection {
         guard code == SQLITE_OK else { throw StoreError.sqlite(code, database: database, operation: operation) }
     }
 
-    /// Prepares one statement, lends it to `body`, and finalizes it whatever happens.
+    /// Lends `body` the prepared statement of `sql` (prepared on first use), then resets it and clears its bindings
+    /// whatever happens, so that it holds no read transaction and no bound value until its next use.
     func withStatement<Result>(
         _ sql: String, operation: String, _ body: (SQLiteStatement) throws(StoreError) -> Result
     ) throws(StoreError) -> Result {
-        var raw: OpaquePointer?
-        let code = sqlite3_prepare_v2(database, sql, -1, &raw, nil)
-        guard code == SQLITE_OK, let raw else {
-            throw StoreError.sqlite(code, database: database, operation: "\(operation): prepare")
+        let raw: OpaquePointer
+        if let kept = prepared.removeValue(forKey: sql) {
+            raw = kept
+        } else {
+            var fresh: OpaquePointer?
+            let code = sqlite3_prepare_v2(database, sql, -1, &fresh, nil)
+            guard code == SQLITE_OK, let fresh else {
+                throw StoreError.sqlite(code, database: database, operation: "\(operation): prepare")
+            }
+            raw = fresh
         }
-        // sqlite3_finalize repeats the last step's error, which `step()` has already turned into a throw.
-        defer { sqlite3_finalize(raw) }
+        // sqlite3_reset repeats the last step's error, which `step()` has already turned into a throw
+        // (https://sqlite.org/c3ref/reset.html).
+        defer {
+            sqlite3_reset(raw)
+            sqlite3_clear_bindings(raw)
+            if prepared[sql] == nil { prepared[sql] = raw } else { sqlite3_finalize(raw) }
+        }
         return try body(SQLiteStatement(raw: raw, database: database, operation: operation))
     }
 
