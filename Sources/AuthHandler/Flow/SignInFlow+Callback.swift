@@ -108,7 +108,8 @@ extension SignInFlow {
         for name in ["state", "code", "oauth_token", "oauth_verifier", "denied", "iss", "error"]
         where fields.all(named: name).count > 1 {
             throw OpenFailure(
-                error: .invalidRequest("the authorization response repeats \(name); start the sign-in again"),
+                error: HandlerError(
+                    .invalidRequest, "the authorization response repeats \(name); start the sign-in again"),
                 cookieName: nil)
         }
         let presented: String
@@ -119,20 +120,21 @@ extension SignInFlow {
             (presented, isOAuth1) = (token, true)
         } else {
             throw OpenFailure(
-                error: .invalidState("the authorization response has no state; start the sign-in again"),
+                error: HandlerError(.invalidState, "the authorization response has no state; start the sign-in again"),
                 cookieName: nil)
         }
         guard !presented.isEmpty, presented.utf8.count <= 512,
             let cookieName = SignInCookie.name(forState: presented, httpsOrigin: settings.httpsOrigin)
         else {
             throw OpenFailure(
-                error: .invalidState(
-                    "the authorization response's state is empty or too long; start the sign-in again"),
+                error: HandlerError(
+                    .invalidState, "the authorization response's state is empty or too long; start the sign-in again"),
                 cookieName: nil)
         }
         let refused = { (reason: String, session: PendingSession?) in
             OpenFailure(
-                error: .invalidState(
+                error: HandlerError(
+                    .invalidState,
                     "\(reason); a sign-in can only be completed in the browser that started it, once, before it "
                         + "expires: start the sign-in again from the app"),
                 cookieName: cookieName, session: session)
