@@ -31,12 +31,10 @@ public struct IdPCredential: Sendable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(accessToken, forKey: .accessToken)
-        try container.encode(secret, forKey: .secret)
-        try container.encode(idToken, forKey: .idToken)
-        try container.encode(refreshToken, forKey: .refreshToken)
-        try container.encode(expiresIn, forKey: .expiresIn)
-        try container.encode(scope, forKey: .scope)
+        try container.encodeMembers([
+            .accessToken: accessToken, .secret: secret, .idToken: idToken, .refreshToken: refreshToken,
+            .expiresIn: expiresIn, .scope: scope,
+        ])
     }
 }
 

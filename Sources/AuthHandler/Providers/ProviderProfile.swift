@@ -27,10 +27,8 @@ public struct ProviderProfile: Sendable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(screenName, forKey: .screenName)
-        try container.encode(displayName, forKey: .displayName)
-        try container.encode(email, forKey: .email)
-        try container.encode(raw, forKey: .raw)
+        try container.encodeMembers([
+            .id: id, .screenName: screenName, .displayName: displayName, .email: email, .raw: raw,
+        ])
     }
 }
