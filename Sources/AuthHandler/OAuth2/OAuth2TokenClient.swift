@@ -34,18 +34,6 @@ public struct OAuth2TokenClient: Sendable {
         public var scope: String?
         /// `token_type` as the IdP sent it (`Bearer`, `bearer`), nil when absent.
         public var tokenType: String?
-
-        public init(
-            accessToken: String, idToken: String? = nil, refreshToken: String? = nil, expiresIn: Int? = nil,
-            scope: String? = nil, tokenType: String? = nil
-        ) {
-            self.accessToken = accessToken
-            self.idToken = idToken
-            self.refreshToken = refreshToken
-            self.expiresIn = expiresIn
-            self.scope = scope
-            self.tokenType = tokenType
-        }
     }
 
     /// Exchanges `code` (with the session's PKCE verifier) for tokens.

@@ -13,18 +13,6 @@ public struct IdPCredential: Sendable, Hashable, Codable {
     /// Scopes granted, space-separated as the IdP said.
     public var scope: String?
 
-    public init(
-        accessToken: String? = nil, secret: String? = nil, idToken: String? = nil, refreshToken: String? = nil,
-        expiresIn: Int? = nil, scope: String? = nil
-    ) {
-        self.accessToken = accessToken
-        self.secret = secret
-        self.idToken = idToken
-        self.refreshToken = refreshToken
-        self.expiresIn = expiresIn
-        self.scope = scope
-    }
-
     enum CodingKeys: String, CodingKey {
         case accessToken, secret, idToken, refreshToken, expiresIn, scope
     }
