@@ -41,16 +41,9 @@ public struct OAuth2TokenClient: Sendable {
         async throws(OAuth2ClientError) -> Answer
     {
         let request = tokenRequest(code: code, redirectURI: redirectURI, codeVerifier: codeVerifier)
-        let response: HTTPResponse
-        do {
-            response = try await http.send(request)
-        } catch is CancellationError {
-            throw .cancelled(endpoint: .token)
-        } catch let error as HTTPClientError {
-            throw .transport(endpoint: .token, detail: error.description)
-        } catch {
-            throw .transport(endpoint: .token, detail: "\(type(of: error)) error")
-        }
+        let response = try await http.send(
+            request, cancelled: OAuth2ClientError.cancelled(endpoint: .token),
+            transport: { OAuth2ClientError.transport(endpoint: .token, detail: $0) })
         var redacted = [code, codeVerifier]
         switch authentication {
         case .clientSecretBasic(let secret), .clientSecretPost(let secret): redacted.append(secret)
