@@ -9,40 +9,42 @@ import Foundation
 extension FakeIdPRouter {
     /// `POST /oauth1/request_token` (RFC 5849 §2.1): signed by the consumer alone, with `oauth_callback`.
     func oauth1RequestToken(_ request: ServerRequest, failure: FakeFailureKind?) async -> ServerResponse {
-        guard request.method == "POST" else { return Self.methodNotAllowed(request, allowed: "POST") }
-        if case .oauthError(let code, let description) = failure {
-            return FakeOAuth1Refusal.twitterError(code: code, description: description)
-        }
-        do {
-            return try await issueOAuth1RequestToken(request, failure: failure)
-        } catch {
-            return error.response(.oauth1RequestToken)
+        await answerOAuth1(request, method: "POST", failure: failure, as: .oauth1RequestToken) {
+            (request, failure) async throws(FakeOAuth1Refusal) in
+            try await issueOAuth1RequestToken(request, failure: failure)
         }
     }
 
     /// `POST /oauth1/access_token` (RFC 5849 §2.3): signed with the request token, carrying its verifier.
     func oauth1AccessToken(_ request: ServerRequest, failure: FakeFailureKind?) async -> ServerResponse {
-        guard request.method == "POST" else { return Self.methodNotAllowed(request, allowed: "POST") }
-        if case .oauthError(let code, let description) = failure {
-            return FakeOAuth1Refusal.twitterError(code: code, description: description)
-        }
-        do {
-            return try await exchangeOAuth1RequestToken(request, failure: failure)
-        } catch {
-            return error.response(.oauth1AccessToken)
+        await answerOAuth1(request, method: "POST", failure: failure, as: .oauth1AccessToken) {
+            (request, failure) async throws(FakeOAuth1Refusal) in
+            try await exchangeOAuth1RequestToken(request, failure: failure)
         }
     }
 
     /// `GET /oauth1/account/verify_credentials.json`: signed with an access token; answers the user as Twitter does.
     func oauth1VerifyCredentials(_ request: ServerRequest, failure: FakeFailureKind?) async -> ServerResponse {
-        guard request.method == "GET" else { return Self.methodNotAllowed(request, allowed: "GET") }
+        await answerOAuth1(request, method: "GET", failure: failure, as: .oauth1VerifyCredentials) {
+            (request, failure) async throws(FakeOAuth1Refusal) in
+            try await oauth1Profile(request, failure: failure)
+        }
+    }
+
+    /// What every OAuth 1.0a endpoint checks first: the method, then a queued `oauth-error`; `answer` does the rest,
+    /// and its refusal is answered as `endpoint` answers.
+    private func answerOAuth1(
+        _ request: ServerRequest, method: String, failure: FakeFailureKind?, as endpoint: FakeEndpoint,
+        _ answer: (ServerRequest, FakeFailureKind?) async throws(FakeOAuth1Refusal) -> ServerResponse
+    ) async -> ServerResponse {
+        guard request.method == method else { return Self.methodNotAllowed(request, allowed: method) }
         if case .oauthError(let code, let description) = failure {
             return FakeOAuth1Refusal.twitterError(code: code, description: description)
         }
         do {
-            return try await oauth1Profile(request, failure: failure)
+            return try await answer(request, failure)
         } catch {
-            return error.response(.oauth1VerifyCredentials)
+            return error.response(endpoint)
         }
     }
 

@@ -31,12 +31,12 @@ struct HandlerErrorCodeTests {
     }
 
     @Test func jsonAndHTMLCarryTheRawValue() throws {
-        let json = ResponseRendering.error(.invalidState("start again"), accept: "application/json")
+        let json = ResponseRendering.error(HandlerError(.invalidState, "start again"), accept: "application/json")
         #expect(json.status == 400)
         #expect(
             String(decoding: json.body, as: UTF8.self) == #"{"error":{"code":"invalid-state","message":"start again"}}"#
         )
-        let html = ResponseRendering.error(.internalError("x"), accept: nil)
+        let html = ResponseRendering.error(HandlerError(.internalError, "x"), accept: nil)
         #expect(html.status == 500)
         #expect(String(decoding: html.body, as: UTF8.self).contains(#"<code id="error-code">internal-error</code>"#))
     }
@@ -44,6 +44,6 @@ struct HandlerErrorCodeTests {
     @Test func backendErrorsMapToTheirCodes() {
         #expect(BackendError.emailExists(email: nil).code == .emailAlreadyInUse)
         #expect(BackendError.rejected(reason: "r").code == .backendError)
-        #expect(HandlerError.backendError("b").description == "502 backend-error: b")
+        #expect(HandlerError(.backendError, "b").description == "502 backend-error: b")
     }
 }

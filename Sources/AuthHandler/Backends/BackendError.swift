@@ -26,14 +26,7 @@ public enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     case rejected(reason: String)
 
     /// The HTTP status `POST /__/auth/result` answers with.
-    public var httpStatus: Int {
-        switch self {
-        case .accountExistsWithDifferentCredential, .credentialAlreadyInUse, .emailExists: 409
-        case .secondFactorRequired, .invalidIDToken: 401
-        case .userDisabled: 403
-        case .transient, .rejected: 502
-        }
-    }
+    public var httpStatus: Int { code.status }
 
     /// The contract's error code.
     public var code: HandlerError.Code {

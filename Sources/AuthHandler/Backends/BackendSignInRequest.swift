@@ -6,7 +6,7 @@ public struct BackendSignInRequest: Sendable, Hashable {
     public var protocolKind: ProviderConfig.ProtocolKind
     public var credential: IdPCredential
     public var profile: ProviderProfile
-    public var authType: AuthType
+    public var authType: AuthType = .signInViaRedirect
     /// The handler URL the IdP redirected to (`publicURL + "/__/auth/handler"`), Identity Toolkit's `requestUri`.
     public var requestUri: String
     /// The app's current ID token from the backend; required for `linkViaRedirect` and `reauthViaRedirect`.
@@ -15,22 +15,6 @@ public struct BackendSignInRequest: Sendable, Hashable {
     public var eventId: String?
     /// The raw OIDC nonce, sent as `nonce` in Identity Toolkit's `postBody` when set.
     public var nonce: String?
-
-    public init(
-        providerId: String, protocolKind: ProviderConfig.ProtocolKind, credential: IdPCredential,
-        profile: ProviderProfile, authType: AuthType = .signInViaRedirect, requestUri: String, idToken: String? = nil,
-        eventId: String? = nil, nonce: String? = nil
-    ) {
-        self.providerId = providerId
-        self.protocolKind = protocolKind
-        self.credential = credential
-        self.profile = profile
-        self.authType = authType
-        self.requestUri = requestUri
-        self.idToken = idToken
-        self.eventId = eventId
-        self.nonce = nonce
-    }
 
     /// Every token-like value of this request, for scrubbing them out of error messages.
     var sensitiveValues: [String?] {

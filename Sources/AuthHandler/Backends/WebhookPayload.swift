@@ -25,11 +25,10 @@ struct WebhookPayload: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(providerId, forKey: .providerId)
-        try container.encode(authType, forKey: .authType)
-        try container.encode(eventId, forKey: .eventId)
-        try container.encode(credential, forKey: .credential)
-        try container.encode(profile, forKey: .profile)
+        try container.encodeMembers([
+            .providerId: providerId, .authType: authType, .eventId: eventId, .credential: credential,
+            .profile: profile,
+        ])
         try container.encodeIfPresent(idToken, forKey: .idToken)
     }
 }

@@ -36,7 +36,7 @@ final class OnceDonePage: Sendable {
     func respond(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         let accept = request.headers["Accept"]
         guard request.method == "GET" else {
-            return ResponseRendering.error(.methodNotAllowed("use GET"), accept: accept)
+            return ResponseRendering.error(HandlerError(.methodNotAllowed, "use GET"), accept: accept)
         }
         let fields = request.queryItems
         // Only the browser coming back from this run's sign-in knows the eventId; anything else is ignored.
@@ -44,13 +44,15 @@ final class OnceDonePage: Sendable {
             ConstantTime.equals(presented, eventID)
         else {
             return ResponseRendering.error(
-                .invalidRequest("this page only takes the result of the sign-in this auth-handler --once started"),
+                HandlerError(
+                    .invalidRequest, "this page only takes the result of the sign-in this auth-handler --once started"),
                 accept: accept)
         }
         let error = fields.first(named: "error")
         let code = fields.first(named: "code")
         guard error != nil || code != nil else {
-            return ResponseRendering.error(.invalidRequest("neither code nor error is given"), accept: accept)
+            return ResponseRendering.error(
+                HandlerError(.invalidRequest, "neither code nor error is given"), accept: accept)
         }
         guard claim() else {
             return .html(
@@ -71,7 +73,8 @@ final class OnceDonePage: Sendable {
                     .failed(
                         .providerError, message: "the result could not be encoded; report this as a bug", document: nil)
                 )
-                return ResponseRendering.error(.internalError("the result could not be encoded"), accept: accept)
+                return ResponseRendering.error(
+                    HandlerError(.internalError, "the result could not be encoded"), accept: accept)
             }
             finish(.signedIn(result: Array(body)))
             return .html(
@@ -104,7 +107,7 @@ final class OnceDonePage: Sendable {
             // Not a code the handler sends: the URL was edited by hand. Shown as it came, like any other.
             return ResponseRendering.error(status: status, echoedCode: code, message: detail, accept: accept)
         }
-        return ResponseRendering.error(HandlerError(status: status, code: known, message: detail), accept: accept)
+        return ResponseRendering.error(HandlerError(known, detail, status: status), accept: accept)
     }
 
     /// True for the first request that may end the run.

@@ -4,12 +4,6 @@ public struct OnceOptions: Sendable, Hashable {
     public struct Parameter: Sendable, Hashable {
         public var name: String
         public var value: String
-
-        /// Creates a parameter.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
     }
 
     /// What `--id-token-file` with `--auth-type` asks for.
@@ -26,12 +20,6 @@ public struct OnceOptions: Sendable, Hashable {
         public var idTokenFile: String
         /// Link or reauth.
         public var authType: AuthType
-
-        /// Creates the linking options.
-        public init(idTokenFile: String, authType: AuthType) {
-            self.idTokenFile = idTokenFile
-            self.authType = authType
-        }
     }
 
     /// The default `--timeout`.
@@ -43,15 +31,15 @@ public struct OnceOptions: Sendable, Hashable {
     /// The provider id (`--provider`).
     public var providerID: String
     /// The loopback port (`--port`); 0 = ephemeral.
-    public var port: UInt16
+    public var port: UInt16 = 0
     /// Extra scopes (`--scope`, repeatable), in order.
-    public var scopes: [String]
+    public var scopes: [String] = []
     /// Custom parameters (`--param K=V`, repeatable), in order.
-    public var parameters: [Parameter]
+    public var parameters: [Parameter] = []
     /// Print the URL instead of launching a browser (`--no-browser`).
-    public var noBrowser: Bool
+    public var noBrowser: Bool = false
     /// Give up after this many seconds (`--timeout`).
-    public var timeoutSeconds: Int
+    public var timeoutSeconds: Int = OnceOptions.defaultTimeoutSeconds
     /// Write the result to this file, mode 0600, instead of stdout (`--output`).
     public var outputPath: String?
     /// Link or reauth instead of signing in (`--id-token-file` with `--auth-type`).
@@ -64,27 +52,4 @@ public struct OnceOptions: Sendable, Hashable {
     public var consumerKey: String?
     /// File holding the consumer secret (`--consumer-secret-file`).
     public var consumerSecretFile: String?
-
-    /// Creates the options with the documented defaults.
-    public init(
-        config: ConfigLocation, providerID: String, port: UInt16 = 0, scopes: [String] = [],
-        parameters: [Parameter] = [], noBrowser: Bool = false,
-        timeoutSeconds: Int = OnceOptions.defaultTimeoutSeconds, outputPath: String? = nil,
-        linking: Linking? = nil, clientID: String? = nil, clientSecretFile: String? = nil,
-        consumerKey: String? = nil, consumerSecretFile: String? = nil
-    ) {
-        self.config = config
-        self.providerID = providerID
-        self.port = port
-        self.scopes = scopes
-        self.parameters = parameters
-        self.noBrowser = noBrowser
-        self.timeoutSeconds = timeoutSeconds
-        self.outputPath = outputPath
-        self.linking = linking
-        self.clientID = clientID
-        self.clientSecretFile = clientSecretFile
-        self.consumerKey = consumerKey
-        self.consumerSecretFile = consumerSecretFile
-    }
 }

@@ -11,10 +11,13 @@ public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Seconds for a `Retry-After` header (`409 redemption-in-progress`, `429 too-many-requests`).
     public let retryAfterSeconds: Int?
 
+    /// An error with `code`'s own status (HTTP-API.md §5), unless `status` is given: the `--once` done page
+    /// answers every code it shows with its own status (HTTP-API.md §1.4).
     public init(
-        status: Int, code: Code, message: String, details: [String: JSONValue] = [:], retryAfterSeconds: Int? = nil
+        _ code: Code, _ message: String, details: [String: JSONValue] = [:], retryAfterSeconds: Int? = nil,
+        status: Int? = nil
     ) {
-        self.status = status
+        self.status = status ?? code.status
         self.code = code
         self.message = message
         self.details = details
@@ -22,62 +25,4 @@ public struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     public var description: String { "\(status) \(code.rawValue): \(message)" }
-
-    public static func invalidProvider(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: .invalidProvider, message: message)
-    }
-
-    public static func unauthorizedRedirectURL(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: .unauthorizedRedirectURL, message: message)
-    }
-
-    public static func reservedCustomParameter(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: .reservedCustomParameter, message: message)
-    }
-
-    public static func invalidRequest(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: .invalidRequest, message: message)
-    }
-
-    public static func unsupportedAuthType(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: .unsupportedAuthType, message: message)
-    }
-
-    public static func invalidState(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: .invalidState, message: message)
-    }
-
-    public static func invalidResultCode(_ message: String) -> HandlerError {
-        HandlerError(status: 400, code: .invalidResultCode, message: message)
-    }
-
-    /// The IdP failed while starting a sign-in (e.g. the OAuth 1.0a request-token call).
-    public static func providerError(_ message: String) -> HandlerError {
-        HandlerError(status: 502, code: .providerError, message: message)
-    }
-
-    public static func backendError(_ message: String) -> HandlerError {
-        HandlerError(status: 502, code: .backendError, message: message)
-    }
-
-    /// A failure of the handler itself (random generator, sealing, encoding, storing a result).
-    public static func internalError(_ message: String) -> HandlerError {
-        HandlerError(status: 500, code: .internalError, message: message)
-    }
-
-    public static func unavailable(_ message: String) -> HandlerError {
-        HandlerError(status: 503, code: .unavailable, message: message)
-    }
-
-    public static func tooManyRequests(_ message: String, retryAfterSeconds: Int) -> HandlerError {
-        HandlerError(status: 429, code: .tooManyRequests, message: message, retryAfterSeconds: retryAfterSeconds)
-    }
-
-    public static func notFound(_ message: String) -> HandlerError {
-        HandlerError(status: 404, code: .notFound, message: message)
-    }
-
-    public static func methodNotAllowed(_ message: String) -> HandlerError {
-        HandlerError(status: 405, code: .methodNotAllowed, message: message)
-    }
 }

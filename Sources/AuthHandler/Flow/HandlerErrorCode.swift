@@ -24,5 +24,27 @@ extension HandlerError {
         case providerError = "provider-error"
         case backendError = "backend-error"
         case unavailable = "unavailable"
+
+        /// The HTTP status the code is answered with (HTTP-API.md §5). `user-cancelled`, `internal-error` and
+        /// `provider-error` after a callback's state is recorded reach the app as an `error` on a 303 to
+        /// `redirectUrl` instead (HTTP-API.md §3.2); 403 is the `--once` done page's status for `user-cancelled`.
+        public var status: Int {
+            switch self {
+            case .invalidRequest, .invalidProvider, .unauthorizedRedirectURL, .unsupportedAuthType,
+                .reservedCustomParameter, .invalidState, .invalidResultCode:
+                400
+            case .invalidIDToken, .secondFactorRequired: 401
+            case .userDisabled, .userCancelled: 403
+            case .notFound: 404
+            case .methodNotAllowed: 405
+            case .accountExistsWithDifferentCredential, .credentialAlreadyInUse, .emailAlreadyInUse,
+                .redemptionInProgress:
+                409
+            case .tooManyRequests: 429
+            case .internalError: 500
+            case .providerError, .backendError: 502
+            case .unavailable: 503
+            }
+        }
     }
 }

@@ -24,7 +24,7 @@ extension SignInFlow {
         do {
             metadata = try await discovery.metadata(for: target.issuer, documentIssuer: target.documentIssuer)
         } catch {
-            throw .providerError("OpenID discovery for \(provider.id) failed: \(error)")
+            throw HandlerError(.providerError, "OpenID discovery for \(provider.id) failed: \(error)")
         }
         endpoints.authorization = endpoints.authorization ?? URL(string: metadata.authorizationEndpoint)
         endpoints.token = endpoints.token ?? URL(string: metadata.tokenEndpoint)

@@ -110,13 +110,14 @@ extension SignInFlow {
             let cookieName = SignInCookie.name(forState: presented, httpsOrigin: settings.httpsOrigin)
         else {
             throw OpenFailure(
-                error: .invalidState(
-                    "the authorization response's state is empty or too long; start the sign-in again"),
+                error: HandlerError(
+                    .invalidState, "the authorization response's state is empty or too long; start the sign-in again"),
                 cookieName: nil)
         }
         let refused = { (reason: String, session: PendingSession?) in
             OpenFailure(
-                error: .invalidState(
+                error: HandlerError(
+                    .invalidState,
                     "\(reason); a sign-in can only be completed in the browser that started it, once, before it "
                         + "expires: start the sign-in again from the app"),
                 cookieName: cookieName, session: session)
@@ -157,13 +158,15 @@ extension SignInFlow {
         for name in ["state", "code", "oauth_token", "oauth_verifier", "denied", "iss", "error"]
         where fields.all(named: name).count > 1 {
             throw OpenFailure(
-                error: .invalidRequest("the authorization response repeats \(name); start the sign-in again"),
+                error: HandlerError(
+                    .invalidRequest, "the authorization response repeats \(name); start the sign-in again"),
                 cookieName: nil)
         }
         if let state = fields.first(named: "state") { return (state, false) }
         if let token = fields.first(named: "oauth_token") ?? fields.first(named: "denied") { return (token, true) }
         throw OpenFailure(
-            error: .invalidState("the authorization response has no state; start the sign-in again"), cookieName: nil)
+            error: HandlerError(.invalidState, "the authorization response has no state; start the sign-in again"),
+            cookieName: nil)
     }
 
     private func completeOAuth1(_ fields: [URLFormField], session: PendingSession, provider: ProviderDescriptor)

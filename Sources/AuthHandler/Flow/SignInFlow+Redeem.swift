@@ -9,10 +9,10 @@ extension SignInFlow {
     public func redeem(_ fields: [URLFormField]) async throws(HandlerError) -> RedemptionAnswer {
         let began = now()
         for name in ["code", "verifier", "idToken"] where fields.all(named: name).count > 1 {
-            throw .invalidRequest("\(name) is given more than once; send it once")
+            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
         }
         guard let code = fields.first(named: "code"), !code.isEmpty, code.utf8.count <= 512 else {
-            throw .invalidRequest("code is required: the code the handler added to your redirectUrl")
+            throw HandlerError(.invalidRequest, "code is required: the code the handler added to your redirectUrl")
         }
         let peeked = try await lookUpResult(code: code, claiming: false)
         let result = peeked.result
@@ -84,14 +84,13 @@ extension SignInFlow {
         case .claimed:
             observer.redemptionFoundHeld()
             throw HandlerError(
-                status: 409, code: .redemptionInProgress,
-                message: "another redemption of this code is in flight; retry after it ends",
+                .redemptionInProgress, "another redemption of this code is in flight; retry after it ends",
                 retryAfterSeconds: settings.redemptionRetryAfter)
         case .absent:
             break
         }
         observer.stepFailed(.redeem, provider: nil, code: .invalidResultCode, latencyMilliseconds: nil, reason: nil)
-        throw .invalidResultCode("the result code is unknown, expired or already redeemed; sign in again")
+        throw HandlerError(.invalidResultCode, "the result code is unknown, expired or already redeemed; sign in again")
     }
 
     /// The app's proof that it started this sign-in (HTTP-API.md §3.3), and the `idToken` link and reauth need.
@@ -100,19 +99,22 @@ extension SignInFlow {
         if let challenge = result.resultChallenge {
             guard let verifier, PKCE.verify(verifier: verifier, matchesChallenge: challenge) else {
                 throw RedeemFailure(
-                    error: .invalidResultCode(
+                    error: HandlerError(
+                        .invalidResultCode,
                         "the verifier is missing or does not match the resultChallenge of this sign-in"),
                     keepsCode: true)
             }
         } else if verifier != nil {
             throw RedeemFailure(
-                error: .invalidResultCode(
+                error: HandlerError(
+                    .invalidResultCode,
                     "this sign-in was started without resultChallenge, so no verifier can match; redeem without one"),
                 keepsCode: true)
         }
         if result.authType.requiresIDToken, fields.first(named: "idToken")?.isEmpty ?? true {
             throw RedeemFailure(
-                error: .invalidRequest(
+                error: HandlerError(
+                    .invalidRequest,
                     "idToken is required for \(result.authType.rawValue): send the user's current ID token"),
                 keepsCode: true)
         }
@@ -122,7 +124,8 @@ extension SignInFlow {
     {
         let idToken = fields.first(named: "idToken")
         guard let provider = providers[result.providerID] else {
-            throw RedeemFailure(error: .backendError("\(result.providerID) is no longer configured"), keepsCode: false)
+            throw RedeemFailure(
+                error: HandlerError(.backendError, "\(result.providerID) is no longer configured"), keepsCode: false)
         }
         let request = BackendSignInRequest(
             providerId: result.providerID, protocolKind: provider.protocolKind, credential: result.credential,
@@ -137,8 +140,7 @@ extension SignInFlow {
                 details["credential"] = Self.credentialJSON(result.credential)
             }
             throw RedeemFailure(
-                error: HandlerError(
-                    status: error.httpStatus, code: error.code, message: error.description, details: details),
+                error: HandlerError(error.code, error.description, details: details),
                 keepsCode: error.isTransient)
         }
         return RedemptionAnswer(
@@ -189,11 +191,9 @@ public struct RedemptionAnswer: Sendable, Encodable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(providerId, forKey: .providerId)
-        try container.encode(authType, forKey: .authType)
-        try container.encode(eventId, forKey: .eventId)
-        try container.encode(credential, forKey: .credential)
-        try container.encode(profile, forKey: .profile)
-        try container.encode(signIn ?? .null, forKey: .signIn)
+        try container.encodeMembers([
+            .providerId: providerId, .authType: authType, .eventId: eventId, .credential: credential,
+            .profile: profile, .signIn: signIn,
+        ])
     }
 }

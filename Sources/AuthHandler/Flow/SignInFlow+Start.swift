@@ -35,8 +35,9 @@ extension SignInFlow {
         {
             observer.stepFailed(
                 .start, provider: provider.id, code: .tooManyRequests, latencyMilliseconds: nil, reason: nil)
-            throw .tooManyRequests(
-                "too many sign-ins started from this address; retry in \(seconds) s", retryAfterSeconds: seconds)
+            throw HandlerError(
+                .tooManyRequests, "too many sign-ins started from this address; retry in \(seconds) s",
+                retryAfterSeconds: seconds)
         }
         do {
             var answer: StartAnswer
@@ -58,26 +59,26 @@ extension SignInFlow {
     private func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
         let provider = request.provider
         guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
-            throw .providerError("\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
+            throw HandlerError(
+                .providerError, "\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
         }
         // Bounded across clients too, so a flood from many addresses cannot pile up calls to the provider.
         guard providerCalls.tryAcquire() else {
             throw HandlerError(
-                status: 503, code: .unavailable, message: "too many sign-ins are starting at once; retry in a moment",
-                retryAfterSeconds: 1)
+                .unavailable, "too many sign-ins are starting at once; retry in a moment", retryAfterSeconds: 1)
         }
         let temporary: OAuth1Client.TemporaryCredentials
         do {
             defer { providerCalls.release() }
             temporary = try await client.requestToken(callback: settings.redirectURI)
         } catch {
-            throw .providerError("the \(provider.id) request-token call failed: \(error)")
+            throw HandlerError(.providerError, "the \(provider.id) request-token call failed: \(error)")
         }
         let location: String
         do {
             location = try client.authorizeURL(token: temporary.token, customParameters: request.customParameters)
         } catch {
-            throw .providerError("cannot build the \(provider.id) authorize URL: \(error)")
+            throw HandlerError(.providerError, "cannot build the \(provider.id) authorize URL: \(error)")
         }
         var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
         session.requestToken = temporary.token
@@ -89,7 +90,8 @@ extension SignInFlow {
         let provider = request.provider
         let endpoints = try await resolvedEndpoints(provider)
         guard let authorization = endpoints.authorization else {
-            throw .providerError("\(provider.id) has no authorization endpoint; set endpoints.authorization")
+            throw HandlerError(
+                .providerError, "\(provider.id) has no authorization endpoint; set endpoints.authorization")
         }
         let state: String
         let verifier: String
@@ -101,7 +103,7 @@ extension SignInFlow {
             challenge = try PKCE.challenge(forVerifier: verifier)
             if provider.protocolKind == .oidc { nonce = try SecureRandom.base64URLString(byteCount: 32) }
         } catch {
-            throw .internalError("the random generator failed")
+            throw HandlerError(.internalError, "the random generator failed")
         }
         var scopes = request.scopes(defaults: provider.defaultScopes)
         if provider.protocolKind == .oidc, !scopes.contains("openid") { scopes.insert("openid", at: 0) }
@@ -112,7 +114,7 @@ extension SignInFlow {
         do {
             location = try authorizationRequest.url()
         } catch {
-            throw .providerError("cannot build the \(provider.id) authorization URL: \(error)")
+            throw HandlerError(.providerError, "cannot build the \(provider.id) authorization URL: \(error)")
         }
         var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
         session.state = state
@@ -145,16 +147,17 @@ extension SignInFlow {
     {
         guard let key = session.lookupKey,
             let name = SignInCookie.name(forState: key, httpsOrigin: settings.httpsOrigin)
-        else { throw .internalError("the sign-in state could not be made") }
+        else { throw HandlerError(.internalError, "the sign-in state could not be made") }
         let value: String
         do {
             value = try settings.stateKeys.seal(try Self.encode(session), context: name)
         } catch {
-            throw .internalError("the sign-in state could not be sealed")
+            throw HandlerError(.internalError, "the sign-in state could not be sealed")
         }
         let cookie = SignInCookie(name: name, value: value)
         guard name.utf8.count + 1 + value.utf8.count <= SignInCookie.maximumLength else {
-            throw .invalidRequest(
+            throw HandlerError(
+                .invalidRequest,
                 "this sign-in's state does not fit in a 4,000-byte cookie; shorten redirectUrl, eventId or scopes")
         }
         let attributes = SignInCookie.Attributes(
@@ -186,7 +189,7 @@ struct StartRequest {
             "providerId", "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge",
         ]
         where fields.all(named: name).count > 1 {
-            throw .invalidRequest("\(name) is given more than once; send it once")
+            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
         }
         provider = try Self.provider(fields.first(named: "providerId"), in: flow.providers)
         redirectURL = try Self.redirectURL(fields.first(named: "redirectUrl"), policy: flow.settings.redirectPolicy)
@@ -201,11 +204,13 @@ struct StartRequest {
     /// `providerId`: a configured provider.
     static func provider(_ id: String?, in providers: ProviderRegistry) throws(HandlerError) -> ProviderDescriptor {
         guard let id, !id.isEmpty else {
-            throw .invalidRequest("providerId is required; add providerId=<a configured provider id> to the URL")
+            throw HandlerError(
+                .invalidRequest, "providerId is required; add providerId=<a configured provider id> to the URL")
         }
         guard let provider = providers[id] else {
             let known = providers.ids.joined(separator: ", ")
-            throw .invalidProvider("'\(SignInFlow.shortened(id))' is not a configured provider; configured: \(known)")
+            throw HandlerError(
+                .invalidProvider, "'\(SignInFlow.shortened(id))' is not a configured provider; configured: \(known)")
         }
         return provider
     }
@@ -213,10 +218,11 @@ struct StartRequest {
     /// `redirectUrl`: one of `allowedRedirectURLs`, exactly.
     static func redirectURL(_ given: String?, policy: RedirectURLPolicy) throws(HandlerError) -> String {
         guard let given, !given.isEmpty else {
-            throw .invalidRequest("redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
+            throw HandlerError(.invalidRequest, "redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
         }
         guard policy.allows(given) else {
-            throw .unauthorizedRedirectURL(
+            throw HandlerError(
+                .unauthorizedRedirectURL,
                 "redirectUrl is not in allowedRedirectURLs; add the exact URL (scheme, host, port and path) "
                     + "to allowedRedirectURLs in the config")
         }
@@ -227,7 +233,8 @@ struct StartRequest {
     static func authType(_ name: String?) throws(HandlerError) -> AuthType {
         let name = name ?? AuthType.signInViaRedirect.rawValue
         guard let authType = AuthType(rawValue: name) else {
-            throw .unsupportedAuthType(
+            throw HandlerError(
+                .unsupportedAuthType,
                 "authType '\(SignInFlow.shortened(name))' is not supported; use signInViaRedirect, "
                     + "linkViaRedirect or reauthViaRedirect")
         }
@@ -240,7 +247,7 @@ struct StartRequest {
             guard eventID.utf8.count <= Self.maximumEventIDLength,
                 eventID.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f })
             else {
-                throw .invalidRequest("eventId must be at most 512 printable characters")
+                throw HandlerError(.invalidRequest, "eventId must be at most 512 printable characters")
             }
         }
         return eventID
@@ -256,7 +263,8 @@ struct StartRequest {
             guard
                 trimmed.utf8.allSatisfy({ $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) })
             else {
-                throw .invalidRequest(
+                throw HandlerError(
+                    .invalidRequest,
                     "scope '\(SignInFlow.shortened(trimmed))' has characters a scope cannot have (RFC 6749 §3.3)")
             }
             if !scopes.contains(trimmed) { scopes.append(trimmed) }
@@ -267,13 +275,15 @@ struct StartRequest {
     /// `resultChallenge`: the base64url SHA-256 of the app's redemption verifier; required when the config says so.
     static func resultChallenge(_ challenge: String?, required: Bool) throws(HandlerError) -> String? {
         if challenge == nil, required {
-            throw .invalidRequest(
+            throw HandlerError(
+                .invalidRequest,
                 "resultChallenge is required: send the base64url SHA-256 of a random verifier your app keeps, "
                     + "and present the verifier when you redeem the result")
         }
         if let challenge {
             guard challenge.utf8.count == 43, Base64.urlDecode(challenge)?.count == 32 else {
-                throw .invalidRequest(
+                throw HandlerError(
+                    .invalidRequest,
                     "resultChallenge must be the base64url SHA-256 (43 characters) of your redemption verifier")
             }
         }
@@ -284,18 +294,20 @@ struct StartRequest {
     static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(HandlerError) -> [URLFormField] {
         guard let text, !text.isEmpty else { return [] }
         guard let object = JSONValue.parse(Array(text.utf8))?.objectValue else {
-            throw .invalidRequest(
+            throw HandlerError(
+                .invalidRequest,
                 #"customParameters must be a JSON object of strings, each name once, e.g. {"login_hint":"a@b.c"}"#)
         }
         var fields: [URLFormField] = []
         for (name, value) in object.sorted(by: { $0.key < $1.key }) {
             guard let string = value.stringValue else {
-                throw .invalidRequest("customParameters.\(SignInFlow.shortened(name)) must be a string")
+                throw HandlerError(.invalidRequest, "customParameters.\(SignInFlow.shortened(name)) must be a string")
             }
             fields.append(URLFormField(name: name, value: string))
         }
         guard FormURLEncoding.encode(fields).utf8.count <= maximumCustomParameterBytes else {
-            throw .invalidRequest(
+            throw HandlerError(
+                .invalidRequest,
                 "customParameters take more than \(maximumCustomParameterBytes) bytes in the provider URL; "
                     + "send fewer or shorter ones")
         }
@@ -304,8 +316,8 @@ struct StartRequest {
             try ReservedParameters.validate(fields, for: family)
         } catch {
             switch error {
-            case .invalidName: throw .invalidRequest(error.description)
-            case .reserved: throw .reservedCustomParameter(error.description)
+            case .invalidName: throw HandlerError(.invalidRequest, error.description)
+            case .reserved: throw HandlerError(.reservedCustomParameter, error.description)
             }
         }
         return fields

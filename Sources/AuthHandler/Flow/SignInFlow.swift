@@ -107,7 +107,7 @@ public final class SignInFlow: Sendable {
         do {
             return Array(try sharedEncoder.encode(value))
         } catch {
-            throw .internalError("could not encode the sign-in state")
+            throw HandlerError(.internalError, "could not encode the sign-in state")
         }
     }
 
@@ -117,6 +117,7 @@ public final class SignInFlow: Sendable {
 
     /// Maps a store failure to 503, so the client retries.
     static func storeFailure(_ error: StoreError) -> HandlerError {
-        .unavailable("the session store is unavailable; try again shortly (the operator should check the logs)")
+        HandlerError(
+            .unavailable, "the session store is unavailable; try again shortly (the operator should check the logs)")
     }
 }

@@ -39,3 +39,21 @@ public protocol HTTPFetching: Sendable {
     /// Performs `request`; throws `HTTPClientError` on transport failure, `CancellationError` when cancelled.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
+
+extension HTTPFetching {
+    /// `send(_:)` for a protocol client with its own error: a cancelled call throws `cancelled`, any other failure
+    /// to get an answer `transport` of its description.
+    func send<Failure: Error>(
+        _ request: HTTPRequest, cancelled: Failure, transport: (String) -> Failure
+    ) async throws(Failure) -> HTTPResponse {
+        do {
+            return try await send(request)
+        } catch is CancellationError {
+            throw cancelled
+        } catch let error as HTTPClientError {
+            throw transport(error.description)
+        } catch {
+            throw transport("\(type(of: error)) error")
+        }
+    }
+}

@@ -72,33 +72,30 @@ enum HTTPListeningSocket {
             var socketAddress = sockaddr_in6()
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = address.port.bigEndian
-            guard inet_pton(AF_INET6, host, &socketAddress.sin6_addr) == 1 else {
-                throw HTTPServerError(
-                    operation: "bind", subject: address.description, detail: ListenAddress.expectedForm)
-            }
-            try HTTPServerError.converting { () throws(SystemCallError) in
-                try socket.call("bind") { fd in
-                    withUnsafePointer(to: &socketAddress) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                            Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                        }
-                    }
-                }
-            }
+            let parsed = inet_pton(AF_INET6, host, &socketAddress.sin6_addr) == 1
+            try bind(socket, to: socketAddress, parsed: parsed, address)
         } else {
             var socketAddress = sockaddr_in()
             socketAddress.sin_family = sa_family_t(AF_INET)
             socketAddress.sin_port = address.port.bigEndian
-            guard inet_pton(AF_INET, host, &socketAddress.sin_addr) == 1 else {
-                throw HTTPServerError(
-                    operation: "bind", subject: address.description, detail: ListenAddress.expectedForm)
-            }
-            try HTTPServerError.converting { () throws(SystemCallError) in
-                try socket.call("bind") { fd in
-                    withUnsafePointer(to: &socketAddress) {
-                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                            Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                        }
+            let parsed = inet_pton(AF_INET, host, &socketAddress.sin_addr) == 1
+            try bind(socket, to: socketAddress, parsed: parsed, address)
+        }
+    }
+
+    /// Binds to `socketAddress` (a `sockaddr_in` or `sockaddr_in6`) once `inet_pton` has `parsed` its host.
+    private static func bind<SocketAddress>(
+        _ socket: FileDescriptor, to socketAddress: SocketAddress, parsed: Bool, _ address: ListenAddress
+    ) throws(HTTPServerError) {
+        guard parsed else {
+            throw HTTPServerError(operation: "bind", subject: address.description, detail: ListenAddress.expectedForm)
+        }
+        var socketAddress = socketAddress
+        try HTTPServerError.converting { () throws(SystemCallError) in
+            try socket.call("bind") { fd in
+                withUnsafePointer(to: &socketAddress) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        Glibc.bind(fd, $0, socklen_t(MemoryLayout<SocketAddress>.size))
                     }
                 }
             }

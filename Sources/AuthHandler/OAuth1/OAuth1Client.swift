@@ -159,15 +159,9 @@ public struct OAuth1Client: Sendable {
     private func send(_ request: HTTPRequest, step: OAuth1ClientError.Step) async throws(OAuth1ClientError)
         -> HTTPResponse
     {
-        do {
-            return try await http.send(request)
-        } catch is CancellationError {
-            throw .cancelled(step: step)
-        } catch let error as HTTPClientError {
-            throw .transport(step: step, detail: error.description)
-        } catch {
-            throw .transport(step: step, detail: "\(type(of: error)) error")
-        }
+        try await http.send(
+            request, cancelled: OAuth1ClientError.cancelled(step: step),
+            transport: { OAuth1ClientError.transport(step: step, detail: $0) })
     }
 
     /// The decoded form body of a 2xx answer (§2.1, §2.3 use `application/x-www-form-urlencoded`).

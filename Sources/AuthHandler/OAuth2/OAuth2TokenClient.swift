@@ -34,18 +34,6 @@ public struct OAuth2TokenClient: Sendable {
         public var scope: String?
         /// `token_type` as the IdP sent it (`Bearer`, `bearer`), nil when absent.
         public var tokenType: String?
-
-        public init(
-            accessToken: String, idToken: String? = nil, refreshToken: String? = nil, expiresIn: Int? = nil,
-            scope: String? = nil, tokenType: String? = nil
-        ) {
-            self.accessToken = accessToken
-            self.idToken = idToken
-            self.refreshToken = refreshToken
-            self.expiresIn = expiresIn
-            self.scope = scope
-            self.tokenType = tokenType
-        }
     }
 
     /// Exchanges `code` (with the session's PKCE verifier) for tokens.
@@ -53,16 +41,9 @@ public struct OAuth2TokenClient: Sendable {
         async throws(OAuth2ClientError) -> Answer
     {
         let request = tokenRequest(code: code, redirectURI: redirectURI, codeVerifier: codeVerifier)
-        let response: HTTPResponse
-        do {
-            response = try await http.send(request)
-        } catch is CancellationError {
-            throw .cancelled(endpoint: .token)
-        } catch let error as HTTPClientError {
-            throw .transport(endpoint: .token, detail: error.description)
-        } catch {
-            throw .transport(endpoint: .token, detail: "\(type(of: error)) error")
-        }
+        let response = try await http.send(
+            request, cancelled: OAuth2ClientError.cancelled(endpoint: .token),
+            transport: { OAuth2ClientError.transport(endpoint: .token, detail: $0) })
         var redacted = [code, codeVerifier]
         switch authentication {
         case .clientSecretBasic(let secret), .clientSecretPost(let secret): redacted.append(secret)

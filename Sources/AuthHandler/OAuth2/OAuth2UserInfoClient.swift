@@ -22,16 +22,10 @@ public struct OAuth2UserInfoClient: Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Authorization", value: "Bearer " + accessToken)
         headers.add(name: "Accept", value: accept)
-        let response: HTTPResponse
-        do {
-            response = try await http.send(HTTPRequest(method: "GET", url: url, headers: headers, timeout: timeout))
-        } catch is CancellationError {
-            throw .cancelled(endpoint: .userInfo)
-        } catch let error as HTTPClientError {
-            throw .transport(endpoint: .userInfo, detail: error.description)
-        } catch {
-            throw .transport(endpoint: .userInfo, detail: "\(type(of: error)) error")
-        }
+        let response = try await http.send(
+            HTTPRequest(method: "GET", url: url, headers: headers, timeout: timeout),
+            cancelled: OAuth2ClientError.cancelled(endpoint: .userInfo),
+            transport: { OAuth2ClientError.transport(endpoint: .userInfo, detail: $0) })
         let document = JSONValue.parse(response.body)
         guard (200..<300).contains(response.status) else {
             if let code = Self.bearerError(response.headers["WWW-Authenticate"]) {

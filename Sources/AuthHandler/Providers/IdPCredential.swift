@@ -13,30 +13,16 @@ public struct IdPCredential: Sendable, Hashable, Codable {
     /// Scopes granted, space-separated as the IdP said.
     public var scope: String?
 
-    public init(
-        accessToken: String? = nil, secret: String? = nil, idToken: String? = nil, refreshToken: String? = nil,
-        expiresIn: Int? = nil, scope: String? = nil
-    ) {
-        self.accessToken = accessToken
-        self.secret = secret
-        self.idToken = idToken
-        self.refreshToken = refreshToken
-        self.expiresIn = expiresIn
-        self.scope = scope
-    }
-
     enum CodingKeys: String, CodingKey {
         case accessToken, secret, idToken, refreshToken, expiresIn, scope
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(accessToken, forKey: .accessToken)
-        try container.encode(secret, forKey: .secret)
-        try container.encode(idToken, forKey: .idToken)
-        try container.encode(refreshToken, forKey: .refreshToken)
-        try container.encode(expiresIn, forKey: .expiresIn)
-        try container.encode(scope, forKey: .scope)
+        try container.encodeMembers([
+            .accessToken: accessToken, .secret: secret, .idToken: idToken, .refreshToken: refreshToken,
+            .expiresIn: expiresIn, .scope: scope,
+        ])
     }
 }
 

@@ -8,18 +8,7 @@ public struct ProviderProfile: Sendable, Hashable, Codable {
     /// The e-mail address, only when the provider says it is verified (or gives it as the account's own).
     public var email: String?
     /// The provider's profile document(s) as received, for apps that need more.
-    public var raw: JSONValue
-
-    public init(
-        id: String, screenName: String? = nil, displayName: String? = nil, email: String? = nil,
-        raw: JSONValue = .object([:])
-    ) {
-        self.id = id
-        self.screenName = screenName
-        self.displayName = displayName
-        self.email = email
-        self.raw = raw
-    }
+    public var raw: JSONValue = .object([:])
 
     enum CodingKeys: String, CodingKey {
         case id, screenName, displayName, email, raw
@@ -27,10 +16,8 @@ public struct ProviderProfile: Sendable, Hashable, Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(screenName, forKey: .screenName)
-        try container.encode(displayName, forKey: .displayName)
-        try container.encode(email, forKey: .email)
-        try container.encode(raw, forKey: .raw)
+        try container.encodeMembers([
+            .id: id, .screenName: screenName, .displayName: displayName, .email: email, .raw: raw,
+        ])
     }
 }

@@ -102,12 +102,13 @@ public final class AuthHandlerService: Sendable {
             } else if listener == .operations {
                 route = "other"
                 response = ResponseRendering.error(
-                    .notFound("this is the operations listener; it serves /healthz, /readyz and /metrics only"),
+                    HandlerError(
+                        .notFound, "this is the operations listener; it serves /healthz, /readyz and /metrics only"),
                     accept: request.headers["Accept"])
             } else {
                 route = "other"
                 response = ResponseRendering.error(
-                    .notFound("there is nothing at this path; sign-ins start at /__/auth/handler"),
+                    HandlerError(.notFound, "there is nothing at this path; sign-ins start at /__/auth/handler"),
                     accept: request.headers["Accept"])
             }
         }
@@ -126,18 +127,21 @@ public final class AuthHandlerService: Sendable {
             fields = request.formFields
             guard SignInFlow.isCallback(fields) else {
                 return ResponseRendering.error(
-                    .invalidRequest("a POST to /__/auth/handler must be a form_post authorization response"),
+                    HandlerError(
+                        .invalidRequest, "a POST to /__/auth/handler must be a form_post authorization response"),
                     accept: accept)
             }
         default:
             // HEAD too: a link scanner's HEAD must not start a sign-in or use up a pending one.
-            return ResponseRendering.error(.methodNotAllowed("use GET (or POST for form_post)"), accept: accept)
+            return ResponseRendering.error(
+                HandlerError(.methodNotAllowed, "use GET (or POST for form_post)"), accept: accept)
         }
         guard SignInFlow.isCallback(fields) else {
             if onceSignIn != nil {
                 // --once started its one sign-in itself; its port takes nothing but that sign-in's callback.
                 return ResponseRendering.error(
-                    .notFound("this auth-handler --once listener only takes its own sign-in's callback"), accept: accept
+                    HandlerError(.notFound, "this auth-handler --once listener only takes its own sign-in's callback"),
+                    accept: accept
                 )
             }
             do {
@@ -177,12 +181,14 @@ public final class AuthHandlerService: Sendable {
         let accept = request.headers["Accept"]
         guard request.method == "POST" else {
             return ResponseRendering.error(
-                .methodNotAllowed("redeem with POST and a form body: code=...&verifier=..."), accept: accept)
+                HandlerError(.methodNotAllowed, "redeem with POST and a form body: code=...&verifier=..."),
+                accept: accept)
         }
         do {
             let answer = try await flow.redeem(request.formFields)
             guard let response = try? ServerResponse.json(answer, encoder: Self.answerEncoder) else {
-                return ResponseRendering.error(.internalError("the result could not be encoded"), accept: accept)
+                return ResponseRendering.error(
+                    HandlerError(.internalError, "the result could not be encoded"), accept: accept)
             }
             return ResponseRendering.secured(response)
         } catch {

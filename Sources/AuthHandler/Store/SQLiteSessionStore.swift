@@ -79,16 +79,12 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
-        let codeHash = try StoreKeyDigest.of(code)
-        try locked { connection throws(StoreError) in
-            try connection.withStatement(
-                "INSERT INTO results(code_hash, payload, expires_at) VALUES (?1, ?2, ?3)", operation: "insert result"
-            ) { statement throws(StoreError) in
-                try statement.bind(1, blob: codeHash)
-                try statement.bind(2, blob: payload)
-                try statement.bind(3, double: expiresAt.timeIntervalSince1970)
-                try statement.finish()
-            }
+        try runOnResult(
+            "INSERT INTO results(code_hash, payload, expires_at) VALUES (?1, ?2, ?3)", code: code,
+            operation: "insert result"
+        ) { statement throws(StoreError) in
+            try statement.bind(2, blob: payload)
+            try statement.bind(3, double: expiresAt.timeIntervalSince1970)
         }
     }
 
@@ -143,23 +139,24 @@ public final class SQLiteSessionStore: SessionStore {
     }
 
     public func releaseResult(code: String) async throws(StoreError) {
-        let codeHash = try StoreKeyDigest.of(code)
-        try locked { connection throws(StoreError) in
-            try connection.withStatement(
-                "UPDATE results SET claimed_until = NULL WHERE code_hash = ?1", operation: "release result"
-            ) { statement throws(StoreError) in
-                try statement.bind(1, blob: codeHash)
-                try statement.finish()
-            }
-        }
+        try runOnResult(
+            "UPDATE results SET claimed_until = NULL WHERE code_hash = ?1", code: code, operation: "release result")
     }
 
     public func deleteResult(code: String) async throws(StoreError) {
+        try runOnResult("DELETE FROM results WHERE code_hash = ?1", code: code, operation: "delete result")
+    }
+
+    /// Runs `sql` for its effect on the result of `code`, whose hash is bound to `?1`; `bind` binds the rest.
+    private func runOnResult(
+        _ sql: String, code: String, operation: String,
+        bind: (SQLiteStatement) throws(StoreError) -> Void = { _ in }
+    ) throws(StoreError) {
         let codeHash = try StoreKeyDigest.of(code)
         try locked { connection throws(StoreError) in
-            try connection.withStatement("DELETE FROM results WHERE code_hash = ?1", operation: "delete result") {
-                statement throws(StoreError) in
+            try connection.withStatement(sql, operation: operation) { statement throws(StoreError) in
                 try statement.bind(1, blob: codeHash)
+                try bind(statement)
                 try statement.finish()
             }
         }
