@@ -8,7 +8,8 @@ struct ByteWriter {
     /// How many bytes have been written so far.
     private(set) var count = 0
 
-    private init(buffer: UnsafeMutableBufferPointer<UInt8>) {
+    /// A writer over `buffer`, which must outlive it.
+    init(buffer: UnsafeMutableBufferPointer<UInt8>) {
         self.buffer = buffer
     }
 
@@ -40,7 +41,7 @@ struct ByteWriter {
     /// Appends `bytes` as they are.
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         assert(count + bytes.count <= buffer.count, "ByteWriter capacity too small")
-        guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+        guard let source = bytes.baseAddress, let target = buffer.baseAddress, !bytes.isEmpty else { return }
         (target + count).update(from: source, count: bytes.count)
         count += bytes.count
     }

@@ -70,23 +70,29 @@ extension ByteWriter {
         string.withUTF8 { write(percentEncoding: $0) }
     }
 
-    /// Appends the RFC 5849 §3.6 encoding of `bytes`.
+    /// Appends the RFC 5849 §3.6 encoding of `bytes`: each run of unreserved bytes is copied at once,
+    /// each other byte escaped.
     mutating func write(percentEncoding bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes { write(percentEncoding: byte) }
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count, RFC3986.isUnreserved(bytes[end]) { end += 1 }
+            write(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+            if end < bytes.count { write(percentEncoding: bytes[end]) }
+            start = end + 1
+        }
     }
 
     /// Appends the RFC 5849 §3.6 encoding of `encoded`, text that is itself the output of that encoding:
     /// it holds only unreserved bytes and `%XX` escapes, so only `%` changes (to `%25`). The base string
     /// encodes the normalised parameters a second time this way (§3.4.1.1 step 5).
     mutating func write(reencoding encoded: UnsafeBufferPointer<UInt8>) {
-        for byte in encoded {
-            if byte == UInt8(ascii: "%") {
-                write(UInt8(ascii: "%"))
-                write(UInt8(ascii: "2"))
-                write(UInt8(ascii: "5"))
-            } else {
-                write(byte)
-            }
+        var start = 0
+        while start < encoded.count {
+            let end = encoded[start...].firstIndex(of: UInt8(ascii: "%")) ?? encoded.count
+            write(UnsafeBufferPointer(rebasing: encoded[start..<end]))
+            if end < encoded.count { write("%25") }
+            start = end + 1
         }
     }
 
