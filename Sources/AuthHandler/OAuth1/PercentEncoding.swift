@@ -66,8 +66,11 @@ public enum OAuth1PercentEncoding {
 extension ByteWriter {
     /// Appends the RFC 5849 §3.6 encoding of `string`'s UTF-8 bytes.
     mutating func write(percentEncoding string: String) {
-        var string = string
-        string.withUTF8 { write(percentEncoding: $0) }
+        let done: Void? = string.utf8.withContiguousStorageIfAvailable { write(percentEncoding: $0) }
+        if done == nil {
+            var copy = string
+            copy.withUTF8 { write(percentEncoding: $0) }
+        }
     }
 
     /// Appends the RFC 5849 §3.6 encoding of `bytes`: each run of unreserved bytes is copied at once,

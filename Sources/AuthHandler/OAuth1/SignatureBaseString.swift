@@ -63,7 +63,7 @@ public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
                     var writer = ByteWriter(buffer: storage)
                     var count = 0
                     for list in lists {
-                        for field in list where field.name != "oauth_signature" {
+                        for field in list where !isSignature(field.name) {
                             let start = writer.count
                             writer.write(percentEncoding: field.name)
                             let equals = writer.count
@@ -106,6 +106,12 @@ public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
                 }
             }
         }
+    }
+
+    /// True for `oauth_signature`, which is never signed (§3.4.1.3.1). The length, which rules out most
+    /// names, is compared before the text.
+    private static func isSignature(_ name: String) -> Bool {
+        name.utf8.count == 15 && name == "oauth_signature"
     }
 
     /// Sorts `pairs` by name, then value, in ascending byte order (§3.4.1.3.2 step 2). A request has a
