@@ -26,4 +26,15 @@ struct CryptoSecureRandomTests {
     @Test func negativeCountThrowsInsteadOfTrapping() {
         #expect(throws: CryptoError.self) { try SecureRandom.bytes(-1) }
     }
+
+    /// Small draws come from a pool refilled 4 KiB at a time: draws that cross several refills, of
+    /// sizes that do not divide 4096, are all different and never all-zero (the pool wipes what it hands out).
+    @Test func pooledDrawsAcrossRefillsAreAllDifferent() throws {
+        var seen: Set<[UInt8]> = []
+        for draw in 0..<600 {
+            let bytes = try SecureRandom.bytes(draw % 2 == 0 ? 32 : 24)
+            #expect(bytes.contains { $0 != 0 })
+            #expect(seen.insert(bytes).inserted)
+        }
+    }
 }

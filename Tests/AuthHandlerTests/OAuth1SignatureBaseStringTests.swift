@@ -60,6 +60,15 @@ struct OAuth1SignatureBaseStringTests {
         #expect(SignatureBaseString.normalizedParameters(mixedCase) == "B=&b=")
     }
 
+    /// Short lists take an insertion sort and long ones the general sort; both give byte order.
+    @Test(arguments: [3, 16, 17, 60])
+    func anyNumberOfParametersSortsByNameThenValue(_ count: Int) {
+        let names = (0..<count).map { "p\(($0 * 7) % count)" }
+        let parameters = names.reversed().map { URLFormField(name: $0, value: "v \($0)") }
+        let expected = names.sorted().map { "\($0)=v%20\($0)" }.joined(separator: "&")
+        #expect(SignatureBaseString.normalizedParameters(parameters) == expected)
+    }
+
     @Test func oauthSignatureIsLeftOutButRealmInTheQueryIsSigned() throws {
         let parameters = [
             URLFormField(name: "oauth_signature", value: "x"), URLFormField(name: "realm", value: "r"),

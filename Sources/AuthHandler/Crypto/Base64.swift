@@ -4,7 +4,7 @@ import Foundation
 public enum Base64 {
     /// Standard base64 with padding.
     public static func encode(_ bytes: some ContiguousBytes) -> String {
-        bytes.withUnsafeBytes { Data($0).base64EncodedString() }
+        bytes.withUnsafeBytes { encode($0, alphabet: standardAlphabet, padded: true) }
     }
 
     /// Decodes standard base64 (padding required); nil when the input is not base64.
@@ -18,16 +18,49 @@ public enum Base64 {
 
     /// base64url without `=` padding.
     public static func urlEncode(_ bytes: some ContiguousBytes) -> String {
-        var utf8 = Array(encode(bytes).utf8)
-        while utf8.last == UInt8(ascii: "=") { utf8.removeLast() }
-        for index in utf8.indices {
-            switch utf8[index] {
-            case UInt8(ascii: "+"): utf8[index] = UInt8(ascii: "-")
-            case UInt8(ascii: "/"): utf8[index] = UInt8(ascii: "_")
-            default: break
+        bytes.withUnsafeBytes { encode($0, alphabet: urlAlphabet, padded: false) }
+    }
+
+    private static let standardAlphabet: StaticString =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    static let urlAlphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+    /// Encodes `bytes` with the 64-character `alphabet` (§4 or §5), each 3 bytes into 4 characters, the
+    /// last group padded with `=` when `padded`. The string is allocated once, at its final length.
+    static func encode(_ bytes: UnsafeRawBufferPointer, alphabet: StaticString, padded: Bool) -> String {
+        let remainder = bytes.count % 3
+        let tail = remainder == 0 ? 0 : (padded ? 4 : remainder + 1)
+        let length = bytes.count / 3 * 4 + tail
+        guard length > 0 else { return "" }
+        let symbols = alphabet.utf8Start
+        return String(unsafeUninitializedCapacity: length) { output in
+            var written = 0
+            func put(_ sextet: UInt32) {
+                output[written] = symbols[Int(sextet & 0x3F)]
+                written += 1
             }
+            var index = 0
+            while index + 3 <= bytes.count {
+                let group = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                put(group >> 18)
+                put(group >> 12)
+                put(group >> 6)
+                put(group)
+                index += 3
+            }
+            if remainder > 0 {
+                let second = remainder == 2 ? UInt32(bytes[index + 1]) : 0
+                let group = UInt32(bytes[index]) << 16 | second << 8
+                put(group >> 18)
+                put(group >> 12)
+                if remainder == 2 { put(group >> 6) }
+                while padded, written < length {
+                    output[written] = UInt8(ascii: "=")
+                    written += 1
+                }
+            }
+            return written
         }
-        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// Decodes base64url with or without padding; nil when the input has characters outside the

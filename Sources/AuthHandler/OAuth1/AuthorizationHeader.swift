@@ -31,23 +31,32 @@ public struct OAuth1AuthorizationHeader: Sendable, Hashable {
 
     /// The header field value: `OAuth ` then `realm` if any, then each `enc(name)="enc(value)"`, comma-separated.
     public var value: String {
-        var output: [UInt8] = Array("OAuth ".utf8)
-        if let realm {
-            output.append(contentsOf: "realm=\"".utf8)
-            for byte in realm.utf8 {
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { output.append(UInt8(ascii: "\\")) }
-                output.append(byte)
+        ByteWriter.string(capacity: valueBound) { output in
+            output.write("OAuth ")
+            if let realm {
+                output.write("realm=\"")
+                for byte in realm.utf8 {
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { output.write(UInt8(ascii: "\\")) }
+                    output.write(byte)
+                }
+                output.write(UInt8(ascii: "\""))
             }
-            output.append(UInt8(ascii: "\""))
+            for (position, field) in parameters.enumerated() {
+                if position > 0 || realm != nil { output.write(", ") }
+                output.write(percentEncoding: field.name)
+                output.write("=\"")
+                output.write(percentEncoding: field.value)
+                output.write(UInt8(ascii: "\""))
+            }
         }
-        for (position, field) in parameters.enumerated() {
-            if position > 0 || realm != nil { output.append(contentsOf: ", ".utf8) }
-            OAuth1PercentEncoding.append(encoding: field.name, to: &output)
-            output.append(contentsOf: "=\"".utf8)
-            OAuth1PercentEncoding.append(encoding: field.value, to: &output)
-            output.append(UInt8(ascii: "\""))
+    }
+
+    /// The most bytes `value` takes: the realm escaped, each parameter encoded, and the punctuation.
+    private var valueBound: Int {
+        let realmBound = realm.map { 2 * $0.utf8.count + 10 } ?? 0
+        return parameters.reduce(6 + realmBound) {
+            $0 + OAuth1PercentEncoding.encodedBound($1.name.utf8.count + $1.value.utf8.count) + 5
         }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// The value of the parameter `name`, or nil.

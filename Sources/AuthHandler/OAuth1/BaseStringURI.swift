@@ -29,12 +29,14 @@ public struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
             url[colon...].starts(with: "://".utf8)
         else { throw .invalidURL("it is not absolute (no scheme://)") }
 
-        let scheme = String(decoding: url[..<colon].map(lowercased), as: UTF8.self)
+        let scheme = url[..<colon]
         let defaultPort: Int
-        switch scheme {
-        case "http": defaultPort = 80
-        case "https": defaultPort = 443
-        default: throw .invalidURL("the scheme must be http or https")
+        if equalsIgnoringCase(scheme, "http") {
+            defaultPort = 80
+        } else if equalsIgnoringCase(scheme, "https") {
+            defaultPort = 443
+        } else {
+            throw .invalidURL("the scheme must be http or https")
         }
 
         let (hostStart, hostEnd, authorityEnd) = try hostBounds(url, authorityStart: colon + 3)
@@ -48,21 +50,31 @@ public struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
             query = String(decoding: url[(pathEnd + 1)..<queryEnd], as: UTF8.self)
         }
 
-        var value: [UInt8] = []
-        value.reserveCapacity(url.count)
-        value.append(contentsOf: scheme.utf8)
-        value.append(contentsOf: "://".utf8)
-        value.append(contentsOf: url[hostStart..<hostEnd].lazy.map(lowercased))
-        if let port {
-            value.append(UInt8(ascii: ":"))
-            value.append(contentsOf: String(port).utf8)
+        // Never longer than the URL: only the "/" of an empty path is added, and userinfo, a default
+        // port, leading zeros of a port, the query and the fragment are dropped.
+        let value = ByteWriter.string(capacity: url.count + 1) { value in
+            for byte in scheme { value.write(lowercased(byte)) }
+            value.write("://")
+            for byte in url[hostStart..<hostEnd] { value.write(lowercased(byte)) }
+            if let port {
+                value.write(UInt8(ascii: ":"))
+                for digit in String(port).utf8 { value.write(digit) }
+            }
+            if pathEnd > authorityEnd {
+                value.write(UnsafeBufferPointer(rebasing: url[authorityEnd..<pathEnd]))
+            } else {
+                value.write(UInt8(ascii: "/"))
+            }
         }
-        if pathEnd > authorityEnd {
-            value.append(contentsOf: url[authorityEnd..<pathEnd])
-        } else {
-            value.append(UInt8(ascii: "/"))
-        }
-        return (String(decoding: value, as: UTF8.self), query)
+        return (value, query)
+    }
+
+    /// True when `bytes` are `lowercaseName` in any letter case.
+    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercaseName: StaticString)
+        -> Bool
+    {
+        let name = UnsafeBufferPointer(start: lowercaseName.utf8Start, count: lowercaseName.utf8CodeUnitCount)
+        return bytes.count == name.count && zip(bytes, name).allSatisfy { lowercased($0) == $1 }
     }
 
     /// Where the host starts and ends (user info skipped, an IPv6 literal kept with its brackets), and where the

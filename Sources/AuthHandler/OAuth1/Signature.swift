@@ -30,12 +30,12 @@ public struct OAuth1Signature: Sendable, Hashable {
 
     /// The key of §3.4.2 and §3.4.4: `enc(consumerSecret) & enc(tokenSecret)`, the `&` always present.
     public static func signingKey(consumerSecret: String, tokenSecret: String) -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(consumerSecret.utf8.count + tokenSecret.utf8.count + 1)
-        OAuth1PercentEncoding.append(encoding: consumerSecret, to: &key)
-        key.append(UInt8(ascii: "&"))
-        OAuth1PercentEncoding.append(encoding: tokenSecret, to: &key)
-        return key
+        let capacity = OAuth1PercentEncoding.encodedBound(consumerSecret.utf8.count + tokenSecret.utf8.count) + 1
+        return ByteWriter.bytes(capacity: capacity) { key in
+            key.write(percentEncoding: consumerSecret)
+            key.write(UInt8(ascii: "&"))
+            key.write(percentEncoding: tokenSecret)
+        }
     }
 
     /// True when `received` (the decoded `oauth_signature`) equals this signature, compared in constant time.

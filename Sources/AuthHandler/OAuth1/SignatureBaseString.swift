@@ -2,8 +2,9 @@ import Foundation
 
 /// The signature base string of RFC 5849 §3.4.1.1: `METHOD&enc(base string URI)&enc(normalised parameters)`.
 ///
-/// Built on UTF-8 bytes in one buffer: each parameter is encoded once, sorted by ranges into that
-/// buffer, and written out encoded a second time without building the normalised string in between.
+/// Built on UTF-8 bytes: each parameter is encoded once into one temporary buffer, sorted by ranges into
+/// it, and written out encoded a second time into the output, allocated once, without building the
+/// normalised string in between.
 public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
     /// The base string's bytes, the HMAC message.
     public let bytes: [UInt8]
@@ -13,21 +14,25 @@ public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
     /// (without `realm`), given as one or more lists. Any `oauth_signature` is left out (§3.4.1.3.1);
     /// duplicate names are kept.
     public init(method: String, uri: BaseStringURI, parameters: [URLFormField]...) {
-        var output: [UInt8] = []
-        output.reserveCapacity(method.utf8.count + uri.value.utf8.count * 3 / 2 + 256)
-        OAuth1PercentEncoding.append(encoding: method.utf8.lazy.map(Self.uppercased), to: &output)
-        output.append(UInt8(ascii: "&"))
-        OAuth1PercentEncoding.append(encoding: uri.value, to: &output)
-        output.append(UInt8(ascii: "&"))
-        Self.appendNormalizedParameters(parameters, to: &output, encodedAgain: true)
-        bytes = output
+        bytes = EncodedPairs.with(parameters) { pairs in
+            let capacity =
+                OAuth1PercentEncoding.encodedBound(method.utf8.count + uri.value.utf8.count) + 2
+                + pairs.encodedAgainBound
+            return ByteWriter.bytes(capacity: capacity) { writer in
+                for byte in method.utf8 { writer.write(percentEncoding: Self.uppercased(byte)) }
+                writer.write(UInt8(ascii: "&"))
+                writer.write(percentEncoding: uri.value)
+                writer.write(UInt8(ascii: "&"))
+                pairs.write(to: &writer, encodedAgain: true)
+            }
+        }
     }
 
     /// The normalised parameter string of RFC 5849 §3.4.1.3.2, before it is encoded into the base string.
     public static func normalizedParameters(_ parameters: [URLFormField]...) -> String {
-        var output: [UInt8] = []
-        appendNormalizedParameters(parameters, to: &output, encodedAgain: false)
-        return String(decoding: output, as: UTF8.self)
+        EncodedPairs.with(parameters) { pairs in
+            ByteWriter.string(capacity: pairs.bound) { pairs.write(to: &$0, encodedAgain: false) }
+        }
     }
 
     /// The base string as text.
@@ -35,52 +40,103 @@ public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { string }
 
-    /// Where one encoded parameter lies in the shared buffer: name in `start..<equals`, value in `equals..<end`.
-    private struct EncodedPair {
-        var start: Int
-        var equals: Int
-        var end: Int
-    }
+    /// The request parameters each encoded once (§3.4.1.3.2 step 1) into one buffer and sorted (step 2),
+    /// both in temporary memory (on the stack when small) that lives only while `with`'s body runs.
+    private struct EncodedPairs {
+        /// Where one encoded parameter lies in `storage`: name in `start..<equals`, value in `equals..<end`.
+        struct Pair {
+            var start: Int
+            var equals: Int
+            var end: Int
+        }
 
-    private static func appendNormalizedParameters(
-        _ lists: [[URLFormField]], to output: inout [UInt8], encodedAgain: Bool
-    ) {
-        var storage: [UInt8] = []
-        var pairs: [EncodedPair] = []
-        pairs.reserveCapacity(lists.reduce(0) { $0 + $1.count })
-        for list in lists {
-            for field in list where field.name != "oauth_signature" {
-                let start = storage.count
-                OAuth1PercentEncoding.append(encoding: field.name, to: &storage)
-                let equals = storage.count
-                OAuth1PercentEncoding.append(encoding: field.value, to: &storage)
-                pairs.append(EncodedPair(start: start, equals: equals, end: storage.count))
+        let storage: UnsafeBufferPointer<UInt8>
+        let pairs: UnsafeBufferPointer<Pair>
+
+        /// Encodes and sorts the parameters of `lists`, then runs `body` on them.
+        static func with<Result>(_ lists: [[URLFormField]], _ body: (EncodedPairs) -> Result) -> Result {
+            let pairCount = lists.reduce(0) { $0 + $1.count }
+            let byteCount = lists.reduce(0) { $0 + $1.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } }
+            let capacity = OAuth1PercentEncoding.encodedBound(byteCount)
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { storage in
+                withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCount) { pairs in
+                    var writer = ByteWriter(buffer: storage)
+                    var count = 0
+                    for list in lists {
+                        for field in list where !isSignature(field.name) {
+                            let start = writer.count
+                            writer.write(percentEncoding: field.name)
+                            let equals = writer.count
+                            writer.write(percentEncoding: field.value)
+                            pairs.initializeElement(
+                                at: count, to: Pair(start: start, equals: equals, end: writer.count))
+                            count += 1
+                        }
+                    }
+                    let written = UnsafeBufferPointer(rebasing: storage[0..<writer.count])
+                    var sorted = UnsafeMutableBufferPointer(rebasing: pairs[0..<count])
+                    sort(&sorted, in: written)
+                    return body(EncodedPairs(storage: written, pairs: UnsafeBufferPointer(sorted)))
+                }
             }
         }
-        storage.withUnsafeBufferPointer { buffer in
-            pairs.sort { left, right in
-                let byName = compare(buffer[left.start..<left.equals], buffer[right.start..<right.equals])
-                if byName != 0 { return byName < 0 }
-                return compare(buffer[left.equals..<left.end], buffer[right.equals..<right.end]) < 0
-            }
+
+        /// The most bytes `name=value&...` takes.
+        var bound: Int { storage.count + 2 * pairs.count }
+
+        /// The most bytes `enc(name=value&...)` takes: encoding again turns only `%`, `=` and `&` into 3 bytes.
+        var encodedAgainBound: Int { OAuth1PercentEncoding.encodedBound(bound) }
+
+        /// Writes `name=value` pairs joined by `&` (§3.4.1.3.2 steps 3 and 4), percent-encoded again for the
+        /// base string when `encodedAgain` (§3.4.1.1 step 5).
+        func write(to writer: inout ByteWriter, encodedAgain: Bool) {
             for (position, pair) in pairs.enumerated() {
-                if position > 0, encodedAgain {
-                    output.append(contentsOf: "%26".utf8)
-                } else if position > 0 {
-                    output.append(UInt8(ascii: "&"))
-                }
-                let name = buffer[pair.start..<pair.equals]
-                let value = buffer[pair.equals..<pair.end]
+                let name = UnsafeBufferPointer(rebasing: storage[pair.start..<pair.equals])
+                let value = UnsafeBufferPointer(rebasing: storage[pair.equals..<pair.end])
                 if encodedAgain {
-                    OAuth1PercentEncoding.append(encoding: name, to: &output)
-                    output.append(contentsOf: "%3D".utf8)
-                    OAuth1PercentEncoding.append(encoding: value, to: &output)
+                    if position > 0 { writer.write("%26") }
+                    writer.write(reencoding: name)
+                    writer.write("%3D")
+                    writer.write(reencoding: value)
                 } else {
-                    output.append(contentsOf: name)
-                    output.append(UInt8(ascii: "="))
-                    output.append(contentsOf: value)
+                    if position > 0 { writer.write(UInt8(ascii: "&")) }
+                    writer.write(name)
+                    writer.write(UInt8(ascii: "="))
+                    writer.write(value)
                 }
             }
+        }
+    }
+
+    /// True for `oauth_signature`, which is never signed (§3.4.1.3.1). The length, which rules out most
+    /// names, is compared before the text.
+    private static func isSignature(_ name: String) -> Bool {
+        name.utf8.count == 15 && name == "oauth_signature"
+    }
+
+    /// Sorts `pairs` by name, then value, in ascending byte order (§3.4.1.3.2 step 2). A request has a
+    /// handful of parameters, which an insertion sort orders without the general sort's set-up; long
+    /// lists (a large form body) take the general sort, so that the time stays O(n log n).
+    private static func sort(
+        _ pairs: inout UnsafeMutableBufferPointer<EncodedPairs.Pair>, in storage: UnsafeBufferPointer<UInt8>
+    ) {
+        func precedes(_ left: EncodedPairs.Pair, _ right: EncodedPairs.Pair) -> Bool {
+            let byName = compare(storage[left.start..<left.equals], storage[right.start..<right.equals])
+            if byName != 0 { return byName < 0 }
+            return compare(storage[left.equals..<left.end], storage[right.equals..<right.end]) < 0
+        }
+        guard pairs.count <= 16 else {
+            pairs.sort(by: precedes)
+            return
+        }
+        for sorted in pairs.indices.dropFirst() {
+            let pair = pairs[sorted]
+            var index = sorted
+            while index > 0, precedes(pair, pairs[index - 1]) {
+                pairs[index] = pairs[index - 1]
+                index -= 1
+            }
+            pairs[index] = pair
         }
     }
 
