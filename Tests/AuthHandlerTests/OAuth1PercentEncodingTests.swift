@@ -27,6 +27,34 @@ struct OAuth1PercentEncodingTests {
         #expect(OAuth1PercentEncoding.encode("\u{0}\u{7F}") == "%00%7F")
     }
 
+    /// Every byte value at every position of a 17-byte text (two 8-byte words and a tail), against the
+    /// byte-by-byte definition of §3.6: the word-at-a-time path must agree with it.
+    @Test func everyByteAtEveryPositionMatchesTheDefinition() {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        func reference(_ bytes: [UInt8]) -> String {
+            bytes.map { unreserved.contains($0) ? String(UnicodeScalar($0)) : "%" + hex($0) }.joined()
+        }
+        func hex(_ byte: UInt8) -> String {
+            let digits = Array("0123456789ABCDEF")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        }
+        for position in 0..<17 {
+            for value in UInt8.min...UInt8.max {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 17)
+                bytes[position] = value
+                let encoded = ByteWriter.string(capacity: 51) { writer in
+                    bytes.withUnsafeBufferPointer { writer.write(percentEncoding: $0) }
+                }
+                #expect(encoded == reference(bytes), "byte \(value) at \(position)")
+                let reencoded = ByteWriter.string(capacity: 51) { writer in
+                    bytes.withUnsafeBufferPointer { writer.write(reencoding: $0) }
+                }
+                let expected = value == UInt8(ascii: "%") ? reference(bytes) : String(decoding: bytes, as: UTF8.self)
+                #expect(reencoded.utf8.elementsEqual(expected.utf8), "byte \(value) at \(position)")
+            }
+        }
+    }
+
     @Test func decodingReversesEncoding() throws {
         let original = "a b+c&d=e/é☃😀%"
         #expect(try OAuth1PercentEncoding.decode(OAuth1PercentEncoding.encode(original)) == original)

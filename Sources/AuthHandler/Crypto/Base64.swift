@@ -21,7 +21,7 @@ public enum Base64 {
         bytes.withUnsafeBytes { encode($0, alphabet: urlAlphabet, padded: false) }
     }
 
-    private static let standardAlphabet: StaticString =
+    static let standardAlphabet: StaticString =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
     static let urlAlphabet: StaticString = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 

@@ -45,20 +45,33 @@ public enum HMAC {
     public static func authenticationCode(
         _ algorithm: Algorithm, key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer
     ) throws(CryptoError) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: algorithm.outputLength)
+        let computed = output.withUnsafeMutableBytes { output in
+            Result { () throws(CryptoError) in
+                try authenticationCode(algorithm, key: key, message: message, into: output)
+            }
+        }
+        try computed.get()
+        return output
+    }
+
+    /// Writes the MAC of `message` under `key` to the start of `output`, which has room for
+    /// `algorithm.outputLength` bytes: for a caller that keeps the MAC in temporary memory.
+    static func authenticationCode(
+        _ algorithm: Algorithm, key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(CryptoError) {
+        assert(output.count >= algorithm.outputLength, "HMAC output buffer too small")
         guard let digest = algorithm.digest?.digest, let context = EVP_MD_CTX_new() else {
             throw CryptoError.fromOpenSSL("EVP_MD_CTX_new(\(algorithm.name))")
         }
         defer { EVP_MD_CTX_free(context) }
-        var output = [UInt8](repeating: 0, count: algorithm.outputLength)
-        let computed = output.withUnsafeMutableBytes { output in
-            withUnsafeTemporaryAllocation(byteCount: algorithm.blockLength, alignment: 16) { pad in
-                defer { OPENSSL_cleanse(pad.baseAddress, pad.count) }
-                let hasher = Hasher(context: context, digest: digest)
-                return hasher.hmac(key: key, message: message, pad: pad, output: output)
-            }
+        let computed = withUnsafeTemporaryAllocation(byteCount: algorithm.blockLength, alignment: 16) { pad in
+            defer { OPENSSL_cleanse(pad.baseAddress, pad.count) }
+            let hasher = Hasher(context: context, digest: digest)
+            return hasher.hmac(key: key, message: message, pad: pad, output: output)
         }
         guard computed else { throw CryptoError.fromOpenSSL("EVP_Digest(\(algorithm.name))") }
-        return output
     }
 
     /// The hash passes of RFC 2104 on one reusable digest context.

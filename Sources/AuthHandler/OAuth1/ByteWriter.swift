@@ -46,6 +46,16 @@ struct ByteWriter {
         count += bytes.count
     }
 
+    /// Runs `write` with a pointer to where the next byte goes, for a loop that writes at most `bound` bytes
+    /// without a check per byte; the bytes it moved the pointer past count as written.
+    mutating func writeThroughPointer(atMost bound: Int, _ write: (inout UnsafeMutablePointer<UInt8>) -> Void) {
+        assert(count + bound <= buffer.count, "ByteWriter capacity too small")
+        guard bound > 0, let target = buffer.baseAddress else { return }
+        var output = target + count
+        write(&output)
+        count = output - target
+    }
+
     /// Appends ASCII text given as a literal, e.g. the `%26` separator.
     mutating func write(_ text: StaticString) {
         for byte in UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount) { write(byte) }

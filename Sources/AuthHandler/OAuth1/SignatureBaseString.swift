@@ -14,7 +14,14 @@ public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
     /// (without `realm`), given as one or more lists. Any `oauth_signature` is left out (§3.4.1.3.1);
     /// duplicate names are kept.
     public init(method: String, uri: BaseStringURI, parameters: [URLFormField]...) {
-        bytes = EncodedPairs.with(parameters) { pairs in
+        let lists = Self.threeLists(parameters)
+        self.init(method: method, uri: uri, lists.0, lists.1, lists.2)
+    }
+
+    /// The base string of the query, body and protocol parameters, given apart (the signer's and the
+    /// verifier's path, which gathers no array of lists).
+    init(method: String, uri: BaseStringURI, _ query: [URLFormField], _ body: [URLFormField], _ oauth: [URLFormField]) {
+        bytes = EncodedPairs.with(query, body, oauth) { pairs in
             let capacity =
                 OAuth1PercentEncoding.encodedBound(method.utf8.count + uri.value.utf8.count) + 2
                 + pairs.encodedAgainBound
@@ -30,8 +37,20 @@ public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
 
     /// The normalised parameter string of RFC 5849 §3.4.1.3.2, before it is encoded into the base string.
     public static func normalizedParameters(_ parameters: [URLFormField]...) -> String {
-        EncodedPairs.with(parameters) { pairs in
+        let lists = threeLists(parameters)
+        return EncodedPairs.with(lists.0, lists.1, lists.2) { pairs in
             ByteWriter.string(capacity: pairs.bound) { pairs.write(to: &$0, encodedAgain: false) }
+        }
+    }
+
+    /// Any number of parameter lists as three (the first holds them all when there are more).
+    private static func threeLists(_ lists: [[URLFormField]]) -> ([URLFormField], [URLFormField], [URLFormField]) {
+        switch lists.count {
+        case 0: ([], [], [])
+        case 1: (lists[0], [], [])
+        case 2: (lists[0], lists[1], [])
+        case 3: (lists[0], lists[1], lists[2])
+        default: (lists.flatMap { $0 }, [], [])
         }
     }
 
@@ -53,31 +72,43 @@ public struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible {
         let storage: UnsafeBufferPointer<UInt8>
         let pairs: UnsafeBufferPointer<Pair>
 
-        /// Encodes and sorts the parameters of `lists`, then runs `body` on them.
-        static func with<Result>(_ lists: [[URLFormField]], _ body: (EncodedPairs) -> Result) -> Result {
-            let pairCount = lists.reduce(0) { $0 + $1.count }
-            let byteCount = lists.reduce(0) { $0 + $1.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } }
-            let capacity = OAuth1PercentEncoding.encodedBound(byteCount)
+        /// Encodes and sorts the parameters of the three lists, then runs `body` on them.
+        static func with<Result>(
+            _ first: [URLFormField], _ second: [URLFormField], _ third: [URLFormField], _ body: (EncodedPairs) -> Result
+        ) -> Result {
+            let pairCount = first.count + second.count + third.count
+            let capacity = OAuth1PercentEncoding.encodedBound(byteCount(first) + byteCount(second) + byteCount(third))
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { storage in
                 withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCount) { pairs in
                     var writer = ByteWriter(buffer: storage)
                     var count = 0
-                    for list in lists {
-                        for field in list where !isSignature(field.name) {
-                            let start = writer.count
-                            writer.write(percentEncoding: field.name)
-                            let equals = writer.count
-                            writer.write(percentEncoding: field.value)
-                            pairs.initializeElement(
-                                at: count, to: Pair(start: start, equals: equals, end: writer.count))
-                            count += 1
-                        }
-                    }
+                    encode(first, with: &writer, into: pairs, count: &count)
+                    encode(second, with: &writer, into: pairs, count: &count)
+                    encode(third, with: &writer, into: pairs, count: &count)
                     let written = UnsafeBufferPointer(rebasing: storage[0..<writer.count])
                     var sorted = UnsafeMutableBufferPointer(rebasing: pairs[0..<count])
                     sort(&sorted, in: written)
                     return body(EncodedPairs(storage: written, pairs: UnsafeBufferPointer(sorted)))
                 }
+            }
+        }
+
+        private static func byteCount(_ list: [URLFormField]) -> Int {
+            list.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+        }
+
+        /// Encodes each field of `list` but `oauth_signature` (§3.4.1.3.2 step 1) and records where it lies.
+        private static func encode(
+            _ list: [URLFormField], with writer: inout ByteWriter, into pairs: UnsafeMutableBufferPointer<Pair>,
+            count: inout Int
+        ) {
+            for field in list where !isSignature(field.name) {
+                let start = writer.count
+                writer.write(percentEncoding: field.name)
+                let equals = writer.count
+                writer.write(percentEncoding: field.value)
+                pairs.initializeElement(at: count, to: Pair(start: start, equals: equals, end: writer.count))
+                count += 1
             }
         }
 

@@ -64,7 +64,7 @@ public struct OAuth1SignatureVerifier: Sendable {
 
         let expected = try OAuth1Signature(
             method: signatureMethod,
-            baseString: SignatureBaseString(method: method, uri: uri, parameters: query, bodyFields, header.parameters),
+            baseString: SignatureBaseString(method: method, uri: uri, query, bodyFields, header.parameters),
             consumerSecret: consumerSecret, tokenSecret: tokenSecret)
         guard let received = header.signature, expected.matches(received) else { throw .signatureMismatch }
     }

@@ -79,8 +79,7 @@ public struct OAuth1Signer: Sendable {
 
         let signature = try OAuth1Signature(
             method: signatureMethod,
-            baseString: SignatureBaseString(
-                method: method, uri: uri, parameters: queryFields, parameters, protocolParameters),
+            baseString: SignatureBaseString(method: method, uri: uri, queryFields, parameters, protocolParameters),
             consumerSecret: consumerSecret, tokenSecret: tokenSecret)
         protocolParameters.append(URLFormField(name: "oauth_signature", value: signature.value))
         return OAuth1AuthorizationHeader(realm: realm, parameters: protocolParameters)
