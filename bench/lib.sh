@@ -95,3 +95,33 @@ start_nginx() {
     }"
     nginx_url="http://127.0.0.1:$port"
 }
+
+# write_daemon_config NAME STORE_JSON [PUBLIC_URL]: $work/NAME.json for `auth-handler serve` on 127.0.0.1:0 with that
+# store, the one OIDC provider google.com at the fake IdP ($idp, secret in $work/client-secret), the app's $redirect,
+# no backend, and the shared $work/state-key (so that several instances open each other's cookies).
+write_daemon_config() {
+    local name=$1 store=$2 public=${3:-}
+    cat >"$work/$name.json" <<JSON
+{
+  "listen": ["127.0.0.1:0"],
+  ${public:+\"publicURL\": \"$public\",}
+  "stateKey": {"file": "$work/state-key"},
+  "store": $store,
+  "requireResultChallenge": true,
+  "allowedRedirectURLs": ["$redirect"],
+  "backend": {"kind": "none"},
+  "providers": {
+    "google.com": {
+      "clientId": "fake-client-id",
+      "clientSecret": {"file": "$work/client-secret"},
+      "issuer": "$idp/oidc"
+    }
+  }
+}
+JSON
+}
+
+# new_state_key: a random state key (32 bytes, base64url) in $work/state-key (docs/CONFIG.md `stateKey`).
+new_state_key() {
+    head -c 32 /dev/urandom | basenc --base64url | tr -d '=\n' >"$work/state-key"
+}

@@ -96,7 +96,7 @@ curl -sS --fail -o /dev/null -X POST -H 'Content-Type: application/json' \
     "$idp/__fake/failures"
 printf 'fake-client-secret' >"$work/client-secret"
 # Every instance must open the cookies the others sealed: one shared, random stateKey (docs/CONFIG.md).
-head -c 32 /dev/urandom | basenc --base64url | tr -d '=\n' >"$work/state-key"
+new_state_key
 
 redis_socket=$work/redis.sock
 redis-server --port 0 --unixsocket "$redis_socket" --unixsocketperm 700 --save '' --appendonly no \
@@ -108,24 +108,7 @@ redis-cli -s "$redis_socket" ping >/dev/null || { echo "signin bench: redis-serv
 # start_daemon NAME STORE_JSON [PUBLIC_URL]: a daemon with that store; sets `started_url` and `daemon_pid`.
 start_daemon() {
     local name=$1 store=$2 public=${3:-}
-    cat >"$work/$name.json" <<JSON
-{
-  "listen": ["127.0.0.1:0"],
-  ${public:+\"publicURL\": \"$public\",}
-  "stateKey": {"file": "$work/state-key"},
-  "store": $store,
-  "requireResultChallenge": true,
-  "allowedRedirectURLs": ["$redirect"],
-  "backend": {"kind": "none"},
-  "providers": {
-    "google.com": {
-      "clientId": "fake-client-id",
-      "clientSecret": {"file": "$work/client-secret"},
-      "issuer": "$idp/oidc"
-    }
-  }
-}
-JSON
+    write_daemon_config "$name" "$store" "$public"
     start_server "$name" "auth-handler listening on " "$binary" serve --config "$work/$name.json"
     daemon_pid=${pids[-2]} # the last pid is its stdout drain
 }

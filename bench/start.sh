@@ -16,6 +16,7 @@ source bench/lib.sh
 start_server fake-idp "fake-idp listening on " "$binary" fake-idp --listen 127.0.0.1:0
 idp=$started_url
 printf 'fake-client-secret' >"$work/client-secret"
+new_state_key
 
 redirect=http://127.0.0.1/app
 # A fixed result challenge (43 base64url characters = SHA-256 of some verifier): the start only checks its form.
@@ -24,22 +25,7 @@ challenge=$(printf 'bench-verifier' | openssl dgst -sha256 -binary | basenc --ba
 # bench_store NAME STORE_JSON: a daemon with that store; warm-up, one checked start, then wrk.
 bench_store() {
     local name=$1 store=$2 url headers status result
-    cat >"$work/$name.json" <<JSON
-{
-  "listen": ["127.0.0.1:0"],
-  "store": $store,
-  "requireResultChallenge": true,
-  "allowedRedirectURLs": ["$redirect"],
-  "backend": {"kind": "none"},
-  "providers": {
-    "google.com": {
-      "clientId": "fake-client-id",
-      "clientSecret": {"file": "$work/client-secret"},
-      "issuer": "$idp/oidc"
-    }
-  }
-}
-JSON
+    write_daemon_config "$name" "$store"
     start_server "$name" "auth-handler listening on " "$binary" serve --config "$work/$name.json"
     url="$started_url/__/auth/handler?providerId=google.com&redirectUrl=$redirect&resultChallenge=$challenge"
     # Warm-up: the first start fetches the discovery document from the fake IdP.

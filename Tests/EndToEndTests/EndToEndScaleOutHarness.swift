@@ -315,12 +315,7 @@ final class ServerProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            statusSink.yield(finished.terminationStatus)
-            statusSink.finish()
-        }
-        try process.run()
+        let statuses = try process.runReportingExit()
         let output = self.output
         let lines = readLines(pipe.fileHandleForReading) { chunk in
             output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }

@@ -80,12 +80,7 @@ public final class RunningAuthHandler: @unchecked Sendable {
         process.standardOutput = outputPipe
         process.standardError = errorPipe
 
-        let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            statusSink.yield(finished.terminationStatus)
-            statusSink.finish()
-        }
-        try process.run()
+        let statuses = try process.runReportingExit()
         let output = self.output
         let lines = readLines(outputPipe.fileHandleForReading) { output.append(Data($0)) }
         let errors = self.errors
@@ -210,4 +205,17 @@ public func readLines(
         closed()
     }
     return lines
+}
+
+extension Process {
+    /// Runs the process; the stream yields its exit status once it has exited, then finishes (nothing polls).
+    public func runReportingExit() throws -> AsyncStream<Int32> {
+        let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
+        terminationHandler = { finished in
+            statusSink.yield(finished.terminationStatus)
+            statusSink.finish()
+        }
+        try run()
+        return statuses
+    }
 }
