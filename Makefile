@@ -116,9 +116,8 @@ bench:
 ## protocol, IdP failures, replays and floods; writes bench/soak.md and the RSS plot bench/soak-rss.svg, and fails
 ## when any answer was unexpected.
 SOAK_SECONDS ?= 600
-soak:
+soak: release
 	@scripts/install-deps.sh bench
-	$(SWIFT) build -c release --static-swift-stdlib --product auth-handler
 	/usr/bin/python3 bench/soak.py --seconds $(SOAK_SECONDS)
 
 clean:

@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -57,6 +58,7 @@ def once_startup(binary, work, runs):
              "--no-browser", "--port", str(port), "--timeout", "30"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean_env())
         while not accepting(port):
+            time.sleep(0.0005)  # not a spin: the run being timed shares the machine's cores
             if process.poll() is not None:
                 raise SystemExit(f"footprint: --once exited with {process.returncode} before listening")
             if time.perf_counter() - began > 10:
@@ -79,6 +81,8 @@ def start(command, prefix, work, name):
                                stderr=open(os.path.join(work, name + ".err"), "w"), env=clean_env(), text=True)
     for line in process.stdout:
         if line.startswith(prefix):
+            # Keep reading what it prints after, so that it never blocks on a full pipe.
+            threading.Thread(target=process.stdout.read, daemon=True).start()
             return process, line[len(prefix):].strip()
     raise SystemExit(f"footprint: {name} exited without printing {prefix!r}")
 

@@ -161,21 +161,25 @@ import Testing
         // kernel for a free port and lets systemd-socket-activate bind it, trying again should another process
         // take the port in between.
         var started: (e2e: EndToEnd, port: UInt16)?
+        var lastError: (any Error)?
         for _ in 0..<3 where started == nil {
-            let port = try Self.freePort()
+            let port = UInt16(try freeLoopbackPort())
             let launcher = [
                 "/usr/bin/systemd-socket-activate", "-l", "127.0.0.1:\(port)",
                 "-E", "NOTIFY_SOCKET=\(notify.environmentValue)", "-E", "WATCHDOG_USEC=200000",
             ]
             // systemd-socket-activate execs the daemon at the first connection; this one is then served.
-            if let e2e = try? await EndToEnd.start(
-                settings: ["listen": #"["127.0.0.1:0", "[::1]:0"]"#], launcher: launcher,
-                activate: { _ = Self.tcpConnects(port: port, retryingFor: .seconds(10)) })
-            {
+            do {
+                let e2e = try await EndToEnd.start(
+                    settings: ["listen": #"["127.0.0.1:0", "[::1]:0"]"#], launcher: launcher,
+                    activate: { _ = Self.tcpConnects(port: port, retryingFor: .seconds(10)) })
                 started = (e2e, port)
+            } catch {
+                lastError = error
             }
         }
-        let (e2e, port) = try #require(started, "systemd-socket-activate did not start the daemon")
+        let (e2e, port) = try #require(
+            started, "systemd-socket-activate did not start the daemon: \(String(describing: lastError))")
         #expect(e2e.daemonURL == "http://127.0.0.1:\(port)")
         #expect(await notify.next("READY=1") != nil, "\(e2e.daemon.standardError)")
         // The watchdog's self-check reaches the passed socket.
@@ -229,21 +233,6 @@ import Testing
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-    }
-
-    /// A port the kernel just handed out on 127.0.0.1 and that is free again.
-    static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestProcessError("socket: errno \(errno)") }
-        defer { close(fd) }
-        guard withLoopback(port: 0, { bind(fd, $0, $1) }) == 0 else { throw TestProcessError("bind: errno \(errno)") }
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else { throw TestProcessError("getsockname: errno \(errno)") }
-        return UInt16(bigEndian: address.sin_port)
     }
 
     /// The ports of the TCP sockets process `pid` holds in LISTEN state, from /proc (proc(5): `/proc/PID/fd`,

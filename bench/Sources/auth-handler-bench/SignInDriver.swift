@@ -180,7 +180,9 @@ struct SignInDriver {
         guard response.status == status else {
             throw StepFailed(
                 description: "\(name): \(response.status) (expected \(status))"
-                    + (response.headers["Location"].map { " to \($0.prefix(80))" } ?? ""))
+                    // The host only: a Location to the handler or the app carries a code and a state.
+                    + (response.headers["Location"].flatMap { URLComponents(string: $0)?.host }.map { " to \($0)" }
+                        ?? ""))
         }
         return response
     }

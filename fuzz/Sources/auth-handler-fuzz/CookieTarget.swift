@@ -12,7 +12,9 @@ enum CookieTarget {
     private static let cookieName = "auth-handler-AAAAAAAAAAAAAAAA"
 
     static func run(_ input: [UInt8]) {
-        guard let ring, let mode = input.first else { return }
+        // A ring that cannot be built would leave nothing fuzzed, silently: stop the run instead.
+        guard let ring else { preconditionFailure("cookie target: the fixed test key ring was refused") }
+        guard let mode = input.first else { return }
         let rest = Array(input.dropFirst())
         if mode & 1 == 0 {
             let headers = String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
