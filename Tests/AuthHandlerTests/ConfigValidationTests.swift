@@ -427,3 +427,17 @@ struct ConfigValidationTests {
         }
     }
 }
+
+/// A Redis URL's password never reaches an error message, whichever check refuses the URL first.
+struct RedisAddressSecretTests {
+    @Test(arguments: [
+        "redis://:s3cret-pw@", "redis://user:s3cret-pw@host:6379", "redis://:s3cret-pw@ho st", "redis://u:s3cret-pw@",
+    ])
+    func aPasswordIsNeverQuoted(_ text: String) {
+        guard case .failure(let error) = RedisAddress.parse(text) else {
+            Issue.record("\(text) was accepted")
+            return
+        }
+        #expect(!error.description.contains("s3cret-pw"), "\(error)")
+    }
+}

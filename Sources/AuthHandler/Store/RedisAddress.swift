@@ -39,17 +39,19 @@ public struct RedisAddress: Sendable, Hashable, Codable, CustomStringConvertible
         if text.hasPrefix("unix:") {
             return parseUnix(text, expected: expected)
         }
+        // A URL with user info may hold a password: it is never quoted back in an error (errors reach the log).
+        let shown = text.contains("@") ? "the URL (not shown: it has user info)" : Self.quote(text)
         guard let parts = URLComponents(string: text), parts.scheme?.lowercased() == "redis" else {
-            return .failure(RedisAddressError("\(Self.quote(text)) is not a Redis URL; \(expected)"))
-        }
-        guard let host = parts.host, !host.isEmpty else {
-            return .failure(RedisAddressError("\(Self.quote(text)) has no host; \(expected)"))
+            return .failure(RedisAddressError("\(shown) is not a Redis URL; \(expected)"))
         }
         if parts.password != nil {
             return .failure(
                 RedisAddressError(
                     "must not contain a password; set store.password to a secret reference such as "
                         + "{\"credential\": \"redis-password\"}"))
+        }
+        guard let host = parts.host, !host.isEmpty else {
+            return .failure(RedisAddressError("\(shown) has no host; \(expected)"))
         }
         if parts.query != nil || parts.fragment != nil {
             return .failure(RedisAddressError("must not have a query or fragment; \(expected)"))
