@@ -89,7 +89,7 @@ public final class AuthHandlerService: Sendable {
             response = ResponseRendering.secured(.text("ok\n"))
         case "/readyz" where servesOperations:
             route = "ops"
-            response = await readiness()
+            response = await readiness(on: listener)
         case "/metrics" where servesOperations:
             route = "ops"
             var metricsResponse = ServerResponse.text(metrics.render())
@@ -196,13 +196,17 @@ public final class AuthHandlerService: Sendable {
         }
     }
 
-    private func readiness() async -> ServerResponse {
+    /// `/readyz`. The store's reason (e.g. "connect to unix:/run/redis.sock: Connection refused") names addresses
+    /// and server replies: it is written to the log, and answered only on the operations listener, never on the
+    /// browser-facing one.
+    private func readiness(on listener: Listener) async -> ServerResponse {
         if draining.load(ordering: .relaxed) {
             return ResponseRendering.secured(.text("draining\n", status: 503))
         }
         if let problem = await store.healthProblem() {
-            // The library's reason (e.g. "connect to unix:/run/redis.sock: Connection refused"), for the operator.
-            return ResponseRendering.secured(.text("session store unavailable: \(problem)\n", status: 503))
+            log.log(.warning, "readyz", ["problem": problem])
+            let reason = listener == .operations ? ": \(problem)" : ""
+            return ResponseRendering.secured(.text("session store unavailable\(reason)\n", status: 503))
         }
         return ResponseRendering.secured(.text("ready\n"))
     }
