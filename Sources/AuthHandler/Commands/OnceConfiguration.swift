@@ -119,10 +119,13 @@ enum OnceConfiguration {
         case .failure(let problem): return .failure(problem)
         }
         guard let fileBytes else { return .success(FileDocument(baseDirectory: currentDirectory)) }
-        if let failure = JSONSyntax.firstError(in: fileBytes) {
-            return .failure(Problem(message: "\(location.path): \(failure); fix the file"))
+        // One reading, with the configuration's depth limit: the syntax error's position, or the document.
+        let document: JSONValue
+        switch JSONSyntax.parse(fileBytes, maximumDepth: JSONSyntax.configurationMaximumDepth) {
+        case .success(let value): document = value
+        case .failure(let failure): return .failure(Problem(message: "\(location.path): \(failure); fix the file"))
         }
-        guard let members = JSONValue.parse(fileBytes)?.objectValue else {
+        guard let members = document.objectValue else {
             return .failure(Problem(message: "\(location.path): expected a JSON object at the top level"))
         }
         let baseDirectory = (absolute(location.path, in: currentDirectory) as NSString).deletingLastPathComponent

@@ -22,6 +22,8 @@ public struct JSONSyntax: Sendable {
     /// The deepest nesting of arrays and objects `parse` accepts by default; documents from providers, backends and
     /// requests nest a few levels.
     public static let defaultMaximumDepth = 64
+    /// The deepest nesting a configuration file may have.
+    public static let configurationMaximumDepth = 256
 
     private let bytes: [UInt8]
     private let maximumDepth: Int
@@ -29,9 +31,9 @@ public struct JSONSyntax: Sendable {
     private var depth = 0
 
     /// Checks `bytes`; returns the first syntax error, or nil when the document is valid JSON. Configuration files
-    /// may nest up to 256 levels.
+    /// may nest up to `configurationMaximumDepth` levels.
     public static func firstError(in bytes: [UInt8]) -> Failure? {
-        if case .failure(let failure) = parse(bytes, maximumDepth: 256) { return failure }
+        if case .failure(let failure) = parse(bytes, maximumDepth: configurationMaximumDepth) { return failure }
         return nil
     }
 
