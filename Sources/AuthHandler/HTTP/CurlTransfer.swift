@@ -206,30 +206,17 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return false
         }
-        if bytes.allSatisfy({ $0 < 0x80 }) {
-            if bytes.starts(with: "HTTP/".utf8) {
-                responseHeaders = []
-            } else {
-                receiveASCIIHeaderLine(bytes)
-            }
-            return true
-        }
-        let line = String(decoding: bytes, as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        if bytes.starts(with: "HTTP/".utf8) {
             responseHeaders = []
-            return true
+        } else {
+            receiveFieldLine(bytes)
         }
-        guard let colon = line.firstIndex(of: ":") else { return true }
-        let name = line[..<colon]
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: " \t\r\n")
-        responseHeaders.append(HTTPHeaders.Field(name: String(name), value: value))
         return true
     }
 
-    /// `name: value` of an ASCII header line, on its bytes: in ASCII every Character is a byte (CR LF aside, which is
-    /// trimmed either way), so the name and trimmed value are those the Character path finds, at a fraction of the
-    /// cost per line.
-    private func receiveASCIIHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+    /// `name: value` of a header line, on its bytes. The colon, space, tab, CR and LF are single bytes that never
+    /// occur inside a multi-byte UTF-8 sequence, so splitting and trimming on bytes is right for any line.
+    private func receiveFieldLine(_ bytes: UnsafeRawBufferPointer) {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
         let isTrimmed = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
         var start = colon + 1
