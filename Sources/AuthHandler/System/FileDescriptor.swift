@@ -101,16 +101,13 @@ final class FileDescriptor: Sendable {
         try call("fchmod") { fchmod($0, mode) }
     }
 
-    /// Writes all of `bytes` (write(2)), continuing after short writes; `EAGAIN` is retried too.
+    /// Writes all of `bytes` (write(2)), continuing after short writes. For blocking descriptors (regular files):
+    /// `EAGAIN` is an error here, not a reason to spin.
     func writeAll(_ bytes: [UInt8]) throws(SystemCallError) {
         var offset = 0
         while offset < bytes.count {
-            do throws(SystemCallError) {
-                offset += try call("write") { fd in
-                    bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-                }
-            } catch  where error.errorNumber == EAGAIN {
-                continue
+            offset += try call("write") { fd in
+                bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             }
         }
     }
