@@ -60,7 +60,7 @@ public final class RedisSessionStore: SessionStore {
     }
 
     public func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
-        let (resultKey, claimKey) = try (key("result", code), key("claim", code))
+        let (resultKey, claimKey) = try resultAndClaimKeys(code)
         // One MGET reads both, atomically (https://redis.io/docs/latest/commands/mget/).
         let reply = try await run("MGET (peek result)", ["MGET", .raw(resultKey), .raw(claimKey)])
         guard case .array(let values) = reply, values.count == 2 else {
@@ -91,7 +91,7 @@ public final class RedisSessionStore: SessionStore {
         """
 
     public func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
-        let (resultKey, claimKey) = try (key("result", code), key("claim", code))
+        let (resultKey, claimKey) = try resultAndClaimKeys(code)
         let reply = try await run(
             "EVAL (claim result)", ["EVAL", .text(Self.claimScript), "2", .raw(resultKey), .raw(claimKey)])
         switch reply {
@@ -111,17 +111,13 @@ public final class RedisSessionStore: SessionStore {
     }
 
     public func deleteResult(code: String) async throws(StoreError) {
-        let (resultKey, claimKey) = try (key("result", code), key("claim", code))
+        let (resultKey, claimKey) = try resultAndClaimKeys(code)
         let reply = try await run("DEL (delete result)", ["DEL", .raw(resultKey), .raw(claimKey)])
         guard case .integer = reply else { throw Self.unexpected(reply, "DEL (delete result)") }
     }
 
     /// Redis removes expired keys itself (https://redis.io/docs/latest/commands/expire/#how-redis-expires-keys).
     public func sweep(now: Date) async throws(StoreError) -> Int { 0 }
-
-    public func isHealthy() async -> Bool {
-        await healthProblem() == nil
-    }
 
     public func healthProblem() async -> String? {
         do {
@@ -157,8 +153,17 @@ public final class RedisSessionStore: SessionStore {
 
     /// `<prefix><kind>:<hex SHA-256 of key>`.
     private func key(_ kind: String, _ secret: String) throws(StoreError) -> [UInt8] {
-        let digest = try StoreKeyDigest.of(secret)
-        return Array((keyPrefix + kind + ":" + Hex.lowercase(digest)).utf8)
+        key(kind, hexDigest: Hex.lowercase(try StoreKeyDigest.of(secret)))
+    }
+
+    private func key(_ kind: String, hexDigest: String) -> [UInt8] {
+        Array((keyPrefix + kind + ":" + hexDigest).utf8)
+    }
+
+    /// A result's key and its claim's key, from one digest of the code.
+    private func resultAndClaimKeys(_ code: String) throws(StoreError) -> (result: [UInt8], claim: [UInt8]) {
+        let hexDigest = Hex.lowercase(try StoreKeyDigest.of(code))
+        return (key("result", hexDigest: hexDigest), key("claim", hexDigest: hexDigest))
     }
 
     /// Unix time in milliseconds for `PXAT`, rounded up so a key never expires before `date`; at least 1.
