@@ -137,7 +137,7 @@ extension SignInFlow {
         } catch {
             var details = error.details
             if case .accountExistsWithDifferentCredential = error {
-                details["credential"] = Self.credentialJSON(result.credential)
+                details["credential"] = .object(StoredResult.members(of: result.credential))
             }
             throw RedeemFailure(
                 error: HandlerError(error.code, error.description, details: details),
@@ -160,12 +160,6 @@ extension SignInFlow {
         }
     }
 
-    static func credentialJSON(_ credential: IdPCredential) -> JSONValue {
-        guard let data = try? JSONEncoder().encode(credential), let value = JSONValue.parse(Array(data)) else {
-            return .null
-        }
-        return value
-    }
 }
 
 /// A failed redemption, and whether the result code stays redeemable (a wrong verifier, a missing idToken,

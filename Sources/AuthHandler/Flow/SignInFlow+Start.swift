@@ -63,16 +63,17 @@ extension SignInFlow {
                 .providerError, "\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
         }
         // Bounded across clients too, so a flood from many addresses cannot pile up calls to the provider.
-        guard providerCalls.tryAcquire() else {
-            throw HandlerError(
-                .unavailable, "too many sign-ins are starting at once; retry in a moment", retryAfterSeconds: 1)
-        }
-        let temporary: OAuth1Client.TemporaryCredentials
+        let answer: OAuth1Client.TemporaryCredentials?
         do {
-            defer { providerCalls.release() }
-            temporary = try await client.requestToken(callback: settings.redirectURI)
+            answer = try await providerCalls.withPermit {
+                try await client.requestToken(callback: settings.redirectURI)
+            }
         } catch {
             throw HandlerError(.providerError, "the \(provider.id) request-token call failed: \(error)")
+        }
+        guard let temporary = answer else {
+            throw HandlerError(
+                .unavailable, "too many sign-ins are starting at once; retry in a moment", retryAfterSeconds: 1)
         }
         let location: String
         do {

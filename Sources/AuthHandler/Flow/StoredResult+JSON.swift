@@ -41,7 +41,8 @@ extension StoredResult {
             createdAt: Date(timeIntervalSinceReferenceDate: createdAt))
     }
 
-    private static func members(of credential: IdPCredential) -> [String: JSONValue] {
+    /// The credential as the result JSON carries it (HTTP-API.md §3.3), absent members `null`.
+    static func members(of credential: IdPCredential) -> [String: JSONValue] {
         [
             "accessToken": nullable(credential.accessToken), "secret": nullable(credential.secret),
             "idToken": nullable(credential.idToken), "refreshToken": nullable(credential.refreshToken),
