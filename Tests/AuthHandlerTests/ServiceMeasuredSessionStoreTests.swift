@@ -170,8 +170,8 @@ private final class SlowSessionStore: SessionStore {
         return 0
     }
 
-    func isHealthy() async -> Bool {
+    func healthProblem() async -> String? {
         clock.advance(by: behaviour.withLock { $0.latency })
-        return behaviour.withLock { $0.healthy }
+        return behaviour.withLock { $0.healthy } ? nil : "the test store is unhealthy"
     }
 }

@@ -70,10 +70,6 @@ public struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == D
     }
 
     /// Timed too (a Redis store's probe is a round trip); an unhealthy answer is not an error.
-    public func isHealthy() async -> Bool {
-        await healthProblem() == nil
-    }
-
     public func healthProblem() async -> String? {
         let began = clock.now
         let problem = await base.healthProblem()

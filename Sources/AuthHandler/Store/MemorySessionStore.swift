@@ -83,5 +83,5 @@ public final class MemorySessionStore: SessionStore {
         }
     }
 
-    public func isHealthy() async -> Bool { true }
+    public func healthProblem() async -> String? { nil }
 }

@@ -181,18 +181,18 @@ public final class SQLiteSessionStore: SessionStore {
         }
     }
 
-    public func isHealthy() async -> Bool {
+    public func healthProblem() async -> String? {
         do {
-            // Reads a table, so a file that became unreadable or corrupt shows here.
+            // Reads a table, so a file that became unreadable or corrupt shows here, with SQLite's reason.
             try locked { connection throws(StoreError) in
                 try connection.withStatement("SELECT 1 FROM results LIMIT 1", operation: "health check") {
                     statement throws(StoreError) in
                     try statement.finish()
                 }
             }
-            return true
+            return nil
         } catch {
-            return false
+            return error.detail
         }
     }
 

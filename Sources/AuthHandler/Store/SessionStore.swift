@@ -33,17 +33,15 @@ public protocol SessionStore: Sendable {
     /// Deletes everything expired at `now`; returns how many rows went.
     func sweep(now: Date) async throws(StoreError) -> Int
 
-    /// Whether the store can serve (for `/readyz`).
-    func isHealthy() async -> Bool
-
     /// Why the store cannot serve, for `/readyz` and operators (the library's own reason, never a key or payload); nil
     /// when it can.
     func healthProblem() async -> String?
 }
 
 extension SessionStore {
-    public func healthProblem() async -> String? {
-        await isHealthy() ? nil : "the store does not answer"
+    /// Whether the store can serve: no `healthProblem`.
+    public func isHealthy() async -> Bool {
+        await healthProblem() == nil
     }
 }
 
