@@ -12,6 +12,7 @@ final class FetchedAlgorithm: @unchecked Sendable {
     let pointer: OpaquePointer
     private let free: (OpaquePointer) -> Void
 
+    static let sha1 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA1", nil), free: EVP_MD_free)
     static let sha256 = FetchedAlgorithm(EVP_MD_fetch(nil, "SHA256", nil), free: EVP_MD_free)
     static let hkdf = FetchedAlgorithm(EVP_KDF_fetch(nil, "HKDF", nil), free: EVP_KDF_free)
 

@@ -26,10 +26,10 @@ public enum HMAC {
         var blockLength: Int { 64 }
 
         /// The digest fetched once; nil if this OpenSSL has no such digest.
-        fileprivate var digest: FetchedDigest? {
+        fileprivate var digest: FetchedAlgorithm? {
             switch self {
-            case .sha1: FetchedDigest.sha1
-            case .sha256: FetchedDigest.sha256
+            case .sha1: FetchedAlgorithm.sha1
+            case .sha256: FetchedAlgorithm.sha256
             }
         }
 
@@ -62,7 +62,7 @@ public enum HMAC {
         into output: UnsafeMutableRawBufferPointer
     ) throws(CryptoError) {
         assert(output.count >= algorithm.outputLength, "HMAC output buffer too small")
-        guard let digest = algorithm.digest?.digest, let context = EVP_MD_CTX_new() else {
+        guard let digest = algorithm.digest?.pointer, let context = EVP_MD_CTX_new() else {
             throw CryptoError.fromOpenSSL("EVP_MD_CTX_new(\(algorithm.name))")
         }
         defer { EVP_MD_CTX_free(context) }
@@ -139,25 +139,5 @@ public enum HMAC {
     /// HMAC-SHA256.
     public static func sha256(key: some ContiguousBytes, message: some ContiguousBytes) throws(CryptoError) -> [UInt8] {
         try authenticationCode(.sha256, key: key, message: message)
-    }
-}
-
-/// A digest fetched once (`EVP_MD_fetch`) and kept for the life of the process, so that no call looks it up by name.
-///
-/// `@unchecked Sendable`: an `EVP_MD` is immutable after the fetch and OpenSSL allows it to be used from
-/// several threads at once. It lives as long as the process (a static), so it is never freed.
-final class FetchedDigest: @unchecked Sendable {
-    let digest: OpaquePointer
-
-    static let sha1 = FetchedDigest(name: "SHA1")
-    static let sha256 = FetchedDigest(name: "SHA256")
-
-    private init?(name: String) {
-        guard let digest = EVP_MD_fetch(nil, name, nil) else { return nil }
-        self.digest = digest
-    }
-
-    deinit {
-        EVP_MD_free(digest)
     }
 }
