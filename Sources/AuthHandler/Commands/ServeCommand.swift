@@ -9,7 +9,7 @@ public enum ServeCommand {
     /// Loads the config, builds the service, serves until SIGINT/SIGTERM (reloading on SIGHUP), then drains and stops.
     public static func run(_ options: ServeOptions, context: CommandContext) async -> AuthHandlerExitCode {
         // First, so that a SIGHUP while starting is a reload later rather than the end of the process.
-        let reloads = ReloadSignals()
+        let reloads = TerminationSignals([SIGHUP])
         let log = EventLog(syslogPrefix: EventLog.writesToJournal(environment: context.environment))
         let environment = SecretEnvironment(variables: context.environment)
         let config: AuthHandlerConfig

@@ -26,7 +26,7 @@ final class ServeLifecycle: Sendable {
 
     /// `READY=1` (every listener accepts and the store is open once `RunningService.start` returned), then the
     /// watchdog pings when `watchdogInterval` is set, and a reload for each SIGHUP.
-    func begin(reloads: ReloadSignals, watchdogInterval: Duration?) {
+    func begin(reloads: TerminationSignals, watchdogInterval: Duration?) {
         notifier?.notify(.ready(status: running.status), log: log)
         var started: [Task<Void, Never>] = []
         if let notifier, let watchdogInterval {
@@ -45,7 +45,7 @@ final class ServeLifecycle: Sendable {
         }
         started.append(
             Task {
-                for await _ in reloads.requests {
+                for await _ in reloads.events {
                     if Task.isCancelled { return }
                     self.reload()
                 }

@@ -1,10 +1,12 @@
 import Dispatch
 import Foundation
 
-/// SIGINT and SIGTERM (and any other signals given) as an async event, for a graceful stop.
+/// SIGINT and SIGTERM (or the signals given) as async events: for a graceful stop, and (`[SIGHUP]`, the convention
+/// systemd.service(5) assumes for `ExecReload=kill -HUP $MAINPID`) for a reload.
 ///
 /// The default action (terminate at once) is turned off first, as `DispatchSource.makeSignalSource`
-/// requires; create this before binding sockets so that no signal is lost in between.
+/// requires; create this before binding sockets so that no signal is lost in between (a SIGHUP while starting is
+/// then a reload later, not the end of the process). Several signals before the next is taken count as one.
 ///
 /// `@unchecked Sendable`: the sources are created in `init`, never mutated, and only cancelled in `deinit`;
 /// dispatch sources are thread-safe objects.
@@ -30,7 +32,10 @@ public final class TerminationSignals: @unchecked Sendable {
         continuation.finish()
     }
 
-    /// Returns when the first SIGINT or SIGTERM arrives, with its number.
+    /// Every signal taken, in order (one consumer).
+    public var events: AsyncStream<Int32> { stream }
+
+    /// Returns when the first of the signals arrives, with its number.
     public func next() async -> Int32? {
         for await number in stream { return number }
         return nil
