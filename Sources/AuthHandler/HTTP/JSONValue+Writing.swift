@@ -46,7 +46,8 @@ extension JSONValue {
         }
     }
 
-    private static func write(string: String, to bytes: inout [UInt8]) {
+    /// `string` as a JSON string (RFC 8259 §7): quotes, backslashes and control characters escaped, the rest as is.
+    static func write(string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var text = string
         text.withUTF8 { utf8 in

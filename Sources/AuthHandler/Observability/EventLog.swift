@@ -108,21 +108,23 @@ public struct EventLog: Sendable {
     /// Fields whose values are written as JSON numbers when they are whole numbers.
     static let numericFields: Set<String> = ["latency_ms"]
 
-    /// One JSON object, members in order; values pass the same replacement as logfmt's (``sanitized(_:)``) and are
-    /// then escaped by `JSONEncoder` (RFC 8259 §7).
+    /// One JSON object, members in order; names and values pass the same replacement as logfmt's
+    /// (``sanitized(_:)``) and are then escaped as JSON strings (`JSONValue.write(string:to:)`, RFC 8259 §7).
     static func jsonObject(_ members: [(String, String)]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        func string(_ text: String) -> String {
-            // Encoding a String cannot fail; an empty string stands in should it ever.
-            (try? encoder.encode(sanitized(text))).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-        }
-        let body = members.map { key, value in
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        for (index, (key, value)) in members.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.write(string: sanitized(key), to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
             // Re-rendered, so that "+3" or "007" cannot put an invalid JSON number on the line.
-            let number = numericFields.contains(key) ? Int(value).map(String.init) : nil
-            return string(key) + ":" + (number ?? string(value))
+            if numericFields.contains(key), let number = Int(value) {
+                bytes.append(contentsOf: String(number).utf8)
+            } else {
+                JSONValue.write(string: sanitized(value), to: &bytes)
+            }
         }
-        return "{" + body.joined(separator: ",") + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `value` with every character that could end or disguise a line (``isLineBreaking(_:)``) replaced by a space.
