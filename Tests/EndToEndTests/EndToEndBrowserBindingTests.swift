@@ -283,16 +283,10 @@ struct EndToEndBrowserBindingTests {
             }
             // What the IdP saw: the PKCE verifiers (token requests) and the nonces (authorization requests).
             let requests = try await e2e.get(e2e.idpURL + "/__fake/requests").json?.arrayValue ?? []
-            for request in requests {
-                let text = String(describing: request)
-                for name in ["code_verifier", "nonce"] {
-                    guard let range = text.range(of: name + "=") else { continue }
-                    let value = text[range.upperBound...].prefix {
-                        $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_"
-                    }
-                    if value.count >= 32 { secrets.insert(String(value)) }
-                }
-            }
+            let seen = EndToEnd.verifiersAndNonces(in: requests)
+            #expect(
+                seen.verifiers > 0 && seen.nonces > 0, "the IdP's requests gave no verifier or no nonce to look for")
+            secrets.formUnion(seen.values)
             let path = e2e.directory.appendingPathComponent("state.sqlite").path
             func fileBytes() -> Data {
                 let main = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()

@@ -289,6 +289,22 @@ final class EndToEnd: Sendable {
         #expect(response.status == 200, "queueing \(json) answered \(response.status)")
     }
 
+    /// The PKCE verifiers (token requests) and nonces (authorization requests) in the fake IdP's request list
+    /// (`GET /__fake/requests`), to look for where they must not be; with how many of each were found.
+    static func verifiersAndNonces(in requests: [JSONValue]) -> (values: Set<String>, verifiers: Int, nonces: Int) {
+        var values: Set<String> = []
+        var counts = ["code_verifier": 0, "nonce": 0]
+        for request in requests {
+            let text = String(describing: request)
+            for name in counts.keys {
+                guard let range = text.range(of: name + "=") else { continue }
+                let value = text[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+                if value.count >= 32, values.insert(String(value)).inserted { counts[name, default: 0] += 1 }
+            }
+        }
+        return (values, counts["code_verifier", default: 0], counts["nonce", default: 0])
+    }
+
     /// The hidden fields and action of the fake IdP's auto-submitting form_post page.
     static func autoSubmitForm(_ response: HTTPResponse) -> (action: String, fields: [URLFormField])? {
         let html = String(decoding: response.body, as: UTF8.self)

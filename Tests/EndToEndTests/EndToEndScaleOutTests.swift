@@ -201,16 +201,10 @@ struct EndToEndScaleOutTests {
             // What the IdP saw: the PKCE verifiers (token requests) and the nonces (authorization requests).
             let requests = try await cluster.client.send(
                 HTTPRequest(method: "GET", url: cluster.idpURL + "/__fake/requests"))
-            for request in requests.json?.arrayValue ?? [] {
-                let text = String(describing: request)
-                for name in ["code_verifier", "nonce"] {
-                    guard let range = text.range(of: name + "=") else { continue }
-                    let value = text[range.upperBound...].prefix {
-                        $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_"
-                    }
-                    if value.count >= 32 { secrets.insert(String(value)) }
-                }
-            }
+            let seen = EndToEnd.verifiersAndNonces(in: requests.json?.arrayValue ?? [])
+            #expect(
+                seen.verifiers > 0 && seen.nonces > 0, "the IdP's requests gave no verifier or no nonce to look for")
+            secrets.formUnion(seen.values)
             let unredeemed = try cluster.redis.dump()
             for (browser, code) in results {
                 let redemption = try await browser.redeem(code, at: cluster.instances[0].url)
