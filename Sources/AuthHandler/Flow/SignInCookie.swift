@@ -56,13 +56,11 @@ package struct SignInCookie: Sendable, Equatable {
         var seen: Set<String> = []
         var cookies: [(name: String, value: String)] = []
         for header in cookieHeaders {
-            for pair in header.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " || $0 == "\t" }
-                guard let equals = trimmed.firstIndex(of: "=") else { continue }
-                let name = String(trimmed[..<equals])
+            forEachPair(in: header) { nameBytes, value in
+                let name = String(decoding: nameBytes, as: UTF8.self)
                 guard name.hasPrefix(namePrefix) || name.hasPrefix("__Host-" + namePrefix), seen.insert(name).inserted
-                else { continue }
-                cookies.append((name, String(trimmed[trimmed.index(after: equals)...])))
+                else { return }
+                cookies.append((name, String(decoding: value, as: UTF8.self)))
             }
         }
         return cookies
@@ -70,42 +68,37 @@ package struct SignInCookie: Sendable, Equatable {
 
     /// Every value of the cookie `name` in the request's `Cookie` header fields (RFC 6265 §5.4: `a=b; c=d`).
     package static func values(named name: String, in cookieHeaders: [String]) -> [String] {
+        let wanted = Array(name.utf8)
         var values: [String] = []
         for header in cookieHeaders {
-            if header.utf8.allSatisfy({ $0 < 0x80 }) {
-                asciiValues(named: name, in: header, into: &values)
-                continue
-            }
-            for pair in header.split(separator: ";") {
-                let trimmed = pair.drop { $0 == " " || $0 == "\t" }
-                guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
-                values.append(String(trimmed[trimmed.index(after: equals)...]).trimmingCharacters(in: .whitespaces))
+            forEachPair(in: header) { name, value in
+                if name.elementsEqual(wanted) { values.append(String(decoding: value, as: UTF8.self)) }
             }
         }
         return values
     }
 
-    /// `values(named:in:)` for a header of ASCII text, on its bytes. In ASCII a Character is one byte (or CR LF,
-    /// which the listener refuses in a header value) and the only whitespace is space and tab, so the pairs, names and
-    /// values are the same; what it saves is grapheme breaking and a `CharacterSet` trim of every value, which made
-    /// reading the cookie a measurable part of a callback (BENCHMARKS.md).
-    private static func asciiValues(named name: String, in header: String, into values: inout [String]) {
+    /// Calls `body` with the name and value bytes of each `name=value` pair of a `Cookie` header (RFC 6265 §5.4),
+    /// blanks (space, tab) trimmed around the name's start and the value. On the header's UTF-8 bytes: `;`, `=`,
+    /// space and tab are single bytes that never occur inside a multi-byte sequence, so this is right for any
+    /// header, without the grapheme breaking and `CharacterSet` trims that made reading the cookie a measurable part
+    /// of a callback (BENCHMARKS.md).
+    private static func forEachPair(
+        in header: String, _ body: (_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Void
+    ) {
         let bytes = Array(header.utf8)
-        let nameBytes = Array(name.utf8)
         let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         var start = 0
         while start < bytes.count {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
             var first = start
             while first < end, isBlank(bytes[first]) { first += 1 }
-            if let equals = bytes[first..<end].firstIndex(of: UInt8(ascii: "=")),
-                bytes[first..<equals].elementsEqual(nameBytes)
-            {
+            if let equals = bytes[first..<end].firstIndex(of: UInt8(ascii: "=")) {
                 var valueStart = equals + 1
                 var valueEnd = end
                 while valueStart < valueEnd, isBlank(bytes[valueStart]) { valueStart += 1 }
                 while valueEnd > valueStart, isBlank(bytes[valueEnd - 1]) { valueEnd -= 1 }
-                values.append(String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self))
+                body(bytes[first..<equals], bytes[valueStart..<valueEnd])
             }
             start = end + 1
         }
