@@ -59,7 +59,8 @@ public enum SecureRandom {
 /// parameter queries, a fork check) whatever its length, more than the HMAC of an OAuth 1.0a signature;
 /// a 4 KiB draw costs about 3 µs. The bytes are the DRBG's own output (RFC 4086 §6.3): only the number of
 /// calls changes. Each byte is wiped from the pool as it is handed out. A forked child never hands out
-/// the parent's bytes: the pool remembers the process it was filled in and refills when that changes.
+/// the parent's bytes: a pthread_atfork(3) child handler counts forks, and the pool refills when the count it was
+/// filled under is not the current one (no getpid(2) system call per draw).
 private final class RandomPool: Sendable {
     static let shared = RandomPool()
     /// Draws larger than this bypass the pool.
@@ -70,24 +71,28 @@ private final class RandomPool: Sendable {
         var bytes = [UInt8](repeating: 0, count: RandomPool.blockSize)
         /// The first byte not yet handed out; `blockSize` when the pool is empty.
         var next = RandomPool.blockSize
-        /// The process that filled the pool.
-        var owner: pid_t = 0
+        /// `forkCount` when the pool was filled; -1 before the first fill.
+        var filledAt = -1
     }
 
     private let state = Mutex(State())
 
+    private init() {
+        pthread_atfork(nil, nil, { forkCount.add(1, ordering: .relaxed) })
+    }
+
     /// Fills `buffer` (at most `largestDraw` bytes) from the pool, refilling it first when it runs short.
     func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CryptoError) {
-        let process = getpid()
         let filled = state.withLock { state in
             Result { () throws(CryptoError) in
-                if state.owner != process || state.next + buffer.count > state.bytes.count {
+                let forks = forkCount.load(ordering: .relaxed)
+                if state.filledAt != forks || state.next + buffer.count > state.bytes.count {
                     let refilled = state.bytes.withUnsafeMutableBytes { pool in
                         Result { () throws(CryptoError) in try SecureRandom.drawFromOpenSSL(pool) }
                     }
                     try refilled.get()
                     state.next = 0
-                    state.owner = process
+                    state.filledAt = forks
                 }
                 let start = state.next
                 state.bytes.withUnsafeMutableBytes { pool in
@@ -101,3 +106,6 @@ private final class RandomPool: Sendable {
         try filled.get()
     }
 }
+
+/// How many times this process has forked since the pool existed (in each child, one more than its parent saw).
+private let forkCount = Atomic<Int>(0)
