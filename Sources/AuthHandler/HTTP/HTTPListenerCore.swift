@@ -453,22 +453,8 @@ final class HTTPListenerCore: @unchecked Sendable {
         let bytes = Array(value.utf8)
         var index = 0
         // unreserved / sub-delims (RFC 3986 §2.2–2.3); "%" is checked separately as pct-encoded.
-        let isNameByte: (UInt8) -> Bool = { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default: "-._~!$&'()*+,;=".utf8.contains(byte)
-            }
-        }
-        let isHex: (UInt8) -> Bool = { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default: false
-            }
-        }
+        let isNameByte = { (byte: UInt8) in RFC3986.isUnreserved(byte) || "!$&'()*+,;=".utf8.contains(byte) }
+        let isHex = { (byte: UInt8) in RFC3986.hexValue(byte) != nil }
         if bytes.first == UInt8(ascii: "[") {
             // IP-literal: IPv6address or IPvFuture, whose characters are all name bytes or ":".
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,
