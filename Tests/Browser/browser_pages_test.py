@@ -22,8 +22,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
-import traceback
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -236,47 +234,9 @@ CASES = [test_error_page, test_picker_and_sign_in_through_it, test_once_done_pag
 
 def main():
     selected = [case for case in CASES if len(sys.argv) < 2 or any(name in case.__name__ for name in sys.argv[1:])]
-    passed = failed = 0
-    servers = BrandedServers()
-    began = time.monotonic()
-    try:
-        try:
-            servers.start()
-            setup_error = None
-        except Exception as error:
-            setup_error = "%s: %s" % (type(error).__name__, error)
-        for test in selected:
-            started = time.monotonic()
-            if setup_error:
-                failed += 1
-                print("FAIL %s: the servers did not start: %s" % (test.__name__, setup_error), flush=True)
-                continue
-            case = PagesCase(servers)
-            error = None
-            try:
-                test(case)
-            except TestFailure as failure:
-                error = str(failure)
-            except Exception as unexpected:
-                message = getattr(unexpected, "msg", None) or str(unexpected)
-                frames = traceback.format_tb(unexpected.__traceback__)
-                error = "%s: %s\n%s" % (type(unexpected).__name__, message.strip(),
-                                        "".join(frame for frame in frames if __file__ in frame).rstrip())
-            finally:
-                case.close()
-            took = time.monotonic() - started
-            if error:
-                failed += 1
-                print("FAIL %s (%.1f s): %s" % (test.__name__, took, error), flush=True)
-                print(servers.failure_context(), flush=True)
-            else:
-                passed += 1
-                print("ok   %s (%.1f s)" % (test.__name__, took), flush=True)
-    finally:
-        servers.stop()
-    print("page tests took %.1f s; screenshots in %s" % (time.monotonic() - began, ARTIFACTS), flush=True)
-    print("%d passed, %d failed" % (passed, failed), flush=True)
-    return 1 if failed or not selected else 0
+    status = base.run_cases(selected, BrandedServers(), PagesCase, label="page tests")
+    print("screenshots in %s" % ARTIFACTS, flush=True)
+    return status
 
 
 if __name__ == "__main__":
