@@ -152,7 +152,9 @@ struct EndToEndOnceTests {
             #expect(pageURL.contains("/__/auth/done?code="))
             #expect(page.status == 200)
             let html = String(decoding: page.body, as: UTF8.self)
-            #expect(html.contains("Signed in; you can close this window"))
+            #expect(html.contains("<h1>Signed in</h1>"), "no branding in the config: no product name")
+            #expect(html.contains("You signed in with Google. The result is in your terminal."))
+            #expect(html.contains("You can close this window and return to your terminal."))
             #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
 
             let result = try #require(JSONValue.parse(Array(run.standardOutput.utf8)), "\(run.standardOutput)")
