@@ -46,7 +46,7 @@ struct ServicePagesTests {
         #expect(explanation?.contains("allowedRedirectURLs") == false)
         #expect(
             Self.between(#"<p id="next-step" class="next">"#, "</p>", in: html)
-                == "Go back to the app and start the sign-in again.")
+                == "Go back to the app and try signing in again.")
         #expect(
             Self.between("<summary>Technical details</summary>\n", "</details>", in: html)
                 == #"<p id="error-message">redirectUrl is not in allowedRedirectURLs</p>"# + "\n")

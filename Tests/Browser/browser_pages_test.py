@@ -121,7 +121,7 @@ def test_error_page(case):
     code = main.find_element(By.ID, "error-code").text
     check(code == "unauthorized-redirect-url", "the error code shown is %r" % code)
     next_step = main.find_element(By.ID, "next-step").text
-    check("start the sign-in again" in next_step, "the next step is %r" % next_step)
+    check("try signing in again" in next_step, "the next step is %r" % next_step)
     check("allowedRedirectURLs" not in main.find_element(By.ID, "error-explanation").text,
           "the text for people carries the developer's message")
 

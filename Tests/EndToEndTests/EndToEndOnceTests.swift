@@ -172,7 +172,9 @@ struct EndToEndOnceTests {
         }
     }
 
-    @Test("the --once port takes only its own sign-in's callback: no start, no /__/auth/result, no other browser")
+    @Test(
+        "the --once port takes only its own sign-in's callback: no start, no picker, no /__/auth/result, no other browser"
+    )
     func onceServesOnlyItsCallback() async throws {
         try await withOnce { harness in
             let run = try harness.google()
@@ -196,6 +198,13 @@ struct EndToEndOnceTests {
                     headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
                     body: Array("code=x".utf8)))
             #expect(redeem.status == 404, "\(redeem.text)")
+            let picker = try await harness.browser.send(
+                HTTPRequest(
+                    method: "GET",
+                    url: base + "/__/auth/signin?redirectUrl="
+                        + FormURLEncoding.percentEncode("http://127.0.0.1:1/__/auth/done"),
+                    headers: json))
+            #expect(picker.status == 404 && picker.errorCode == "not-found", "\(picker.text)")
             // A callback with another state finds no sign-in of this run.
             let forged = try await harness.browser.send(
                 HTTPRequest(method: "GET", url: base + "/__/auth/handler?state=forged&code=x", headers: json))

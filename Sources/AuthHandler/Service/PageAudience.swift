@@ -38,7 +38,7 @@ public struct PageAudience: Sendable {
     /// What to do after a failure.
     var nextStepAfterFailure: String {
         switch starter {
-        case .app: "Go back to the app and start the sign-in again."
+        case .app: "Go back to the app and try signing in again."
         case .terminal: "Return to your terminal; it says what happened. Run the command again to retry."
         }
     }
@@ -59,7 +59,7 @@ extension HandlerError.Code {
         switch self {
         case .invalidRequest, .invalidProvider, .unauthorizedRedirectURL, .unsupportedAuthType,
             .reservedCustomParameter, .methodNotAllowed:
-            "The app asked to sign you in in a way this sign-in service does not accept."
+            "The app sent a sign-in request that this service cannot accept."
         case .invalidState:
             "This sign-in has expired or was already finished, or it was opened in another browser than the one "
                 + "that started it."

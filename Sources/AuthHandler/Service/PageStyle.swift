@@ -20,7 +20,7 @@ enum PageStyle {
         body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:24px 16px;\
         background:var(--page);color:var(--text);\
         font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif}
-        main{width:100%;max-width:26rem;background:var(--card);border:1px solid var(--line);border-radius:16px;\
+        main{width:100%;max-width:28rem;background:var(--card);border:1px solid var(--line);border-radius:16px;\
         padding:32px 28px 24px;box-shadow:var(--shadow)}
         h1{margin:0 0 12px;font-size:1.5rem;line-height:1.25;font-weight:650;letter-spacing:-.01em;\
         overflow-wrap:anywhere}
