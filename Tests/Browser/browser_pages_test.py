@@ -5,10 +5,10 @@ Run with Debian's /usr/bin/python3 (python3-selenium); `make browser-test` build
 browser_signin_test.py, whose servers, browser and sign-in helpers it reuses (the same two loopback sites, the same
 rules: every server on 127.0.0.1:0, nothing beyond loopback, everything stopped at the end).
 
-Each page is looked at 390 px wide (a phone, as a mobile viewport, so `<meta name=viewport>` counts) and 1280 px
-wide, and the error page also in dark mode. The screenshots are kept in ARTIFACTS (default
+Each page is looked at 360 and 390 px wide (phones, as mobile viewports, so `<meta name=viewport>` counts) and
+1280 px wide, and at 390 px in dark mode. The screenshots are kept in ARTIFACTS (default
 .build/test-artifacts/pages/, which git ignores) for a person to look at. For each page and width the test checks
-that the body does not scroll sideways at 390 px, that the title and the heading name the product configured in
+that the body does not scroll sideways at 360 and 390 px, that the title and the heading name the product configured in
 `branding`, that the page is `lang="en"` with one `<main>` and one `<h1>`, and that the embedded stylesheet applied
 (the Content-Security-Policy admits it by hash; a wrong hash would leave the card unstyled). The picker case then
 signs in through it: it clicks `a[data-provider-id="google.com"]`, approves at the fake IdP and lands on the app
@@ -30,7 +30,7 @@ from browser_signin_test import BINARY, STEP_TIMEOUT, TestFailure, check  # noqa
 
 PRODUCT = "Acme Notes"
 ARTIFACTS = os.environ.get("AUTH_HANDLER_TEST_ARTIFACTS", os.path.join(base.REPO, ".build", "test-artifacts", "pages"))
-WIDTHS = [(390, 844, True), (1280, 800, False)]  # width, height, mobile
+WIDTHS = [(360, 740, True), (390, 844, True), (1280, 800, False)]  # width, height, mobile
 
 
 class BrandedServers(base.Servers):

@@ -22,6 +22,7 @@ enum PageStyle {
         font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Helvetica Neue",Arial,sans-serif}
         main{width:100%;max-width:28rem;background:var(--card);border:1px solid var(--line);border-radius:16px;\
         padding:32px 28px 24px;box-shadow:var(--shadow)}
+        @media (max-width:400px){body{padding:16px 12px}main{padding:28px 20px 20px}}
         h1{margin:0 0 12px;font-size:1.5rem;line-height:1.25;font-weight:650;letter-spacing:-.01em;\
         overflow-wrap:anywhere}
         p{margin:0 0 12px;overflow-wrap:anywhere}
