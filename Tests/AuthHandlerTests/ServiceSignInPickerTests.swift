@@ -102,6 +102,11 @@ struct ServiceSignInPickerTests {
         [("redirectUrl", redirect), ("resultChallenge", challenge), ("customParameters", #"{"a b":"x"}"#)],
         [("redirectUrl", redirect)],
         [("redirectUrl", redirect), ("resultChallenge", "short")],
+        // Valid scopes, but a pending sign-in too large for its cookie.
+        [
+            ("redirectUrl", redirect), ("resultChallenge", challenge),
+            ("scopes", (0..<60).map { "scope-\($0)-" + String(repeating: "s", count: 56) }.joined(separator: ",")),
+        ],
     ]
 
     @Test(arguments: badRequests.indices)

@@ -36,14 +36,34 @@ extension SignInFlow {
         var choices: [PickerChoice] = []
         for provider in offered {
             let start = [URLFormField(name: "providerId", value: provider.id)] + carried
-            // The start's own checks, in the start's order: a picker never offers a start that would be refused.
-            _ = try StartRequest(fields: start, flow: self)
+            // The start's own checks, in the start's order, then its cookie's size: a picker never offers a start that
+            // would be refused before it reaches the provider.
+            _ = try pendingCookie(projectedSession(try StartRequest(fields: start, flow: self)))
             choices.append(
                 PickerChoice(
                     providerID: provider.id, displayName: provider.displayName,
                     startQuery: FormURLEncoding.encode(start)))
         }
         return choices
+    }
+
+    /// The pending sign-in `request`'s start would seal, its random values at their real lengths (base64url of 32
+    /// bytes). OAuth 1.0a's request token and secret come from the provider, so they are taken at their shortest: the
+    /// picker may let through a start that its provider's long token then makes too large, never the other way round.
+    private func projectedSession(_ request: StartRequest) -> PendingSession {
+        var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
+        let random = String(repeating: "A", count: 43)
+        switch request.provider.protocolKind {
+        case .oauth1:
+            session.requestToken = "A"
+            session.requestTokenSecret = ""
+        case .oauth2, .oidc:
+            session.state = random
+            session.codeVerifier = random
+            session.scopes = request.providerScopes
+            if request.provider.protocolKind == .oidc { session.nonce = random }
+        }
+        return session
     }
 
     /// The providers `providers=` lists, in its order and each once; every configured one, by name, without it.
