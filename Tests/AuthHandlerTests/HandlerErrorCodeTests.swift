@@ -31,12 +31,14 @@ struct HandlerErrorCodeTests {
     }
 
     @Test func jsonAndHTMLCarryTheRawValue() throws {
-        let json = ResponseRendering.error(HandlerError(.invalidState, "start again"), accept: "application/json")
+        let audience = PageAudience(productName: nil, starter: .app)
+        let json = ResponseRendering.error(
+            HandlerError(.invalidState, "start again"), accept: "application/json", audience: audience)
         #expect(json.status == 400)
         #expect(
             String(decoding: json.body, as: UTF8.self) == #"{"error":{"code":"invalid-state","message":"start again"}}"#
         )
-        let html = ResponseRendering.error(HandlerError(.internalError, "x"), accept: nil)
+        let html = ResponseRendering.error(HandlerError(.internalError, "x"), accept: nil, audience: audience)
         #expect(html.status == 500)
         #expect(String(decoding: html.body, as: UTF8.self).contains(#"<code id="error-code">internal-error</code>"#))
     }

@@ -592,10 +592,9 @@ CASES = [
 ]
 
 
-def main():
-    selected = [case for case in CASES if len(sys.argv) < 2 or any(name in case.__name__ for name in sys.argv[1:])]
+def run_cases(cases, servers, case_class=Case, label="browser tests"):
+    """Starts `servers`, runs each case with a fresh `case_class`, stops everything; returns the exit status."""
     passed = failed = 0
-    servers = Servers()
     began = time.monotonic()
     try:
         try:
@@ -605,13 +604,13 @@ def main():
             setup_error = str(error)
         except Exception as error:
             setup_error = "%s: %s" % (type(error).__name__, error)
-        for test in selected:
+        for test in cases:
             started = time.monotonic()
             if setup_error:
                 failed += 1
                 print("FAIL %s: the servers did not start: %s" % (test.__name__, setup_error), flush=True)
                 continue
-            case = Case(servers)
+            case = case_class(servers)
             error = None
             try:
                 test(case)
@@ -622,7 +621,7 @@ def main():
                 message = getattr(unexpected, "msg", None) or str(unexpected)
                 frames = traceback.format_tb(unexpected.__traceback__)
                 error = "%s: %s\n%s" % (type(unexpected).__name__, message.strip(),
-                                        "".join(frame for frame in frames if __file__ in frame).rstrip())
+                                        "".join(frame for frame in frames if "Tests/Browser/" in frame).rstrip())
             finally:
                 cookies = case.close()
             took = time.monotonic() - started
@@ -637,9 +636,14 @@ def main():
                 print("  Set-Cookie names seen: %s" % cookies, flush=True)
     finally:
         servers.stop()
-    print("browser tests took %.1f s" % (time.monotonic() - began), flush=True)
+    print("%s took %.1f s" % (label, time.monotonic() - began), flush=True)
     print("%d passed, %d failed" % (passed, failed), flush=True)
-    return 1 if failed or not selected else 0
+    return 1 if failed or not cases else 0
+
+
+def main():
+    selected = [case for case in CASES if len(sys.argv) < 2 or any(name in case.__name__ for name in sys.argv[1:])]
+    return run_cases(selected, Servers())
 
 
 def _terminated(signum, frame):

@@ -152,7 +152,9 @@ struct EndToEndOnceTests {
             #expect(pageURL.contains("/__/auth/done?code="))
             #expect(page.status == 200)
             let html = String(decoding: page.body, as: UTF8.self)
-            #expect(html.contains("Signed in; you can close this window"))
+            #expect(html.contains("<h1>Signed in</h1>"), "no branding in the config: no product name")
+            #expect(html.contains("You signed in with Google. The result is in your terminal."))
+            #expect(html.contains("You can close this window and return to your terminal."))
             #expect(page.headers["Content-Security-Policy"]?.contains("frame-ancestors 'none'") == true)
 
             let result = try #require(JSONValue.parse(Array(run.standardOutput.utf8)), "\(run.standardOutput)")
@@ -170,7 +172,9 @@ struct EndToEndOnceTests {
         }
     }
 
-    @Test("the --once port takes only its own sign-in's callback: no start, no /__/auth/result, no other browser")
+    @Test(
+        "the --once port takes only its own sign-in's callback: no start, no picker, no /__/auth/result, no other browser"
+    )
     func onceServesOnlyItsCallback() async throws {
         try await withOnce { harness in
             let run = try harness.google()
@@ -180,14 +184,16 @@ struct EndToEndOnceTests {
             let redirectURI = try #require(query.first(named: "redirect_uri"))
             let base = String(redirectURI.dropLast("/__/auth/handler".count))
             let json: HTTPHeaders = ["Accept": "application/json"]
+            let donePage = FormURLEncoding.percentEncode("http://127.0.0.1:1/__/auth/done")
             let start = try await harness.browser.send(
                 HTTPRequest(
-                    method: "GET",
-                    url: base + "/__/auth/handler?providerId=google.com&redirectUrl="
-                        + FormURLEncoding.percentEncode("http://127.0.0.1:1/__/auth/done"),
+                    method: "GET", url: base + "/__/auth/handler?providerId=google.com&redirectUrl=" + donePage,
                     headers: json))
             #expect(start.status == 404, "\(start.text)")
             #expect(start.errorCode == "not-found")
+            let picker = try await harness.browser.send(
+                HTTPRequest(method: "GET", url: base + "/__/auth/signin?redirectUrl=" + donePage, headers: json))
+            #expect(picker.status == 404 && picker.errorCode == "not-found", "\(picker.text)")
             let redeem = try await harness.browser.send(
                 HTTPRequest(
                     method: "POST", url: base + "/__/auth/result",

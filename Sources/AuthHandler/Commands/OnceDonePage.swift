@@ -35,8 +35,10 @@ final class OnceDonePage: Sendable {
     /// The route.
     func respond(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         let accept = request.headers["Accept"]
+        let audience = PageAudience(productName: flow.settings.productName, starter: .terminal)
         guard request.method == "GET" else {
-            return ResponseRendering.error(HandlerError(.methodNotAllowed, "use GET"), accept: accept)
+            return ResponseRendering.error(
+                HandlerError(.methodNotAllowed, "use GET"), accept: accept, audience: audience)
         }
         let fields = request.queryItems
         // Only the browser coming back from this run's sign-in knows the eventId; anything else is ignored.
@@ -46,21 +48,26 @@ final class OnceDonePage: Sendable {
             return ResponseRendering.error(
                 HandlerError(
                     .invalidRequest, "this page only takes the result of the sign-in this auth-handler --once started"),
-                accept: accept)
+                accept: accept, audience: audience)
         }
         let error = fields.first(named: "error")
         let code = fields.first(named: "code")
         guard error != nil || code != nil else {
             return ResponseRendering.error(
-                HandlerError(.invalidRequest, "neither code nor error is given"), accept: accept)
+                HandlerError(.invalidRequest, "neither code nor error is given"), accept: accept, audience: audience)
         }
         guard claim() else {
             return .html(
-                Self.page(
-                    title: "Already finished", text: "This sign-in has already finished; you can close this window."))
+                HTMLPage(
+                    heading: "This sign-in has already finished",
+                    content: HTMLPage.paragraph(
+                        "Its result went to your terminal. You can close this window.", id: "outcome", class: "next")
+                ).render())
         }
         if let error {
-            return failed(error: error, description: fields.first(named: "error_description") ?? "", accept: accept)
+            return failed(
+                error: error, description: fields.first(named: "error_description") ?? "", accept: accept,
+                audience: audience)
         }
         var form = [URLFormField(name: "code", value: code ?? ""), URLFormField(name: "verifier", value: verifier)]
         if let idToken { form.append(URLFormField(name: "idToken", value: idToken)) }
@@ -74,25 +81,22 @@ final class OnceDonePage: Sendable {
                         .providerError, message: "the result could not be encoded; report this as a bug", document: nil)
                 )
                 return ResponseRendering.error(
-                    HandlerError(.internalError, "the result could not be encoded"), accept: accept)
+                    HandlerError(.internalError, "the result could not be encoded"), accept: accept,
+                    audience: audience)
             }
             finish(.signedIn(result: Array(body)))
-            return .html(
-                Self.page(
-                    title: "Signed in",
-                    text: "Signed in; you can close this window.",
-                    detail: "\(providerID) sign-in complete; the result is in your terminal."))
+            return .html(Self.signedInPage(providerName: flow.providers[providerID]?.displayName, audience: audience))
         } catch {
             finish(
                 .failed(
                     .providerError, message: Self.redemptionMessage(error, providerID: providerID),
                     document: Self.errorDocument(error)))
-            return ResponseRendering.error(error, accept: accept)
+            return ResponseRendering.error(error, accept: accept, audience: audience)
         }
     }
 
     /// The handler sent the browser back with `error=`: `user-cancelled` exits 1, anything else 2.
-    private func failed(error: String, description: String, accept: String?) -> ServerResponse {
+    private func failed(error: String, description: String, accept: String?, audience: PageAudience) -> ServerResponse {
         let code = SignInFlow.safeErrorCode(error)
         let detail = Self.printable(description)
         let known = HandlerError.Code(rawValue: code)
@@ -105,9 +109,10 @@ final class OnceDonePage: Sendable {
         let status = cancelled ? 403 : 502
         guard let known else {
             // Not a code the handler sends: the URL was edited by hand. Shown as it came, like any other.
-            return ResponseRendering.error(status: status, echoedCode: code, message: detail, accept: accept)
+            return ResponseRendering.error(
+                status: status, echoedCode: code, message: detail, accept: accept, audience: audience)
         }
-        return ResponseRendering.error(HandlerError(known, detail, status: status), accept: accept)
+        return ResponseRendering.error(HandlerError(known, detail, status: status), accept: accept, audience: audience)
     }
 
     /// True for the first request that may end the run.
@@ -154,15 +159,17 @@ final class OnceDonePage: Sendable {
         return String(kept)
     }
 
-    /// A small page; every text is escaped.
-    static func page(title: String, text: String, detail: String? = nil) -> String {
-        let extra = detail.map { "\n<p>\(ResponseRendering.htmlEscape($0))</p>" } ?? ""
-        return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(ResponseRendering.htmlEscape(title))</title></head>
-            <body><h1>\(ResponseRendering.htmlEscape(title))</h1>
-            <p id="outcome">\(ResponseRendering.htmlEscape(text))</p>\(extra)
-            </body></html>
-            """
+    /// The page that ends a sign-in that worked; it names the provider, never a token.
+    static func signedInPage(providerName: String?, audience: PageAudience) -> String {
+        let outcome =
+            providerName.map { "You signed in with \($0). The result is in your terminal." }
+            ?? "The result is in your terminal."
+        return HTMLPage(
+            heading: audience.successHeading(), tone: .success,
+            content: [
+                HTMLPage.paragraph(outcome, id: "outcome", class: "lead"),
+                HTMLPage.paragraph(audience.nextStepAfterSuccess, id: "next-step", class: "next"),
+            ].joined(separator: "\n")
+        ).render()
     }
 }

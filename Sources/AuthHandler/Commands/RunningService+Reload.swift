@@ -45,9 +45,9 @@ extension RunningService {
             + (providers.isEmpty ? "none" : providers.joined(separator: ", "))
     }
 
-    /// Applies a re-read config to new requests: providers, allowed redirect URLs, backend, rate limits, state keys,
-    /// `requireResultChallenge`, TTLs and timeouts. Requests in flight finish on the flow they started with; the
-    /// listening sockets, the store, the HTTP client and the metrics stay.
+    /// Applies a re-read config to new requests: providers (and their display names), allowed redirect URLs, backend,
+    /// rate limits, state keys, `requireResultChallenge`, TTLs, timeouts and `branding`. Requests in flight finish on
+    /// the flow they started with; the listening sockets, the store, the HTTP client and the metrics stay.
     ///
     /// Refused, changing nothing, when `config` changes what only a restart can: `listen` (unless systemd passed the
     /// sockets, when it is ignored anyway), `store`, or `publicURL` (the redirect URI registered with every IdP and

@@ -254,7 +254,7 @@ public final class RunningService: Sendable {
             sessionTTL: TimeInterval(config.sessionTTLSeconds), resultTTL: TimeInterval(config.resultTTLSeconds),
             providerTimeout: .seconds(config.providerTimeoutSeconds),
             requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
-            trustedProxies: config.trustedProxies)
+            trustedProxies: config.trustedProxies, productName: config.branding?.name)
         let keptLimiter = previous.flatMap {
             $0.settings.startRateLimit == config.startRateLimit ? $0.startLimiter : nil
         }

@@ -39,6 +39,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var startRateLimit: StartRateLimit
     /// The proxies whose `X-Forwarded-For` names the client (see ``ClientAddress``).
     public var trustedProxies: [IPAddressRange]
+    /// The operator's product name on the pages people see; nil means pages without one (HTTP-API.md §2.11).
+    public var branding: Branding?
 
     /// The default listen address.
     public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]
@@ -59,7 +61,7 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
         backend: BackendConfig = BackendConfig(), providers: [String: ProviderConfig] = [:],
         stateKey: SecretReference? = nil, previousStateKeys: [SecretReference] = [],
         requireResultChallenge: Bool = true,
-        startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = []
+        startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = [], branding: Branding? = nil
     ) {
         self.listen = listen
         self.opsListen = opsListen
@@ -77,6 +79,7 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
         self.requireResultChallenge = requireResultChallenge
         self.startRateLimit = startRateLimit
         self.trustedProxies = trustedProxies
+        self.branding = branding
     }
 
     /// The redirect URI sent to every IdP: `publicURL + "/__/auth/handler"`; nil when publicURL is not set.

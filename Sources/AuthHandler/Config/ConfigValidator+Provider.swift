@@ -69,6 +69,7 @@ extension ConfigValidator {
         provider.teamId = fields["teamId"].flatMap { string($0, at: path.key("teamId")) }
         provider.keyId = fields["keyId"].flatMap { string($0, at: path.key("keyId")) }
         provider.privateKey = fields["privateKey"].flatMap { secret($0, at: path.key("privateKey")) }
+        provider.displayName = fields["displayName"].flatMap { displayText($0, at: path.key("displayName")) }
         if let scopesValue = fields["scopes"] { provider.scopes = scopes(scopesValue, at: path.key("scopes")) }
         if let endpointsValue = fields["endpoints"] {
             provider.endpoints = endpoints(endpointsValue, protocolKind: kind, at: path.key("endpoints"))

@@ -32,6 +32,26 @@ extension ConfigValidator {
         return text
     }
 
+    /// A name shown to people (`branding.name`, a provider's `displayName`): at most
+    /// ``Branding/maximumNameLength`` characters, no control characters, no space at either end.
+    mutating func displayText(_ value: JSONValue, at path: ConfigPath) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        let expected = "expected a name of at most \(Branding.maximumNameLength) characters, such as \"Acme\""
+        if text.count > Branding.maximumNameLength {
+            fail(path, "is \(text.count) characters long; \(expected)")
+            return nil
+        }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            fail(path, "contains a control character (a line break or tab, say); \(expected)")
+            return nil
+        }
+        if text.trimmingCharacters(in: .whitespaces) != text {
+            fail(path, "starts or ends with a space; \(expected)")
+            return nil
+        }
+        return text
+    }
+
     /// A whole number greater than zero, or nil after reporting why not.
     mutating func positiveInteger(
         _ value: JSONValue, at path: ConfigPath, counting unit: String = "seconds"

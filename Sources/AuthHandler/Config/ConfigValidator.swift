@@ -14,15 +14,16 @@ struct ConfigValidator {
     static let topLevelKeys = [
         "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "providerTimeoutSeconds",
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
-        "startRateLimit", "trustedProxies", "opsListen", "logFormat",
+        "startRateLimit", "trustedProxies", "opsListen", "logFormat", "branding",
     ]
     static let storeKeys = ["kind", "path", "url", "password", "keyPrefix"]
     static let startRateLimitKeys = ["perMinute", "burst"]
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
         "protocol", "consumerKey", "consumerSecret", "clientId", "clientSecret", "issuer", "endpoints", "scopes",
-        "signatureMethod", "tokenEndpointAuth", "responseMode", "teamId", "keyId", "privateKey",
+        "signatureMethod", "tokenEndpointAuth", "responseMode", "teamId", "keyId", "privateKey", "displayName",
     ]
+    static let brandingKeys = ["name"]
     static let secretKeys = ["file", "env", "credential"]
 
     init(environment: SecretEnvironment, baseDirectory: String, resolvesSecrets: Bool) {
@@ -52,6 +53,7 @@ struct ConfigValidator {
                     + "cookies; expected a secret reference to 32 random bytes")
         }
         if let value = fields["backend"] { config.backend = backend(value, at: path.key("backend")) }
+        if let value = fields["branding"] { config.branding = branding(value, at: path.key("branding")) }
         if let value = fields["providers"] {
             config.providers = providers(value, at: path.key("providers"))
         } else {
@@ -133,6 +135,16 @@ struct ConfigValidator {
     }
 
     // MARK: - Top-level sections
+
+    /// `branding`: `{"name": ...}`, the product name on the pages people see.
+    private mutating func branding(_ value: JSONValue, at path: ConfigPath) -> Branding? {
+        guard let fields = object(value, at: path, allowedKeys: Self.brandingKeys) else { return nil }
+        guard let nameValue = fields["name"] else {
+            fail(path.key("name"), "required in branding; expected the product name people know, such as \"Acme\"")
+            return nil
+        }
+        return displayText(nameValue, at: path.key("name")).map(Branding.init(name:))
+    }
 
     /// The addresses of `listen` or `opsListen`; nil when the value is not an array.
     private mutating func listen(_ value: JSONValue, at path: ConfigPath) -> [ListenAddress]? {

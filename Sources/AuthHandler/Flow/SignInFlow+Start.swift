@@ -106,8 +106,7 @@ extension SignInFlow {
         } catch {
             throw HandlerError(.internalError, "the random generator failed")
         }
-        var scopes = request.scopes(defaults: provider.defaultScopes)
-        if provider.protocolKind == .oidc, !scopes.contains("openid") { scopes.insert("openid", at: 0) }
+        let scopes = request.providerScopes
         let authorizationRequest = provider.authorizationRequest(
             endpoint: authorization, redirectURI: settings.redirectURI, scopes: scopes, state: state,
             codeChallenge: challenge, nonce: nonce, customParameters: request.customParameters)
@@ -146,6 +145,18 @@ extension SignInFlow {
     private func seal(_ session: PendingSession, location: String, provider: ProviderDescriptor)
         throws(HandlerError) -> StartAnswer
     {
+        let cookie = try pendingCookie(session)
+        let attributes = SignInCookie.Attributes(
+            httpsOrigin: settings.httpsOrigin, crossSitePost: provider.usesFormPost)
+        observer.pendingStarted(expiresAt: session.expiresAt, now: now())
+        return StartAnswer(
+            location: location, setCookie: cookie.setCookie(maxAge: Int(settings.sessionTTL), attributes: attributes),
+            cookiePair: "\(cookie.name)=\(cookie.value)")
+    }
+
+    /// The cookie that carries `session`, sealed under the current state key; a session too large for a cookie is
+    /// refused with `400 invalid-request` (HTTP-API.md §3.1).
+    func pendingCookie(_ session: PendingSession) throws(HandlerError) -> SignInCookie {
         guard let key = session.lookupKey,
             let name = SignInCookie.name(forState: key, httpsOrigin: settings.httpsOrigin)
         else { throw HandlerError(.internalError, "the sign-in state could not be made") }
@@ -155,18 +166,12 @@ extension SignInFlow {
         } catch {
             throw HandlerError(.internalError, "the sign-in state could not be sealed")
         }
-        let cookie = SignInCookie(name: name, value: value)
         guard name.utf8.count + 1 + value.utf8.count <= SignInCookie.maximumLength else {
             throw HandlerError(
                 .invalidRequest,
                 "this sign-in's state does not fit in a 4,000-byte cookie; shorten redirectUrl, eventId or scopes")
         }
-        let attributes = SignInCookie.Attributes(
-            httpsOrigin: settings.httpsOrigin, crossSitePost: provider.usesFormPost)
-        observer.pendingStarted(expiresAt: session.expiresAt, now: now())
-        return StartAnswer(
-            location: location, setCookie: cookie.setCookie(maxAge: Int(settings.sessionTTL), attributes: attributes),
-            cookiePair: "\(name)=\(value)")
+        return SignInCookie(name: name, value: value)
     }
 }
 
@@ -328,6 +333,14 @@ struct StartRequest {
     func scopes(defaults: [String]) -> [String] {
         var scopes = defaults
         for scope in requestedScopes where !scopes.contains(scope) { scopes.append(scope) }
+        return scopes
+    }
+
+    /// The scopes an OAuth 2 or OIDC start sends: ``scopes(defaults:)`` with the provider's, and `openid` first for
+    /// OIDC when they lack it.
+    var providerScopes: [String] {
+        var scopes = scopes(defaults: provider.defaultScopes)
+        if provider.protocolKind == .oidc, !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         return scopes
     }
 

@@ -25,13 +25,16 @@ public final class SignInFlow: Sendable {
         public var trustedProxies: [IPAddressRange]
         /// Request-token calls in flight at once, across all clients; a start beyond it answers 503.
         public var maximumConcurrentProviderCalls: Int
+        /// The operator's product name for the pages people see (HTTP-API.md §2.11 `branding`); nil for none. It
+        /// travels with the flow so that a reload changes it with the rest of the config.
+        public var productName: String?
 
         public init(
             redirectURI: String, redirectPolicy: RedirectURLPolicy, stateKeys: StateKeyRing,
             sessionTTL: TimeInterval = 600, resultTTL: TimeInterval = 120,
             providerTimeout: Duration = .seconds(10), requireResultChallenge: Bool = true,
             startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = [],
-            maximumConcurrentProviderCalls: Int = 64
+            maximumConcurrentProviderCalls: Int = 64, productName: String? = nil
         ) {
             self.redirectURI = redirectURI
             self.redirectPolicy = redirectPolicy
@@ -43,6 +46,7 @@ public final class SignInFlow: Sendable {
             self.startRateLimit = startRateLimit
             self.trustedProxies = trustedProxies
             self.maximumConcurrentProviderCalls = maximumConcurrentProviderCalls
+            self.productName = productName
         }
 
         /// Whether the handler is reached over https: its cookies are then `Secure` and `__Host-` named.

@@ -31,14 +31,15 @@ public struct HTTPServerConfiguration: Sendable {
 
     /// Fields for responses that must not be cached, framed, sniffed or leak a referrer: Cache-Control no-store
     /// (RFC 9111 §5.2.2.5), Referrer-Policy (W3C Referrer Policy §3.1), X-Frame-Options (RFC 7034),
-    /// X-Content-Type-Options (Fetch §3.5) and a CSP that loads nothing but inline styles (CSP Level 3 §6.1.2).
-    /// The service puts the same fields on every response it sends.
+    /// X-Content-Type-Options (Fetch §3.5) and a CSP under which nothing loads, runs or frames the response (CSP
+    /// Level 3 §6.1.2): these responses are plain text. The service puts the same fields on every response it sends,
+    /// its policy admitting the one stylesheet of its pages by hash.
     public static let defaultSecurityHeaders: HTTPHeaders = [
         "Cache-Control": "no-store",
         "Referrer-Policy": "no-referrer",
         "X-Frame-Options": "DENY",
         "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
     ]
 
     public init(

@@ -12,6 +12,9 @@ public struct BuiltInProvider: Sendable {
     public static let facebookGraphVersion = "v26.0"
 
     public let id: String
+    /// The provider's own name, as people know it: the words on its button in the sign-in picker
+    /// (HTTP-API.md §3.6). Only the name is used, never a logo (HTTP-API.md §3.6).
+    public let displayName: String
     public let protocolKind: ProviderConfig.ProtocolKind
     public let endpoints: ProviderEndpoints
     public let scopes: [String]
@@ -45,7 +48,7 @@ public struct BuiltInProvider: Sendable {
     /// Twitter (X) OAuth 1.0a; `oauth/authenticate` signs in an already-authorized user without a prompt,
     /// and the `.twitter` profile mapping reads `verify_credentials` (``ProfileMapper/twitter(_:accessTokenFields:)``).
     public static let twitter = BuiltInProvider(
-        id: "twitter.com", protocolKind: .oauth1,
+        id: "twitter.com", displayName: "X (Twitter)", protocolKind: .oauth1,
         endpoints: ProviderEndpoints(
             requestToken: url("https://api.twitter.com/oauth/request_token"),
             authorize: url("https://api.twitter.com/oauth/authenticate"),
@@ -57,7 +60,7 @@ public struct BuiltInProvider: Sendable {
 
     /// Google, from https://accounts.google.com/.well-known/openid-configuration.
     public static let google = BuiltInProvider(
-        id: "google.com", protocolKind: .oidc,
+        id: "google.com", displayName: "Google", protocolKind: .oidc,
         endpoints: ProviderEndpoints(
             authorization: url("https://accounts.google.com/o/oauth2/v2/auth"),
             token: url("https://oauth2.googleapis.com/token"),
@@ -69,7 +72,7 @@ public struct BuiltInProvider: Sendable {
 
     /// Microsoft identity platform v2.0, `common` tenant: tokens carry their tenant's issuer.
     public static let microsoft = BuiltInProvider(
-        id: "microsoft.com", protocolKind: .oidc,
+        id: "microsoft.com", displayName: "Microsoft", protocolKind: .oidc,
         endpoints: ProviderEndpoints(
             authorization: url("https://login.microsoftonline.com/common/oauth2/v2.0/authorize"),
             token: url("https://login.microsoftonline.com/common/oauth2/v2.0/token"),
@@ -84,7 +87,7 @@ public struct BuiltInProvider: Sendable {
     /// a token endpoint that takes the client secret in the body only, and a client secret that may be
     /// an ES256 JWT signed with the developer's key.
     public static let apple = BuiltInProvider(
-        id: "apple.com", protocolKind: .oidc,
+        id: "apple.com", displayName: "Apple", protocolKind: .oidc,
         endpoints: ProviderEndpoints(
             authorization: url("https://appleid.apple.com/auth/authorize"),
             token: url("https://appleid.apple.com/auth/token"), jwks: url("https://appleid.apple.com/auth/keys")),
@@ -94,7 +97,7 @@ public struct BuiltInProvider: Sendable {
 
     /// Facebook Login (manual flow) and the Graph API `/me`.
     public static let facebook = BuiltInProvider(
-        id: "facebook.com", protocolKind: .oauth2,
+        id: "facebook.com", displayName: "Facebook", protocolKind: .oauth2,
         endpoints: ProviderEndpoints(
             authorization: url("https://www.facebook.com/\(facebookGraphVersion)/dialog/oauth"),
             token: url("https://graph.facebook.com/\(facebookGraphVersion)/oauth/access_token"),
@@ -105,7 +108,7 @@ public struct BuiltInProvider: Sendable {
     /// GitHub OAuth apps; the `.github` profile mapping makes the verified-e-mail call to `/user/emails`
     /// (``ProviderDescriptor/emailsEndpoint``).
     public static let github = BuiltInProvider(
-        id: "github.com", protocolKind: .oauth2,
+        id: "github.com", displayName: "GitHub", protocolKind: .oauth2,
         endpoints: ProviderEndpoints(
             authorization: url("https://github.com/login/oauth/authorize"),
             token: url("https://github.com/login/oauth/access_token"), userInfo: url("https://api.github.com/user")),

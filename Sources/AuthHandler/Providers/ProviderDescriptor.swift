@@ -30,6 +30,9 @@ public struct ProviderDescriptor: Sendable {
     /// The ID-token signature algorithms accepted; empty for providers without ID tokens.
     public var idTokenAlgorithms: [JWSAlgorithm]
     public var profileMapping: ProfileMapping
+    /// The name on its button in the sign-in picker (HTTP-API.md §3.6): the configured `displayName`, else the
+    /// catalogue's name for a built-in id, else the id.
+    public var displayName: String
 
     /// Creates a descriptor; ``ProviderRegistry`` is the usual way.
     public init(
@@ -38,7 +41,7 @@ public struct ProviderDescriptor: Sendable {
         clientSecret: ClientSecretSource?, signatureMethod: OAuth1SignatureMethod? = nil,
         tokenEndpointAuth: ProviderConfig.TokenEndpointAuth? = nil, responseMode: ProviderConfig.ResponseMode? = nil,
         issuer: ExpectedIssuer? = nil, discoveryIssuer: URL? = nil, idTokenAlgorithms: [JWSAlgorithm] = [],
-        profileMapping: ProfileMapping
+        profileMapping: ProfileMapping, displayName: String? = nil
     ) {
         self.id = id
         self.protocolKind = protocolKind
@@ -54,6 +57,7 @@ public struct ProviderDescriptor: Sendable {
         self.discoveryIssuer = discoveryIssuer
         self.idTokenAlgorithms = idTokenAlgorithms
         self.profileMapping = profileMapping
+        self.displayName = displayName ?? BuiltInProvider.named(id)?.displayName ?? id
     }
 
     /// Whether an OIDC provider still lacks an endpoint that discovery from `discoveryIssuer` must supply.

@@ -77,7 +77,8 @@ private struct DescriptorBuilder {
         return ProviderDescriptor(
             id: id, protocolKind: .oauth1, isBuiltIn: builtIn != nil, endpoints: endpoints,
             defaultScopes: config.scopes ?? builtIn?.scopes ?? [], clientID: key, clientSecret: .fixed(secret),
-            signatureMethod: method, profileMapping: builtIn?.profileMapping ?? .twitter)
+            signatureMethod: method, profileMapping: builtIn?.profileMapping ?? .twitter,
+            displayName: config.displayName)
     }
 
     private mutating func oauth2() -> ProviderDescriptor? {
@@ -115,7 +116,8 @@ private struct DescriptorBuilder {
             responseMode: config.responseMode ?? builtIn?.responseMode ?? .query,
             issuer: issuer, discoveryIssuer: isOIDC ? discoveryIssuer : nil,
             idTokenAlgorithms: isOIDC ? (builtIn?.idTokenAlgorithms ?? [.rs256, .es256]) : [],
-            profileMapping: builtIn?.profileMapping ?? (isOIDC ? .oidc : .oauth2UserInfo))
+            profileMapping: builtIn?.profileMapping ?? (isOIDC ? .oidc : .oauth2UserInfo),
+            displayName: config.displayName)
     }
 
     /// The configured client secret, or where the catalogue allows it (Apple) one generated from teamId,

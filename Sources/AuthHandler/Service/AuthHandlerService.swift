@@ -84,6 +84,9 @@ public final class AuthHandlerService: Sendable {
         case "/__/auth/result" where servesSignIns && onceSignIn == nil:
             route = request.path
             response = await result(request, flow: flow)
+        case "/__/auth/signin" where servesSignIns && onceSignIn == nil:
+            route = request.path
+            response = picker(request, flow: flow)
         case "/healthz" where servesOperations:
             route = "ops"
             response = ResponseRendering.secured(.text("ok\n"))
@@ -104,12 +107,12 @@ public final class AuthHandlerService: Sendable {
                 response = ResponseRendering.error(
                     HandlerError(
                         .notFound, "this is the operations listener; it serves /healthz, /readyz and /metrics only"),
-                    accept: request.headers["Accept"])
+                    accept: request.headers["Accept"], audience: audience(flow))
             } else {
                 route = "other"
                 response = ResponseRendering.error(
                     HandlerError(.notFound, "there is nothing at this path; sign-ins start at /__/auth/handler"),
-                    accept: request.headers["Accept"])
+                    accept: request.headers["Accept"], audience: audience(flow))
             }
         }
         metrics.observe(route: route, seconds: Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
@@ -129,20 +132,20 @@ public final class AuthHandlerService: Sendable {
                 return ResponseRendering.error(
                     HandlerError(
                         .invalidRequest, "a POST to /__/auth/handler must be a form_post authorization response"),
-                    accept: accept)
+                    accept: accept, audience: audience(flow))
             }
         default:
             // HEAD too: a link scanner's HEAD must not start a sign-in or use up a pending one.
             return ResponseRendering.error(
-                HandlerError(.methodNotAllowed, "use GET (or POST for form_post)"), accept: accept)
+                HandlerError(.methodNotAllowed, "use GET (or POST for form_post)"), accept: accept,
+                audience: audience(flow))
         }
         guard SignInFlow.isCallback(fields) else {
             if onceSignIn != nil {
                 // --once started its one sign-in itself; its port takes nothing but that sign-in's callback.
                 return ResponseRendering.error(
                     HandlerError(.notFound, "this auth-handler --once listener only takes its own sign-in's callback"),
-                    accept: accept
-                )
+                    accept: accept, audience: audience(flow))
             }
             do {
                 let client = ClientAddress.resolve(
@@ -155,7 +158,7 @@ public final class AuthHandlerService: Sendable {
                 response.headers.add(name: "Set-Cookie", value: answer.setCookie)
                 return response
             } catch {
-                return ResponseRendering.error(error, accept: accept)
+                return ResponseRendering.error(error, accept: accept, audience: audience(flow))
             }
         }
         // In --once the pending sign-in never left the process: it stands in for the browser's cookie.
@@ -164,10 +167,32 @@ public final class AuthHandlerService: Sendable {
         var response: ServerResponse
         switch answer.outcome {
         case .redirect(let location): response = ResponseRendering.secured(.redirect(to: location, status: 303))
-        case .refused(let error): response = ResponseRendering.error(error, accept: accept)
+        case .refused(let error): response = ResponseRendering.error(error, accept: accept, audience: audience(flow))
         }
         if let clear = answer.clearCookie { response.headers.add(name: "Set-Cookie", value: clear) }
         return response
+    }
+
+    /// `GET /__/auth/signin`, the sign-in picker (HTTP-API.md §3.6): its parameters are checked as a start checks them
+    /// before any page is shown.
+    private func picker(_ request: ServerRequest, flow: SignInFlow) -> ServerResponse {
+        let accept = request.headers["Accept"]
+        guard request.method == "GET" else {
+            return ResponseRendering.error(
+                HandlerError(.methodNotAllowed, "use GET: the picker is a page a browser opens"), accept: accept,
+                audience: audience(flow))
+        }
+        do {
+            let choices = try flow.pickerChoices(request.queryItems)
+            return ResponseRendering.secured(.html(SignInPickerPage.render(choices, audience: audience(flow))))
+        } catch {
+            return ResponseRendering.error(error, accept: accept, audience: audience(flow))
+        }
+    }
+
+    /// Who the pages of a request under `flow` are for: the configured product, and an app or `--once`'s terminal.
+    func audience(_ flow: SignInFlow) -> PageAudience {
+        PageAudience(productName: flow.settings.productName, starter: onceSignIn == nil ? .app : .terminal)
     }
 
     /// The encoder of redemption answers, made once: its settings never change.
@@ -182,17 +207,18 @@ public final class AuthHandlerService: Sendable {
         guard request.method == "POST" else {
             return ResponseRendering.error(
                 HandlerError(.methodNotAllowed, "redeem with POST and a form body: code=...&verifier=..."),
-                accept: accept)
+                accept: accept, audience: audience(flow))
         }
         do {
             let answer = try await flow.redeem(request.formFields)
             guard let response = try? ServerResponse.json(answer, encoder: Self.answerEncoder) else {
                 return ResponseRendering.error(
-                    HandlerError(.internalError, "the result could not be encoded"), accept: accept)
+                    HandlerError(.internalError, "the result could not be encoded"), accept: accept,
+                    audience: audience(flow))
             }
             return ResponseRendering.secured(response)
         } catch {
-            return ResponseRendering.error(error, accept: accept)
+            return ResponseRendering.error(error, accept: accept, audience: audience(flow))
         }
     }
 

@@ -3,8 +3,13 @@ import Foundation
 /// Turns handler results into HTTP responses: the contract's security headers on every response, and
 /// errors as JSON or HTML by the request's `Accept`.
 public enum ResponseRendering {
-    /// HTTP-API.md §3.5: on every response the daemon sends. Defined once, with the HTTP listener's own refusals.
-    static var securityHeaders: HTTPHeaders { HTTPServerConfiguration.defaultSecurityHeaders }
+    /// HTTP-API.md §3.5: on every response the service sends. The HTTP listener's own refusals carry the same fields
+    /// (``HTTPServerConfiguration/defaultSecurityHeaders``), whose policy admits no style at all: they are plain text.
+    static let securityHeaders: HTTPHeaders = {
+        var headers = HTTPServerConfiguration.defaultSecurityHeaders
+        headers.set(name: "Content-Security-Policy", value: PageStyle.contentSecurityPolicy)
+        return headers
+    }()
 
     /// Adds the security headers (replacing any the handler set) and returns the response.
     public static func secured(_ response: ServerResponse) -> ServerResponse {
@@ -16,23 +21,28 @@ public enum ResponseRendering {
         return response
     }
 
-    /// The error as JSON when `accept` prefers `application/json`, otherwise a small HTML page.
-    public static func error(_ error: HandlerError, accept: String?) -> ServerResponse {
+    /// The error as JSON when `accept` prefers `application/json`, otherwise a page for `audience`.
+    public static func error(_ error: HandlerError, accept: String?, audience: PageAudience) -> ServerResponse {
         var response = errorBody(
-            status: error.status, code: error.code.rawValue, message: error.message, details: error.details,
-            accept: accept)
+            status: error.status, code: error.code.rawValue, explanation: error.code.explanationForPeople,
+            message: error.message, details: error.details, accept: accept, audience: audience)
         if let seconds = error.retryAfterSeconds { response.headers.set(name: "Retry-After", value: String(seconds)) }
         return response
     }
 
     /// An error page for a code that is not the handler's own: the `--once` done page echoes the `error` its URL
     /// carries, already reduced to a safe character set (`SignInFlow.safeErrorCode`).
-    static func error(status: Int, echoedCode code: String, message: String, accept: String?) -> ServerResponse {
-        errorBody(status: status, code: code, message: message, details: [:], accept: accept)
+    static func error(
+        status: Int, echoedCode code: String, message: String, accept: String?, audience: PageAudience
+    ) -> ServerResponse {
+        errorBody(
+            status: status, code: code, explanation: "The sign-in did not work.", message: message, details: [:],
+            accept: accept, audience: audience)
     }
 
     private static func errorBody(
-        status: Int, code: String, message: String, details: [String: JSONValue], accept: String?
+        status: Int, code: String, explanation: String, message: String, details: [String: JSONValue],
+        accept: String?, audience: PageAudience
     ) -> ServerResponse {
         if prefersJSON(accept) {
             var members: [String: JSONValue] = details
@@ -40,15 +50,17 @@ public enum ResponseRendering {
             members["message"] = .string(message)
             return json(.object(["error": .object(members)]), status: status)
         }
-        let page = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Sign-in failed</title></head>
-            <body><h1>Sign-in failed</h1>
-            <p><code id="error-code">\(htmlEscape(code))</code></p>
-            <p id="error-message">\(htmlEscape(message))</p>
-            </body></html>
-            """
-        return secured(ServerResponse.html(page, status: status))
+        let page = HTMLPage(
+            heading: audience.failureHeading(), tone: .failure,
+            content: [
+                HTMLPage.paragraph(explanation, id: "error-explanation", class: "lead"),
+                HTMLPage.paragraph(audience.nextStepAfterFailure, id: "next-step", class: "next"),
+                "<details><summary>Technical details</summary>",
+                HTMLPage.paragraph(message, id: "error-message"),
+                "</details>",
+            ].joined(separator: "\n"),
+            footer: #"<p>Error code <code id="error-code">\#(htmlEscape(code))</code></p>"#)
+        return secured(ServerResponse.html(page.render(), status: status))
     }
 
     /// A JSON response with the security headers.

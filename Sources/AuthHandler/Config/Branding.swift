@@ -1,0 +1,14 @@
+import Foundation
+
+/// How the pages people see name the operator's product (HTTP-API.md §2.11 `branding`).
+public struct Branding: Sendable, Hashable, Codable {
+    /// The product's name, in each page's title and heading ("Sign in to Acme").
+    public var name: String
+
+    /// The most characters `name` and a provider's `displayName` may have: they must fit a heading on a 360 px screen.
+    public static let maximumNameLength = 60
+
+    public init(name: String) {
+        self.name = name
+    }
+}
