@@ -13,7 +13,8 @@ struct AuthHandlerClientImportTests {
         let root = sources.appendingPathComponent(folder)
         let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
         // `import M`, `@testable import M`, `public import M`, `import struct M.T`: the module is M.
-        let pattern = #"(?m)^\s*(?:@\w+\s+)*(?:(?:public|package|internal)\s+)?import\s+"#
+        let pattern =
+            #"(?m)^\s*(?:@\w+\s+)*(?:(?:public|package|internal)\s+)?import\s+"#
             + #"(?:(?:struct|enum|class|protocol|func|typealias|var|let)\s+)?(\w+)"#
         let regex = try NSRegularExpression(pattern: pattern)
         var found: [String: Set<String>] = [:]
