@@ -22,7 +22,8 @@ struct AuthHandlerClientAnswerTests {
              "credential": {"accessToken": "at", "expiresIn": 3600, "idToken": "a.b.c", "refreshToken": null,
                             "scope": "openid email", "secret": null, "nonce": "raw-nonce"},
              "profile": {"displayName": "Alice Example", "email": "alice@example.com", "id": "1001",
-                         "raw": {"id": 1234567890123456789, "ratio": 0.5, "tags": ["a"], "ok": true, "none": null},
+                         "raw": {"id": 1234567890123456789, "ratio": 0.5, "tags": ["a"], "ok": true, "none": null,
+                                 "one": 1, "zero": 0},
                          "screenName": null},
              "signIn": {"idToken": "x.y.z", "localId": "L1", "refreshToken": "r", "isNewUser": false}}
             """
@@ -40,9 +41,13 @@ struct AuthHandlerClientAnswerTests {
         #expect(result.profile.raw["ratio"] == .number(0.5))
         #expect(result.profile.raw["tags"]?[0] == .string("a"))
         #expect(result.profile.raw["ok"] == .bool(true))
+        #expect(result.profile.raw["one"] == .integer(1), "a number is never read as a Bool")
+        #expect(result.profile.raw["zero"] == .integer(0))
         #expect(result.profile.raw["none"] == .null)
         #expect(result.signIn?["localId"]?.stringValue == "L1")
         #expect(result.signIn?["isNewUser"]?.boolValue == false)
+        // An app may cache the result as JSON and read it back.
+        #expect(try JSONDecoder().decode(SignInResult.self, from: try JSONEncoder().encode(result)) == result)
     }
 
     @Test("signIn null (backend none) and a result without credential.nonce (an older daemon)")
