@@ -79,6 +79,7 @@ test: deps lint
 	$(SWIFT) build --build-tests
 	$(TEST) --filter 'AuthHandlerTests\.(HTTP|StoreRedis)'
 	$(TEST) --filter AuthHandlerTests --skip 'AuthHandlerTests\.(HTTP|StoreRedis)'
+	$(TEST) --filter AuthHandlerClientTests
 	$(TEST) --filter FakeIdPTests
 	$(TEST) --filter EndToEndTests
 	$(FUZZ_SMOKE)

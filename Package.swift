@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "auth-handler", targets: ["auth-handler"]),
         .library(name: "AuthHandler", targets: ["AuthHandler"]),
         .library(name: "FakeIdP", targets: ["FakeIdP"]),
+        .library(name: "AuthHandlerClient", targets: ["AuthHandlerClient"]),
     ],
     targets: [
         .systemLibrary(
@@ -46,6 +47,9 @@ let package = Package(
             name: "FakeIdP",
             dependencies: ["AuthHandler"]
         ),
+        // The client for apps (docs/CLIENTS.md): Foundation only, so it builds wherever Swift does; it shares no code
+        // with the daemon, and the daemon none with it.
+        .target(name: "AuthHandlerClient"),
         .executableTarget(
             name: "auth-handler",
             dependencies: ["AuthHandler", "FakeIdP"]
@@ -65,7 +69,12 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["AuthHandler", "TestSupport"]
+            dependencies: ["AuthHandler", "AuthHandlerClient", "TestSupport"]
+        ),
+        .testTarget(
+            name: "AuthHandlerClientTests",
+            // AuthHandler only to check the client's SHA-256 against OpenSSL's.
+            dependencies: ["AuthHandlerClient", "AuthHandler"]
         ),
         .testTarget(
             name: "FakeIdPTests",

@@ -405,22 +405,14 @@ struct EndToEndBrowserBindingTests {
             let code = try #require(walk.appQuery.first(named: "code"))
             try await e2e.queueFailure(
                 #"{"endpoint": "identitytoolkit/v1/accounts:signInWithIdp", "kind": "delay", "delayMs": 1500}"#)
-            func backendCalls() async throws -> Int {
-                let requests = try await e2e.get(e2e.idpURL + "/__fake/requests").json?.arrayValue ?? []
-                return requests.filter { $0["path"]?.stringValue == "/identitytoolkit/v1/accounts:signInWithIdp" }.count
-            }
-            let before = try await backendCalls()
-            async let first = e2e.redeem(code: code)
             // Once the backend has the first redemption (and sits on it for 1.5 s), the code is held.
-            var polls = 0
-            while try await backendCalls() == before, polls < 200 {
-                polls += 1
-                try await Task.sleep(for: .milliseconds(5))
+            let first = try await e2e.whileIdPHolds(path: "/identitytoolkit/v1/accounts:signInWithIdp") {
+                try await e2e.redeem(code: code)
             }
             let held = try await e2e.redeem(code: code)
             EndToEndRefusalTests.expectError(held, status: 409, code: "redemption-in-progress")
             #expect(held.headers["Retry-After"].flatMap { Int($0) } == 3, "providerTimeoutSeconds 2 + 1")
-            #expect(try await first.status == 200)
+            #expect(try await first.value.status == 200)
             EndToEndRefusalTests.expectError(
                 try await e2e.redeem(code: code), status: 400, code: "invalid-result-code")
         }

@@ -9,6 +9,8 @@ import Testing
 final class EndToEnd: Sendable {
     /// The app's redirect URL, allowed in every daemon's config.
     static let appRedirect = "https://app.example.com/signed-in"
+    /// A native app's redirect URL, with its custom scheme (HTTP-API.md §2.7), also allowed in every daemon's config.
+    static let appSchemeRedirect = "com.example.app:/auth"
     /// The app's redemption verifier; every start carries its challenge unless a test says otherwise.
     static let appVerifier = "e2e-app-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
     static var appChallenge: String { (try? PKCE.challenge(forVerifier: appVerifier)) ?? "" }
@@ -137,7 +139,7 @@ final class EndToEnd: Sendable {
         var topLevel: [String: String] = [
             "listen": #"["127.0.0.1:0"]"#,
             "store": "{\"kind\": \"sqlite\", \"path\": \"\(directory.appendingPathComponent("state.sqlite").path)\"}",
-            "allowedRedirectURLs": "[\"\(appRedirect)\", \"http://127.0.0.1/done\"]",
+            "allowedRedirectURLs": "[\"\(appRedirect)\", \"http://127.0.0.1/done\", \"\(appSchemeRedirect)\"]",
             "providerTimeoutSeconds": "2",
             "backend": backendJSON,
             "providers": """
@@ -240,7 +242,9 @@ final class EndToEnd: Sendable {
             let fromHandler = next.url.hasPrefix(daemonURL)
             if fromHandler { walk.handlerResponses.append(response) }
             if (300..<400).contains(response.status), let location = response.headers["Location"] {
-                if location.hasPrefix(Self.appRedirect) || location.hasPrefix("http://127.0.0.1/done") {
+                if location.hasPrefix(Self.appRedirect) || location.hasPrefix("http://127.0.0.1/done")
+                    || location.hasPrefix(Self.appSchemeRedirect)
+                {
                     walk.appRedirect = location
                     let query = location.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
                     walk.appQuery = try FormURLEncoding.decode(query)
@@ -287,6 +291,28 @@ final class EndToEnd: Sendable {
                 method: "POST", url: idpURL + "/__fake/failures", headers: ["Content-Type": "application/json"],
                 body: Array(json.utf8)))
         #expect(response.status == 200, "queueing \(json) answered \(response.status)")
+    }
+
+    /// How many requests for `path` the fake IdP has received (`GET /__fake/requests`).
+    func idpRequestCount(path: String) async throws -> Int {
+        let requests = try await get(idpURL + "/__fake/requests").json?.arrayValue ?? []
+        return requests.filter { $0["path"]?.stringValue == path }.count
+    }
+
+    /// Runs `body` (a call that ends at the fake IdP's `path`) concurrently, and returns once the IdP has received
+    /// it, with the task that finishes it: e.g. a redemption the backend sits on for a queued `delay`.
+    func whileIdPHolds<T: Sendable>(
+        path: String, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> Task<T, any Error> {
+        let before = try await idpRequestCount(path: path)
+        let task = Task { try await body() }
+        // The fake IdP's request list is the only signal that the call arrived; poll it briefly.
+        var polls = 0
+        while try await idpRequestCount(path: path) == before, polls < 200 {
+            polls += 1
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return task
     }
 
     /// The PKCE verifiers (token requests) and nonces (authorization requests) in the fake IdP's request list

@@ -1,0 +1,199 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The app's side of a sign-in through auth-handler (HTTP-API.md §3): `begin` makes the URL to open in a browser,
+/// `complete` reads the URL the browser comes back to and redeems its result.
+///
+/// ```swift
+/// let client = AuthHandlerClient(baseURL: URL(string: "https://app.example.com")!)
+/// let request = try client.begin(providerId: "google.com", redirectURL: URL(string: "com.example.app:/auth")!)
+/// // open request.url in ASWebAuthenticationSession; it calls back with callbackURL
+/// let result = try await client.complete(request, callbackURL: callbackURL)
+/// ```
+public struct AuthHandlerClient: Sendable {
+    /// The origin (and path, when the daemon is mounted under one) that serves `/__/auth/`.
+    public let baseURL: URL
+    private let session: URLSession
+
+    /// A client of the daemon at `baseURL`. `session` carries the redemption; the default is an ephemeral one, so
+    /// nothing is cached or kept in a cookie store.
+    public init(baseURL: URL, session: URLSession = URLSession(configuration: .ephemeral)) {
+        self.baseURL = baseURL
+        self.session = session
+    }
+
+    /// Starts a sign-in: a fresh `verifier`, its `resultChallenge` and an `eventId`, and the start URL
+    /// (HTTP-API.md §3.1) to open in a browser. Nothing is sent until the browser opens `url`.
+    ///
+    /// - Parameters:
+    ///   - providerId: a provider the daemon has configured (`google.com`, `twitter.com`, `oidc.NAME`, ...).
+    ///   - redirectURL: where the browser comes back; an entry of the daemon's `allowedRedirectURLs`, such as the
+    ///     app's custom scheme `com.example.app:/auth`.
+    ///   - scopes: scopes added to the provider's defaults; none may hold a comma.
+    ///   - customParameters: passed on to the provider (`login_hint`, `prompt`, ...).
+    ///   - authType: `.link` and `.reauthenticate` need `idToken`, the signed-in user's current ID token.
+    /// - Throws: `invalidArgument` for what the daemon would refuse in any configuration; the daemon's own checks
+    ///   (allowed redirect URL, reserved parameters) show its error page in the browser instead.
+    public func begin(
+        providerId: String, redirectURL: URL, scopes: [String] = [], customParameters: [String: String] = [:],
+        authType: AuthType = .signIn, idToken: String? = nil
+    ) throws(AuthHandlerClientError) -> SignInRequest {
+        var generator = SystemRandomNumberGenerator()
+        return try begin(
+            providerId: providerId, redirectURL: redirectURL, scopes: scopes, customParameters: customParameters,
+            authType: authType, idToken: idToken, using: &generator)
+    }
+
+    /// `begin` with the random bytes taken from `generator`. `SystemRandomNumberGenerator`, which the public `begin`
+    /// uses, is the platform's cryptographically secure generator (getrandom(2) on Linux, arc4random on Apple's).
+    package func begin(
+        providerId: String, redirectURL: URL, scopes: [String], customParameters: [String: String],
+        authType: AuthType, idToken: String?, using generator: inout some RandomNumberGenerator
+    ) throws(AuthHandlerClientError) -> SignInRequest {
+        guard !providerId.isEmpty else {
+            throw .invalidArgument(message: "providerId is empty: name a provider the daemon has configured")
+        }
+        guard redirectURL.scheme != nil else {
+            throw .invalidArgument(
+                message: "redirectURL must be absolute (https://... or the app's scheme, com.example.app:/auth)")
+        }
+        if let scope = scopes.first(where: { $0.isEmpty || $0.contains(",") }) {
+            throw .invalidArgument(
+                message: "the scope \"\(scope)\" is empty or holds a comma; give each scope as its own element")
+        }
+        switch (authType.requiresIDToken, idToken?.isEmpty ?? true) {
+        case (true, true):
+            throw .invalidArgument(
+                message: "\(authType.rawValue) needs idToken: pass the signed-in user's current ID token")
+        case (false, false):
+            throw .invalidArgument(
+                message: "idToken is only for link and reauthenticate; leave it out of a sign-in")
+        default:
+            break
+        }
+        let verifier = ResultChallenge.makeVerifier(using: &generator)
+        let eventId = ResultChallenge.base64URL(ResultChallenge.randomBytes(count: 16, using: &generator))
+        // In the order of HTTP-API.md §3.1's table.
+        var query = [
+            (name: "providerId", value: providerId), (name: "redirectUrl", value: redirectURL.absoluteString),
+            (name: "authType", value: authType.rawValue), (name: "eventId", value: eventId),
+        ]
+        if !scopes.isEmpty { query.append(("scopes", scopes.joined(separator: ","))) }
+        if !customParameters.isEmpty { query.append(("customParameters", try Self.jsonObject(customParameters))) }
+        query.append(("resultChallenge", ResultChallenge.challenge(forVerifier: verifier)))
+        return SignInRequest(
+            url: try endpoint("handler", query: QueryEncoding.encode(query)), eventId: eventId, providerId: providerId,
+            redirectURL: redirectURL, authType: authType, verifier: verifier, idToken: idToken)
+    }
+
+    /// Finishes `request` with the URL the browser was sent back to: checks that it belongs to `request` (its
+    /// `eventId`), then redeems its code with the verifier (and, for link and reauthentication, the ID token) at
+    /// `POST /__/auth/result` (HTTP-API.md §3.3).
+    ///
+    /// A code is redeemed at most once. After `networkError`, `redemptionInProgress`, `unavailable` or a transient
+    /// `backendError` the code may still be redeemable: calling `complete` again with the same request and URL is
+    /// safe, and fails with `invalidResultCode` once the code is used up or expired.
+    public func complete(_ request: SignInRequest, callbackURL: URL) async throws(AuthHandlerClientError)
+        -> SignInResult
+    {
+        let callback = try SignInCallback(callbackURL)
+        guard callback.eventId == request.eventId else {
+            throw .mismatchedEventId(expected: request.eventId, received: callback.eventId)
+        }
+        let code: String
+        switch callback.outcome {
+        case .failure(let error): throw AuthHandlerClientError(error)
+        case .code(let value): code = value
+        }
+        var fields = [(name: "code", value: code), (name: "verifier", value: request.verifier)]
+        if request.authType.requiresIDToken, let idToken = request.idToken { fields.append(("idToken", idToken)) }
+        var redemption = URLRequest(url: try endpoint("result", query: nil))
+        redemption.httpMethod = "POST"
+        redemption.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        redemption.setValue("application/json", forHTTPHeaderField: "Accept")
+        redemption.httpBody = Data(QueryEncoding.encode(fields).utf8)
+        let body: Data
+        let response: URLResponse
+        do {
+            (body, response) = try await session.data(for: redemption)
+        } catch {
+            throw .networkError(message: "POST /__/auth/result failed: \(error.localizedDescription)")
+        }
+        guard let answer = response as? HTTPURLResponse else {
+            throw .unreadableAnswer(status: 0, message: "the answer to POST /__/auth/result is not HTTP")
+        }
+        return try Self.result(
+            status: answer.statusCode, body: body, retryAfter: answer.value(forHTTPHeaderField: "Retry-After"))
+    }
+
+    /// The result of a `200`, or the error of any other answer.
+    package static func result(status: Int, body: Data, retryAfter: String?) throws(AuthHandlerClientError)
+        -> SignInResult
+    {
+        let decoder = JSONDecoder()
+        guard status == 200 else {
+            guard let error = try? decoder.decode(DaemonErrorObject.Answer.self, from: body).error else {
+                throw .unreadableAnswer(
+                    status: status,
+                    message: "POST /__/auth/result answered HTTP \(status) without the daemon's JSON error object; "
+                        + "check that baseURL reaches auth-handler")
+            }
+            let seconds = retryAfter.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            throw AuthHandlerClientError(error, retryAfter: seconds)
+        }
+        do {
+            return try decoder.decode(SignInResult.self, from: body)
+        } catch {
+            throw .unreadableAnswer(
+                status: status, message: "the sign-in result is not readable: \(Self.reason(error))")
+        }
+    }
+
+    /// Where a decoding failed, without the value it read (a token, possibly).
+    private static func reason(_ error: any Error) -> String {
+        let path: [any CodingKey]
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?: path = context.codingPath + [key]
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?: path = context.codingPath
+        case .dataCorrupted(let context)?: path = context.codingPath
+        case nil, .some: return "it is not JSON"
+        }
+        let name = path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        return name.isEmpty ? "it is not a JSON object" : "\(name) is missing or of the wrong type"
+    }
+
+    /// `{"name": "value", ...}` with sorted names, as `customParameters` (HTTP-API.md §3.1).
+    private static func jsonObject(_ members: [String: String]) throws(AuthHandlerClientError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return String(decoding: try encoder.encode(members), as: UTF8.self)
+        } catch {
+            throw .invalidArgument(message: "customParameters cannot be written as JSON: \(error)")
+        }
+    }
+
+    /// `baseURL` + `/__/auth/` + `name`, with `query` already encoded.
+    private func endpoint(_ name: String, query: String?) throws(AuthHandlerClientError) -> URL {
+        guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            components.host?.isEmpty == false, components.query == nil, components.fragment == nil,
+            components.user == nil
+        else {
+            throw .invalidArgument(
+                message: "baseURL must be the http or https URL auth-handler is served at (the app's origin), "
+                    + "without user info, query or fragment")
+        }
+        var path = components.percentEncodedPath
+        while path.hasSuffix("/") { path.removeLast() }
+        components.percentEncodedPath = path + "/__/auth/" + name
+        components.percentEncodedQuery = query
+        guard let url = components.url else {
+            throw .invalidArgument(message: "baseURL does not form a URL with /__/auth/\(name)")
+        }
+        return url
+    }
+}

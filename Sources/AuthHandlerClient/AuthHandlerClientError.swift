@@ -1,0 +1,180 @@
+import Foundation
+
+/// Why a sign-in did not complete: one case per error code of the daemon (HTTP-API.md §5), named after FirebaseAuth's
+/// `AuthErrorCode` where it has the same meaning, then the client's own failures.
+///
+/// Every daemon case carries the daemon's `message` (what to do next; never a token) and the extra members its error
+/// object has (HTTP-API.md §3.3). Printing an error shows its code and message only: the pending credential and
+/// `mfaPendingCredential` it may carry are secrets.
+public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+    // MARK: The daemon's codes
+
+    /// `invalid-request`: a malformed start or redemption.
+    case invalidRequest(message: String)
+    /// `invalid-provider`: the `providerId` is not configured.
+    case invalidProviderID(message: String)
+    /// `unauthorized-redirect-url`: the redirect URL is not in `allowedRedirectURLs`.
+    case unauthorizedRedirectURL(message: String)
+    /// `unsupported-auth-type`.
+    case unsupportedAuthType(message: String)
+    /// `reserved-custom-parameter`: a custom parameter names one the daemon sets itself.
+    case reservedCustomParameter(message: String)
+    /// `invalid-state`: the browser's callback did not match a sign-in it started.
+    case invalidState(message: String)
+    /// `invalid-result-code`: the result code is unknown, expired or already redeemed, or the verifier does not match.
+    case invalidResultCode(message: String)
+    /// `invalid-id-token`: the backend refused the ID token given for link or reauthentication.
+    case invalidUserToken(message: String)
+    /// `second-factor-required`: finish the sign-in with the second factor, through the backend, with
+    /// `mfaPendingCredential`; `mfaInfo` lists the enrolled factors (Identity Toolkit's form).
+    case secondFactorRequired(mfaPendingCredential: String, mfaInfo: AuthHandlerClient.JSON, message: String)
+    /// `user-disabled`: the backend says the account is disabled.
+    case userDisabled(message: String)
+    /// `user-cancelled`: the user denied the sign-in at the provider (`access_denied`, or OAuth 1.0a `denied`).
+    case userCancelled(message: String)
+    /// `not-found`: no such path at the base URL (a wrong base URL, or a `--once` port).
+    case notFound(message: String)
+    /// `method-not-allowed`.
+    case methodNotAllowed(message: String)
+    /// `account-exists-with-different-credential`: an account with this identity's e-mail exists. Sign in with one
+    /// of `verifiedProviders`, then link `credential` (the provider's, as the result would have carried it).
+    case accountExistsWithDifferentCredential(
+        email: String?, verifiedProviders: [String], credential: SignInResult.Credential?, message: String)
+    /// `credential-already-in-use`: this identity already belongs to another account.
+    case credentialAlreadyInUse(email: String?, message: String)
+    /// `email-already-in-use`: linking failed because the e-mail belongs to another account.
+    case emailAlreadyInUse(email: String?, message: String)
+    /// `redemption-in-progress`: another redemption of the code is in flight; try again after `retryAfter` seconds.
+    case redemptionInProgress(retryAfter: Int?, message: String)
+    /// `too-many-requests`: over the daemon's rate limit; try again after `retryAfter` seconds.
+    case tooManyRequests(retryAfter: Int?, message: String)
+    /// `internal-error`: a failure of the daemon itself.
+    case internalError(message: String)
+    /// `provider-error`: the identity provider failed or answered wrongly.
+    case providerError(message: String)
+    /// `backend-error`: the sign-in backend failed. When it was transient the code stays redeemable until it expires,
+    /// and `complete` with the same request may succeed.
+    case backendError(message: String)
+    /// `interaction-required`: a silent sign-in (`prompt=none`) needs the user (OpenID Connect Core §3.1.2.6).
+    case interactionRequired(message: String)
+    /// `unavailable`: the daemon's store is unreachable; try again after `retryAfter` seconds.
+    case unavailable(retryAfter: Int?, message: String)
+
+    // MARK: The client's own
+
+    /// `begin` was given something the daemon would refuse, or the client's base URL cannot reach a daemon.
+    case invalidArgument(message: String)
+    /// The callback URL is not a return from this daemon: no `code` or `error`, a repeated parameter, or bad
+    /// percent-encoding.
+    case invalidCallbackURL(message: String)
+    /// The callback belongs to another sign-in: its `eventId` is not the request's (or is missing). Its code was
+    /// not redeemed.
+    case mismatchedEventId(expected: String, received: String?)
+    /// `POST /__/auth/result` did not reach the daemon or its answer was cut off (URLSession's description).
+    case networkError(message: String)
+    /// The answer is not the daemon's JSON (a proxy's page, a truncated body); `status` is its HTTP status.
+    case unreadableAnswer(status: Int, message: String)
+    /// An error code this client does not know (a newer daemon's), with its message.
+    case unknown(code: String, message: String)
+
+    /// The error a daemon answered with: its error object (HTTP-API.md §3.5, the `error` of a redirect as one with
+    /// only `code` and `message`) and its `Retry-After`. The one place a daemon code becomes a case.
+    init(_ answer: DaemonErrorObject, retryAfter: Int? = nil) {
+        let message = answer.message ?? ""
+        switch answer.code {
+        case "invalid-request": self = .invalidRequest(message: message)
+        case "invalid-provider": self = .invalidProviderID(message: message)
+        case "unauthorized-redirect-url": self = .unauthorizedRedirectURL(message: message)
+        case "unsupported-auth-type": self = .unsupportedAuthType(message: message)
+        case "reserved-custom-parameter": self = .reservedCustomParameter(message: message)
+        case "invalid-state": self = .invalidState(message: message)
+        case "invalid-result-code": self = .invalidResultCode(message: message)
+        case "invalid-id-token": self = .invalidUserToken(message: message)
+        case "second-factor-required":
+            self = .secondFactorRequired(
+                mfaPendingCredential: answer.mfaPendingCredential ?? "", mfaInfo: answer.mfaInfo ?? .array([]),
+                message: message)
+        case "user-disabled": self = .userDisabled(message: message)
+        case "user-cancelled": self = .userCancelled(message: message)
+        case "not-found": self = .notFound(message: message)
+        case "method-not-allowed": self = .methodNotAllowed(message: message)
+        case "account-exists-with-different-credential":
+            self = .accountExistsWithDifferentCredential(
+                email: answer.email, verifiedProviders: answer.verifiedProviders ?? [], credential: answer.credential,
+                message: message)
+        case "credential-already-in-use": self = .credentialAlreadyInUse(email: answer.email, message: message)
+        case "email-already-in-use": self = .emailAlreadyInUse(email: answer.email, message: message)
+        case "redemption-in-progress": self = .redemptionInProgress(retryAfter: retryAfter, message: message)
+        case "too-many-requests": self = .tooManyRequests(retryAfter: retryAfter, message: message)
+        case "internal-error": self = .internalError(message: message)
+        case "provider-error": self = .providerError(message: message)
+        case "backend-error": self = .backendError(message: message)
+        case "interaction-required": self = .interactionRequired(message: message)
+        case "unavailable": self = .unavailable(retryAfter: retryAfter, message: message)
+        default: self = .unknown(code: answer.code, message: message)
+        }
+    }
+
+    /// The daemon's error code (HTTP-API.md §5) of a daemon case, or of `unknown`; nil for the client's own failures.
+    public var code: String? {
+        switch self {
+        case .invalidRequest: "invalid-request"
+        case .invalidProviderID: "invalid-provider"
+        case .unauthorizedRedirectURL: "unauthorized-redirect-url"
+        case .unsupportedAuthType: "unsupported-auth-type"
+        case .reservedCustomParameter: "reserved-custom-parameter"
+        case .invalidState: "invalid-state"
+        case .invalidResultCode: "invalid-result-code"
+        case .invalidUserToken: "invalid-id-token"
+        case .secondFactorRequired: "second-factor-required"
+        case .userDisabled: "user-disabled"
+        case .userCancelled: "user-cancelled"
+        case .notFound: "not-found"
+        case .methodNotAllowed: "method-not-allowed"
+        case .accountExistsWithDifferentCredential: "account-exists-with-different-credential"
+        case .credentialAlreadyInUse: "credential-already-in-use"
+        case .emailAlreadyInUse: "email-already-in-use"
+        case .redemptionInProgress: "redemption-in-progress"
+        case .tooManyRequests: "too-many-requests"
+        case .internalError: "internal-error"
+        case .providerError: "provider-error"
+        case .backendError: "backend-error"
+        case .interactionRequired: "interaction-required"
+        case .unavailable: "unavailable"
+        case .unknown(let code, _): code
+        case .invalidArgument, .invalidCallbackURL, .mismatchedEventId, .networkError, .unreadableAnswer: nil
+        }
+    }
+
+    /// What went wrong and what to do: the daemon's message, or the client's.
+    public var message: String {
+        switch self {
+        case .invalidRequest(let message), .invalidProviderID(let message), .unauthorizedRedirectURL(let message),
+            .unsupportedAuthType(let message), .reservedCustomParameter(let message), .invalidState(let message),
+            .invalidResultCode(let message), .invalidUserToken(let message), .secondFactorRequired(_, _, let message),
+            .userDisabled(let message), .userCancelled(let message), .notFound(let message),
+            .methodNotAllowed(let message), .accountExistsWithDifferentCredential(_, _, _, let message),
+            .credentialAlreadyInUse(_, let message), .emailAlreadyInUse(_, let message),
+            .redemptionInProgress(_, let message), .tooManyRequests(_, let message), .internalError(let message),
+            .providerError(let message), .backendError(let message), .interactionRequired(let message),
+            .unavailable(_, let message), .invalidArgument(let message), .invalidCallbackURL(let message),
+            .networkError(let message), .unreadableAnswer(_, let message), .unknown(_, let message):
+            message
+        case .mismatchedEventId(let expected, let received):
+            "the callback URL is for another sign-in (eventId \(received.map { "\"\($0)\"" } ?? "missing"), "
+                + "expected \"\(expected)\"); complete each SignInRequest with its own callback"
+        }
+    }
+
+    public var description: String {
+        "AuthHandlerClientError(\(code ?? "client"): \(message))"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["description": description])
+    }
+}
+
+extension AuthHandlerClientError: LocalizedError {
+    public var errorDescription: String? { message }
+}
