@@ -289,6 +289,14 @@ final class EndToEnd: Sendable {
         #expect(response.status == 200, "queueing \(json) answered \(response.status)")
     }
 
+    /// How many requests the fake IdP has received at `path` (`/oidc/token`, ...), from its request list
+    /// (`GET /__fake/requests`, HTTP-API.md §4.4).
+    func idpRequestCount(to path: String) async throws -> Int {
+        let response = try await send(HTTPRequest(method: "GET", url: idpURL + "/__fake/requests"))
+        let requests = try #require(response.json?.arrayValue, "the fake IdP's request list: \(response.text)")
+        return requests.filter { $0["path"]?.stringValue == path }.count
+    }
+
     /// The PKCE verifiers (token requests) and nonces (authorization requests) in the fake IdP's request list
     /// (`GET /__fake/requests`), to look for where they must not be; with how many of each were found.
     static func verifiersAndNonces(in requests: [JSONValue]) -> (values: Set<String>, verifiers: Int, nonces: Int) {

@@ -149,6 +149,17 @@ extension SignInFlow {
         }
         guard recorded else { throw refused("this sign-in was already completed", session) }
         observer.pendingEnded(expiresAt: session.expiresAt)
+        // Checked again, not only at the start: a reload may have removed the entry while the user was at the
+        // provider, and no code goes to a URL the config no longer allows (HTTP-API.md §3.2). The state is used up
+        // and nothing is exchanged.
+        guard settings.redirectPolicy.allows(session.redirectURL) else {
+            throw OpenFailure(
+                error: HandlerError(
+                    .unauthorizedRedirectURL,
+                    "this sign-in's redirectUrl is no longer in allowedRedirectURLs, so no result was issued; "
+                        + "start the sign-in again from the app with an allowed redirectUrl"),
+                cookieName: cookieName, session: session)
+        }
         return OpenedSession(session: session, cookieName: cookieName)
     }
 
