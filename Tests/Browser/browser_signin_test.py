@@ -222,6 +222,8 @@ class Servers:
             "store": {"kind": "sqlite", "path": os.path.join(self.directory, "state.sqlite")},
             "allowedRedirectURLs": ["http://127.0.0.1/app"],  # any port on loopback (RFC 8252 §7.3)
             "providerTimeoutSeconds": 5,
+            # Every browser here is one client address (loopback), and each callback's exchange is charged to it.
+            "startRateLimit": {"perMinute": 60, "burst": 30},
             "backend": {"kind": "none"},
             "providers": {
                 "google.com": dict(client, issuer=idp + "/oidc",

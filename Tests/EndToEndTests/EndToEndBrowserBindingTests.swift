@@ -329,15 +329,21 @@ struct EndToEndBrowserBindingTests {
                     method: "GET", url: e2e.startURL("twitter.com"),
                     headers: ["X-Forwarded-For": "198.51.100.7", "Accept": "application/json"]))
             EndToEndRefusalTests.expectError(spoofed, status: 429, code: "too-many-requests")
-            // Starts that call no provider are not limited, and the daemon serves on.
+            // Starts that call no provider are not limited; a callback that will exchange a code shares the bucket.
             for _ in 0..<5 { #expect(try await e2e.get(e2e.startURL("google.com")).status == 302) }
-            try await EndToEndRefusalTests.expectStillServing(e2e)
+            let walk = try await e2e.walk(
+                from: e2e.startURL("google.com", ["customParameters": #"{"login_hint":"alice"}"#]), stopAtCallback: true
+            )
+            let callback = try await e2e.get(try #require(walk.callbackURL), accept: "application/json")
+            EndToEndRefusalTests.expectError(callback, status: 429, code: "too-many-requests")
+            #expect(try await e2e.get(e2e.daemonURL + "/healthz").status == 200)
         }
     }
 
     @Test("ten sign-ins started in one browser before any completes all complete, each with its own cookie")
     func tenParallelSignInsInOneBrowser() async throws {
-        try await withEndToEnd { e2e in
+        // Fifteen provider calls from one address (five request tokens, ten exchanges): over the default burst.
+        try await withEndToEnd(settings: ["startRateLimit": #"{"perMinute": 60, "burst": 20}"#]) { e2e in
             var callbacks: [String] = []
             for index in 0..<10 {
                 let provider = index % 2 == 0 ? "google.com" : "twitter.com"
@@ -365,7 +371,8 @@ struct EndToEndBrowserBindingTests {
         "a browser keeps at most ten pending sign-ins: a start beyond them clears the oldest, so no page can fill the Cookie header"
     )
     func pendingSignInsPerBrowserAreCapped() async throws {
-        try await withEndToEnd { e2e in
+        // Ten exchanges and a discovery from one address: over the default burst.
+        try await withEndToEnd(settings: ["startRateLimit": #"{"perMinute": 60, "burst": 20}"#]) { e2e in
             var callbacks: [String] = []
             for index in 0..<13 {
                 // The largest pending sign-ins a page could make: a 512-character eventId each.

@@ -19,11 +19,13 @@ public final class SignInFlow: Sendable {
         public var stateKeys: StateKeyRing
         /// Whether a start must carry `resultChallenge` (HTTP-API.md §2.4 `requireResultChallenge`).
         public var requireResultChallenge: Bool
-        /// Starts that call the provider first, per client address (HTTP-API.md §2.4 `startRateLimit`).
+        /// Starts that call the provider first and callbacks that exchange a code, per client address (HTTP-API.md
+        /// §2.4 `startRateLimit`).
         public var startRateLimit: StartRateLimit
         /// Peers whose `X-Forwarded-For` names the client (HTTP-API.md §2.4 `trustedProxies`).
         public var trustedProxies: [IPAddressRange]
-        /// Request-token calls in flight at once, across all clients; a start beyond it answers 503.
+        /// Calls to providers in flight at once, across all clients: request-token calls at start and callbacks'
+        /// exchanges together; a start or callback beyond it answers 503 (HTTP-API.md §3.1, §3.2).
         public var maximumConcurrentProviderCalls: Int
 
         public init(
