@@ -476,6 +476,105 @@ struct EndToEndHostileInputTests {
         }
     }
 
+    // MARK: The cookie bomb
+
+    /// The largest pending sign-in cookie (`name=value`) the daemon sets (HTTP-API.md §3.1).
+    static let cookieLimit = 1536
+
+    /// The Fetch Metadata a browser sends with a top-level navigation from another site.
+    static let navigation: HTTPHeaders = [
+        "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document", "Sec-Fetch-Site": "cross-site",
+    ]
+
+    /// A start sent as a browser with no cookies yet, with `headers` beside JSON errors.
+    static func freshStart(_ e2e: EndToEnd, _ url: String, headers: HTTPHeaders) async throws -> HTTPResponse {
+        var request = HTTPRequest(url: url, headers: headers)
+        request.headers.set(name: "Accept", value: "application/json")
+        return try await e2e.send(request, freshBrowser: true)
+    }
+
+    /// `count` concurrent `apple.com` starts (form_post: `SameSite=None; Secure` cookies, as a third-party page can
+    /// have set) with the given padding, sent as top-level navigations; the answers.
+    static func concurrentStarts(
+        _ e2e: EndToEnd, count: Int, redirect: String, eventID: String, scopes: String
+    ) async throws -> [HTTPResponse] {
+        let url = e2e.startURL("apple.com", ["eventId": eventID, "scopes": scopes], redirect: redirect)
+        return try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            for _ in 0..<count { group.addTask { try await Self.freshStart(e2e, url, headers: Self.navigation) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test("the cookie bomb: concurrent padded starts leave a Cookie header the daemon answers; <img> starts set none")
+    func cookieBomb() async throws {
+        try await withEndToEnd { e2e in
+            let port = try #require(UInt16(e2e.daemonURL.split(separator: ":").last ?? ""))
+            // A hostile page's images, frames and scripts start nothing and set no cookie.
+            for (mode, destination) in [
+                ("no-cors", "image"), ("navigate", "iframe"), ("cors", "empty"), ("no-cors", "script"),
+            ] {
+                let refused = try await Self.freshStart(
+                    e2e, e2e.startURL("apple.com"),
+                    headers: ["Sec-Fetch-Mode": mode, "Sec-Fetch-Dest": destination, "Sec-Fetch-Site": "cross-site"])
+                EndToEndRefusalTests.expectError(refused, status: 403, code: "navigation-required")
+                #expect(refused.headers.values(for: "Set-Cookie").isEmpty, "\(mode) \(destination) set a cookie")
+            }
+            // A navigation starts, and so does a client that sends no Fetch Metadata (curl, an app, a CLI).
+            #expect(try await Self.freshStart(e2e, e2e.startURL("apple.com"), headers: Self.navigation).status == 302)
+            #expect(try await Self.freshStart(e2e, e2e.startURL("apple.com"), headers: [:]).status == 302)
+
+            // The largest padding the daemon takes: redirectUrl and eventId at their bounds, then as many scopes as
+            // still fit in the cookie.
+            let redirect = EndToEnd.appRedirect + "?pad=" + Self.times(512 - EndToEnd.appRedirect.count - 5)
+            let eventID = Self.times(128, "e")
+            let scopeList = (0..<16).map { String(format: "scope.%09d", $0) }
+            var fitting: String?
+            for count in stride(from: scopeList.count, through: 0, by: -1) {
+                let scopes = scopeList.prefix(count).joined(separator: ",")
+                let url = e2e.startURL("apple.com", ["eventId": eventID, "scopes": scopes], redirect: redirect)
+                if try await Self.freshStart(e2e, url, headers: Self.navigation).status == 302 {
+                    fitting = scopes
+                    break
+                }
+            }
+            let scopes = try #require(fitting, "no padded start was accepted")
+            // Twenty at once, as twenty tabs or frames would: none sees the others' cookies, so eviction cannot act.
+            var answers = try await Self.concurrentStarts(
+                e2e, count: 20, redirect: redirect, eventID: eventID, scopes: scopes)
+            #expect(answers.allSatisfy { $0.status == 302 }, "\(answers.map(\.status))")
+            // The attack as first reported: padded to 4 KB cookies, which the daemon no longer sets.
+            answers += try await Self.concurrentStarts(
+                e2e, count: 20, redirect: EndToEnd.appRedirect + "?pad=" + Self.times(1500),
+                eventID: Self.times(500, "e"),
+                scopes: (0..<40).map { String(format: "scope.%04d", $0) }.joined(separator: ","))
+            var cookies: [String] = []
+            for answer in answers {
+                if answer.status == 302 {
+                    let set = try #require(answer.headers.values(for: "Set-Cookie").last)
+                    #expect(set.contains("; Secure") && set.contains("; SameSite=None"), "\(set)")
+                    let pair = String(set.prefix { $0 != ";" })
+                    #expect(pair.utf8.count <= Self.cookieLimit, "a \(pair.utf8.count)-byte cookie was set")
+                    cookies.append(pair)
+                } else {
+                    #expect(answer.status == 400 && answer.errorCode == "invalid-request", "\(answer.text)")
+                    #expect(answer.headers.values(for: "Set-Cookie").isEmpty)
+                }
+            }
+            #expect(cookies.count >= 20)
+            #expect(cookies.allSatisfy { $0.utf8.count > 1_200 }, "the padding made large cookies")
+
+            // The browser now sends all of them, on every request to the origin, and still gets answers.
+            let header = "Cookie: \(cookies.joined(separator: "; "))\r\n"
+            let health = await Self.exchange(Self.request("/healthz", headers: header), port: port)
+            #expect(health.statuses == [200], "\(health.head)")
+            let start = await Self.exchange(Self.request(Self.start(), headers: header), port: port)
+            #expect(start.statuses == [302], "\(start.head)")
+            let callback = await Self.exchange(
+                Self.request("/__/auth/handler?state=unknown&code=c", headers: header), port: port)
+            #expect(callback.statuses == [400] && callback.errorCode == "invalid-state", "\(callback.head)")
+        }
+    }
+
     // MARK: Callback floods
 
     /// A sign-in started by a browser at `address` (through the trusted proxy's `X-Forwarded-For`), held outside the

@@ -102,7 +102,12 @@ public final class SignInFlow: Sendable {
 
     /// One encoder and decoder for the flow's own state (pending sign-ins, results): their settings never change,
     /// and making one per call was a measurable part of a start (BENCHMARKS.md).
-    private static let sharedEncoder = JSONEncoder()
+    private static let sharedEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        // A `redirectUrl` is sealed into the cookie; `\/` for every slash would only make it longer.
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return encoder
+    }()
     private static let sharedDecoder = JSONDecoder()
 
     static func encode<T: Encodable>(_ value: T) throws(HandlerError) -> [UInt8] {

@@ -150,7 +150,9 @@ public final class AuthHandlerService: Sendable {
             }
             do {
                 let answer = try await flow.start(
-                    fields, client: client, cookieHeaders: request.headers.values(for: "Cookie"))
+                    fields, client: client, cookieHeaders: request.headers.values(for: "Cookie"),
+                    fetchMetadata: FetchMetadata(
+                        mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"]))
                 var response = ResponseRendering.secured(.redirect(to: answer.location, status: 302))
                 for eviction in answer.evictions { response.headers.add(name: "Set-Cookie", value: eviction) }
                 response.headers.add(name: "Set-Cookie", value: answer.setCookie)
