@@ -32,6 +32,9 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     case userDisabled(message: String)
     /// `user-cancelled`: the user denied the sign-in at the provider (`access_denied`, or OAuth 1.0a `denied`).
     case userCancelled(message: String)
+    /// `navigation-required`: the browser fetched the start from inside a page (an image, a frame, `fetch()`); open
+    /// the start URL as a top-level page instead.
+    case navigationRequired(message: String)
     /// `not-found`: no such path at the base URL (a wrong base URL, or a `--once` port).
     case notFound(message: String)
     /// `method-not-allowed`.
@@ -95,6 +98,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
                 mfaPendingCredential: answer.mfaPendingCredential ?? "", mfaInfo: answer.mfaInfo ?? .array([]),
                 message: message)
         case "user-disabled": self = .userDisabled(message: message)
+        case "navigation-required": self = .navigationRequired(message: message)
         case "user-cancelled": self = .userCancelled(message: message)
         case "not-found": self = .notFound(message: message)
         case "method-not-allowed": self = .methodNotAllowed(message: message)
@@ -128,6 +132,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
         case .invalidUserToken: "invalid-id-token"
         case .secondFactorRequired: "second-factor-required"
         case .userDisabled: "user-disabled"
+        case .navigationRequired: "navigation-required"
         case .userCancelled: "user-cancelled"
         case .notFound: "not-found"
         case .methodNotAllowed: "method-not-allowed"
@@ -152,7 +157,8 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
         case .invalidRequest(let message), .invalidProviderID(let message), .unauthorizedRedirectURL(let message),
             .unsupportedAuthType(let message), .reservedCustomParameter(let message), .invalidState(let message),
             .invalidResultCode(let message), .invalidUserToken(let message), .secondFactorRequired(_, _, let message),
-            .userDisabled(let message), .userCancelled(let message), .notFound(let message),
+            .userDisabled(let message), .userCancelled(let message), .navigationRequired(let message),
+            .notFound(let message),
             .methodNotAllowed(let message), .accountExistsWithDifferentCredential(_, _, _, let message),
             .credentialAlreadyInUse(_, let message), .emailAlreadyInUse(_, let message),
             .redemptionInProgress(_, let message), .tooManyRequests(_, let message), .internalError(let message),

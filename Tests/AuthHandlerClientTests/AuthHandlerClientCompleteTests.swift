@@ -36,6 +36,7 @@ struct AuthHandlerClientCompleteTests {
         ("invalid-id-token", { if case .invalidUserToken = $0 { true } else { false } }),
         ("second-factor-required", { if case .secondFactorRequired = $0 { true } else { false } }),
         ("user-disabled", { if case .userDisabled = $0 { true } else { false } }),
+        ("navigation-required", { if case .navigationRequired = $0 { true } else { false } }),
         ("user-cancelled", { if case .userCancelled = $0 { true } else { false } }),
         ("not-found", { if case .notFound = $0 { true } else { false } }),
         ("method-not-allowed", { if case .methodNotAllowed = $0 { true } else { false } }),

@@ -20,4 +20,12 @@ struct FlowSignInCookieTests {
         #expect(SignInCookie.values(named: "ünï", in: headers) == ["ç"])
         #expect(SignInCookie.all(in: headers).map(\.value) == ["v\u{00A0}"])
     }
+
+    /// HTTP-API.md §3.1: the listener's header limit holds the most pending sign-in cookies a browser keeps, each as
+    /// large as it may be, twice over (starts in flight in several tabs at once, before eviction sees them), beside
+    /// 16 KiB of the browser's other fields; so no start can make the origin answer that browser 431.
+    @Test func theHeaderLimitHoldsTheMostPendingSignInCookiesTwiceOver() {
+        let cookieBytes = SignInFlow.maximumPendingPerBrowser * (SignInCookie.maximumLength + "; ".utf8.count)
+        #expect(HTTPServerConfiguration().maxHeaderBytes >= 2 * cookieBytes + 16 * 1024)
+    }
 }

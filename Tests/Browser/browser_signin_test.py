@@ -222,6 +222,8 @@ class Servers:
             "store": {"kind": "sqlite", "path": os.path.join(self.directory, "state.sqlite")},
             "allowedRedirectURLs": ["http://127.0.0.1/app"],  # any port on loopback (RFC 8252 §7.3)
             "providerTimeoutSeconds": 5,
+            # Every browser here is one client address (loopback), and each callback's exchange is charged to it.
+            "startRateLimit": {"perMinute": 60, "burst": 30},
             "backend": {"kind": "none"},
             "providers": {
                 "google.com": dict(client, issuer=idp + "/oidc",
@@ -583,7 +585,58 @@ def test_callback_is_bound_to_the_starting_browser(case):
     redeem(servers, sign_in, arrival)
 
 
+def test_images_and_frames_cannot_start_sign_ins(case):
+    """A page's <img> and <iframe> pointing at starts get 403 navigation-required and set no sign-in cookie;
+    the same start as a navigation does (HTTP-API.md §3.1)."""
+    servers = case.servers
+    browser = case.browser("page")
+    driver = browser.driver
+    driver.get(servers.app.url)
+    images = [SignIn(servers, provider).start_url for provider in ("google.com", "apple.com") for _ in range(3)]
+    frame = SignIn(servers, "google.com").start_url
+    driver.set_script_timeout(STEP_TIMEOUT)
+    driver.execute_async_script("""
+        const [urls, done] = [arguments[0], arguments[arguments.length - 1]];
+        let left = urls.length;
+        for (const url of urls) {
+            const image = new Image();
+            image.onload = image.onerror = () => { if (--left === 0) done(); };
+            image.src = url;
+        }""", images)
+    driver.execute_script("""
+        const frame = document.createElement("iframe");
+        frame.src = arguments[0];
+        document.body.appendChild(frame);""", frame)
+
+    def statuses():
+        """The status of the first response to each URL, from the DevTools log: an image's refused HTML answer is
+        blocked before the page sees it (no Network.responseReceived), but its head is logged as ExtraInfo. A
+        redirect keeps its request id, so the first URL and answer of an id are the start's."""
+        urls, answers = {}, {}
+        for message in browser._performance_log():
+            method, params = message.get("method"), message.get("params", {})
+            if method == "Network.requestWillBeSent":
+                urls.setdefault(params.get("requestId"), params.get("request", {}).get("url"))
+            elif method == "Network.responseReceivedExtraInfo":
+                answers.setdefault(params.get("requestId"), params.get("statusCode"))
+        return {urls.get(identifier): status for identifier, status in answers.items()}
+
+    browser.wait(lambda driver: all(url in statuses() for url in images + [frame]), "the starts' answers")
+    answered = statuses()
+    for url in images + [frame]:
+        check(answered[url] == 403, "a start as an image or frame answered %s, expected 403" % answered[url])
+    names = [cookie["name"] for cookie in driver.get_cookies()]
+    check(not any("auth-handler-" in name for name in names), "a refused start set a cookie: %r" % names)
+
+    driver.get(images[0])
+    browser.at_login_page(servers)
+    driver.get(servers.app.url)
+    names = [cookie["name"] for cookie in driver.get_cookies()]
+    check(any("auth-handler-" in name for name in names), "the navigation's start set no cookie: %r" % names)
+
+
 CASES = [
+    test_images_and_frames_cannot_start_sign_ins,
     test_google_oidc_query_through_login_page,
     test_apple_style_form_post,
     test_twitter_oauth1,

@@ -329,15 +329,21 @@ struct EndToEndBrowserBindingTests {
                     method: "GET", url: e2e.startURL("twitter.com"),
                     headers: ["X-Forwarded-For": "198.51.100.7", "Accept": "application/json"]))
             EndToEndRefusalTests.expectError(spoofed, status: 429, code: "too-many-requests")
-            // Starts that call no provider are not limited, and the daemon serves on.
+            // Starts that call no provider are not limited; a callback that will exchange a code shares the bucket.
             for _ in 0..<5 { #expect(try await e2e.get(e2e.startURL("google.com")).status == 302) }
-            try await EndToEndRefusalTests.expectStillServing(e2e)
+            let walk = try await e2e.walk(
+                from: e2e.startURL("google.com", ["customParameters": #"{"login_hint":"alice"}"#]), stopAtCallback: true
+            )
+            let callback = try await e2e.get(try #require(walk.callbackURL), accept: "application/json")
+            EndToEndRefusalTests.expectError(callback, status: 429, code: "too-many-requests")
+            #expect(try await e2e.get(e2e.daemonURL + "/healthz").status == 200)
         }
     }
 
     @Test("ten sign-ins started in one browser before any completes all complete, each with its own cookie")
     func tenParallelSignInsInOneBrowser() async throws {
-        try await withEndToEnd { e2e in
+        // Fifteen provider calls from one address (five request tokens, ten exchanges): over the default burst.
+        try await withEndToEnd(settings: ["startRateLimit": #"{"perMinute": 60, "burst": 20}"#]) { e2e in
             var callbacks: [String] = []
             for index in 0..<10 {
                 let provider = index % 2 == 0 ? "google.com" : "twitter.com"
@@ -348,7 +354,7 @@ struct EndToEndBrowserBindingTests {
                 callbacks.append(try #require(walk.callbackURL))
             }
             #expect(e2e.cookieJar.withLock { $0.count } == 10)
-            #expect((e2e.cookieHeader() ?? "").utf8.count > 5_000, "the browser sends all ten cookies")
+            #expect((e2e.cookieHeader() ?? "").utf8.count > 10 * 400, "the browser sends all ten cookies")
             for (index, callback) in callbacks.enumerated().reversed() {
                 let done = try await e2e.get(callback)
                 let location = try #require(done.headers["Location"], "\(done.status) \(done.text)")
@@ -365,11 +371,12 @@ struct EndToEndBrowserBindingTests {
         "a browser keeps at most ten pending sign-ins: a start beyond them clears the oldest, so no page can fill the Cookie header"
     )
     func pendingSignInsPerBrowserAreCapped() async throws {
-        try await withEndToEnd { e2e in
+        // Ten exchanges and a discovery from one address: over the default burst.
+        try await withEndToEnd(settings: ["startRateLimit": #"{"perMinute": 60, "burst": 20}"#]) { e2e in
             var callbacks: [String] = []
             for index in 0..<13 {
-                // The largest pending sign-ins a page could make: a 512-character eventId each.
-                let eventID = String(repeating: "e", count: 500) + String(format: "%012d", index)
+                // Large pending sign-ins: a 128-character eventId each, the most allowed.
+                let eventID = String(repeating: "e", count: 116) + String(format: "%012d", index)
                 let walk = try await e2e.walk(
                     from: e2e.startURL(
                         "google.com", ["customParameters": #"{"login_hint":"alice"}"#, "eventId": eventID]),
@@ -387,13 +394,41 @@ struct EndToEndBrowserBindingTests {
         }
     }
 
-    @Test("a pending sign-in that would not fit in a 4,000-byte cookie → 400 invalid-request")
+    @Test(
+        "over-long redirectUrl, eventId or scopes, or a pending sign-in too large for its cookie → 400 invalid-request")
     func oversizedStateRefused() async throws {
         try await withEndToEnd { e2e in
-            let scopes = (0..<400).map { "scope.\($0)" }.joined(separator: ",")
-            let response = try await e2e.get(e2e.startURL("google.com", ["scopes": scopes]), accept: "application/json")
-            EndToEndRefusalTests.expectError(response, status: 400, code: "invalid-request")
-            #expect(response.headers["Set-Cookie"] == nil)
+            let padded = { (length: Int) in
+                EndToEnd.appRedirect + "?pad=" + String(repeating: "a", count: length - EndToEnd.appRedirect.count - 5)
+            }
+            let scopes = { (count: Int) in (0..<count).map { String(format: "scope.%09d", $0) }.joined(separator: ",") }
+            let refusals: [(parameters: [String: String], redirect: String, says: String)] = [
+                ([:], padded(513), "redirectUrl is longer than 512 bytes"),
+                (["eventId": String(repeating: "e", count: 129)], EndToEnd.appRedirect, "eventId must be at most 128"),
+                (["scopes": scopes(18)], EndToEnd.appRedirect, "scopes is longer than 256 bytes"),
+                // Each within its own bound, together too large for a 1,536-byte cookie.
+                (
+                    ["eventId": String(repeating: "e", count: 128), "scopes": scopes(16)], padded(512),
+                    "does not fit in a 1536-byte cookie"
+                ),
+            ]
+            for refusal in refusals {
+                let response = try await e2e.get(
+                    e2e.startURL("google.com", refusal.parameters, redirect: refusal.redirect),
+                    accept: "application/json")
+                EndToEndRefusalTests.expectError(response, status: 400, code: "invalid-request")
+                let message = response.json?["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains(refusal.says), "\(message)")
+                #expect(response.headers["Set-Cookie"] == nil)
+            }
+            // At the bounds one at a time, each is accepted.
+            for (parameters, redirect) in [
+                ([:], padded(512)), (["eventId": String(repeating: "e", count: 128)], EndToEnd.appRedirect),
+                (["scopes": scopes(16)], EndToEnd.appRedirect),
+            ] {
+                let response = try await e2e.get(e2e.startURL("google.com", parameters, redirect: redirect))
+                #expect(response.status == 302, "\(response.text)")
+            }
             try await EndToEndRefusalTests.expectStillServing(e2e)
         }
     }

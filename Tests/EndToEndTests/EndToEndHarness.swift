@@ -293,9 +293,11 @@ final class EndToEnd: Sendable {
         #expect(response.status == 200, "queueing \(json) answered \(response.status)")
     }
 
-    /// How many requests for `path` the fake IdP has received (`GET /__fake/requests`).
-    func idpRequestCount(path: String) async throws -> Int {
-        let requests = try await get(idpURL + "/__fake/requests").json?.arrayValue ?? []
+    /// How many requests the fake IdP has received at `path` (`/oidc/token`, ...), from its request list
+    /// (`GET /__fake/requests`, HTTP-API.md §4.4).
+    func idpRequestCount(to path: String) async throws -> Int {
+        let response = try await send(HTTPRequest(method: "GET", url: idpURL + "/__fake/requests"))
+        let requests = try #require(response.json?.arrayValue, "the fake IdP's request list: \(response.text)")
         return requests.filter { $0["path"]?.stringValue == path }.count
     }
 
@@ -304,11 +306,11 @@ final class EndToEnd: Sendable {
     func whileIdPHolds<T: Sendable>(
         path: String, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> Task<T, any Error> {
-        let before = try await idpRequestCount(path: path)
+        let before = try await idpRequestCount(to: path)
         let task = Task { try await body() }
         // The fake IdP's request list is the only signal that the call arrived; poll it briefly.
         var polls = 0
-        while try await idpRequestCount(path: path) == before, polls < 200 {
+        while try await idpRequestCount(to: path) == before, polls < 200 {
             polls += 1
             try await Task.sleep(for: .milliseconds(5))
         }

@@ -476,6 +476,241 @@ struct EndToEndHostileInputTests {
         }
     }
 
+    // MARK: The cookie bomb
+
+    /// The largest pending sign-in cookie (`name=value`) the daemon sets (HTTP-API.md §3.1).
+    static let cookieLimit = 1536
+
+    /// The Fetch Metadata a browser sends with a top-level navigation from another site.
+    static let navigation: HTTPHeaders = [
+        "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document", "Sec-Fetch-Site": "cross-site",
+    ]
+
+    /// A start sent as a browser with no cookies yet, with `headers` beside JSON errors.
+    static func freshStart(_ e2e: EndToEnd, _ url: String, headers: HTTPHeaders) async throws -> HTTPResponse {
+        var request = HTTPRequest(url: url, headers: headers)
+        request.headers.set(name: "Accept", value: "application/json")
+        return try await e2e.send(request, freshBrowser: true)
+    }
+
+    /// `count` concurrent `apple.com` starts (form_post: `SameSite=None; Secure` cookies, as a third-party page can
+    /// have set) with the given padding, sent as top-level navigations; the answers.
+    static func concurrentStarts(
+        _ e2e: EndToEnd, count: Int, redirect: String, eventID: String, scopes: String
+    ) async throws -> [HTTPResponse] {
+        let url = e2e.startURL("apple.com", ["eventId": eventID, "scopes": scopes], redirect: redirect)
+        return try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            for _ in 0..<count { group.addTask { try await Self.freshStart(e2e, url, headers: Self.navigation) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test("the cookie bomb: concurrent padded starts leave a Cookie header the daemon answers; <img> starts set none")
+    func cookieBomb() async throws {
+        try await withEndToEnd { e2e in
+            let port = try #require(UInt16(e2e.daemonURL.split(separator: ":").last ?? ""))
+            // A hostile page's images, frames and scripts start nothing and set no cookie.
+            for (mode, destination) in [
+                ("no-cors", "image"), ("navigate", "iframe"), ("cors", "empty"), ("no-cors", "script"),
+            ] {
+                let refused = try await Self.freshStart(
+                    e2e, e2e.startURL("apple.com"),
+                    headers: ["Sec-Fetch-Mode": mode, "Sec-Fetch-Dest": destination, "Sec-Fetch-Site": "cross-site"])
+                EndToEndRefusalTests.expectError(refused, status: 403, code: "navigation-required")
+                #expect(refused.headers.values(for: "Set-Cookie").isEmpty, "\(mode) \(destination) set a cookie")
+            }
+            // A navigation starts, and so does a client that sends no Fetch Metadata (curl, an app, a CLI).
+            #expect(try await Self.freshStart(e2e, e2e.startURL("apple.com"), headers: Self.navigation).status == 302)
+            #expect(try await Self.freshStart(e2e, e2e.startURL("apple.com"), headers: [:]).status == 302)
+
+            // The largest padding the daemon takes: redirectUrl and eventId at their bounds, then as many scopes as
+            // still fit in the cookie.
+            let redirect = EndToEnd.appRedirect + "?pad=" + Self.times(512 - EndToEnd.appRedirect.count - 5)
+            let eventID = Self.times(128, "e")
+            let scopeList = (0..<16).map { String(format: "scope.%09d", $0) }
+            var fitting: String?
+            for count in stride(from: scopeList.count, through: 0, by: -1) {
+                let scopes = scopeList.prefix(count).joined(separator: ",")
+                let url = e2e.startURL("apple.com", ["eventId": eventID, "scopes": scopes], redirect: redirect)
+                if try await Self.freshStart(e2e, url, headers: Self.navigation).status == 302 {
+                    fitting = scopes
+                    break
+                }
+            }
+            let scopes = try #require(fitting, "no padded start was accepted")
+            // Twenty at once, as twenty tabs or frames would: none sees the others' cookies, so eviction cannot act.
+            var answers = try await Self.concurrentStarts(
+                e2e, count: 20, redirect: redirect, eventID: eventID, scopes: scopes)
+            #expect(answers.allSatisfy { $0.status == 302 }, "\(answers.map(\.status))")
+            // The attack as first reported: padded to 4 KB cookies, which the daemon no longer sets.
+            answers += try await Self.concurrentStarts(
+                e2e, count: 20, redirect: EndToEnd.appRedirect + "?pad=" + Self.times(1500),
+                eventID: Self.times(500, "e"),
+                scopes: (0..<40).map { String(format: "scope.%04d", $0) }.joined(separator: ","))
+            var cookies: [String] = []
+            for answer in answers {
+                if answer.status == 302 {
+                    let set = try #require(answer.headers.values(for: "Set-Cookie").last)
+                    #expect(set.contains("; Secure") && set.contains("; SameSite=None"), "\(set)")
+                    let pair = String(set.prefix { $0 != ";" })
+                    #expect(pair.utf8.count <= Self.cookieLimit, "a \(pair.utf8.count)-byte cookie was set")
+                    cookies.append(pair)
+                } else {
+                    #expect(answer.status == 400 && answer.errorCode == "invalid-request", "\(answer.text)")
+                    #expect(answer.headers.values(for: "Set-Cookie").isEmpty)
+                }
+            }
+            #expect(cookies.count >= 20)
+            #expect(cookies.allSatisfy { $0.utf8.count > 1_200 }, "the padding made large cookies")
+
+            // The browser now sends all of them, on every request to the origin, and still gets answers.
+            let header = "Cookie: \(cookies.joined(separator: "; "))\r\n"
+            let health = await Self.exchange(Self.request("/healthz", headers: header), port: port)
+            #expect(health.statuses == [200], "\(health.head)")
+            let start = await Self.exchange(Self.request(Self.start(), headers: header), port: port)
+            #expect(start.statuses == [302], "\(start.head)")
+            let callback = await Self.exchange(
+                Self.request("/__/auth/handler?state=unknown&code=c", headers: header), port: port)
+            #expect(callback.statuses == [400] && callback.errorCode == "invalid-state", "\(callback.head)")
+        }
+    }
+
+    // MARK: Callback floods
+
+    /// A sign-in started by a browser at `address` (through the trusted proxy's `X-Forwarded-For`), held outside the
+    /// jar: the fake IdP's authorize URL, the `state` it will send back and the sign-in's `name=value` cookie.
+    struct HeldSignIn: Sendable {
+        let authorizeURL: String
+        let state: String
+        let cookie: String
+    }
+
+    static func startHeld(_ e2e: EndToEnd, from address: String, user: String = "alice") async throws -> HeldSignIn {
+        let start = e2e.startURL("google.com", ["customParameters": "{\"login_hint\":\"\(user)\"}"])
+        let response = try await e2e.send(
+            HTTPRequest(url: start, headers: ["X-Forwarded-For": address]), freshBrowser: true)
+        #expect(response.status == 302, "start from \(address): \(response.text)")
+        let location = try #require(response.headers["Location"])
+        let query = try FormURLEncoding.decode(String(location.split(separator: "?", maxSplits: 1).last ?? ""))
+        let cookie = try #require(response.headers.values(for: "Set-Cookie").last?.split(separator: ";").first)
+        return HeldSignIn(
+            authorizeURL: location, state: try #require(query.first(named: "state")), cookie: String(cookie))
+    }
+
+    /// The IdP's callback for `held`, carrying `code` (and the RFC 9207 `iss` the fake IdP sends), delivered by the
+    /// browser at `address` with its cookie.
+    static func deliverCallback(_ e2e: EndToEnd, _ held: HeldSignIn, code: String, from address: String)
+        async throws -> HTTPResponse
+    {
+        let query = FormURLEncoding.encode([
+            URLFormField(name: "state", value: held.state), URLFormField(name: "code", value: code),
+            URLFormField(name: "iss", value: e2e.idpURL + "/oidc"),
+        ])
+        return try await e2e.send(
+            HTTPRequest(
+                url: e2e.daemonURL + "/__/auth/handler?" + query,
+                headers: ["Cookie": held.cookie, "X-Forwarded-For": address, "Accept": "application/json"]),
+            freshBrowser: true)
+    }
+
+    /// A whole sign-in by the browser at `address`, approved at the fake IdP; the code the app got, redeemed.
+    static func expectSignIn(_ e2e: EndToEnd, from address: String) async throws {
+        let held = try await startHeld(e2e, from: address)
+        let approved = try await e2e.get(held.authorizeURL, freshBrowser: true)
+        let callback = try #require(approved.headers["Location"], "the fake IdP did not approve: \(approved.text)")
+        let query = try FormURLEncoding.decode(String(callback.split(separator: "?", maxSplits: 1).last ?? ""))
+        let done = try await deliverCallback(e2e, held, code: try #require(query.first(named: "code")), from: address)
+        let back = try #require(done.headers["Location"], "\(address): \(done.status) \(done.text)")
+        let appQuery = try FormURLEncoding.decode(String(back.split(separator: "?", maxSplits: 1).last ?? ""))
+        let code = try #require(appQuery.first(named: "code"), "\(address) got no code: \(back)")
+        #expect(try await e2e.redeem(code: code).status == 200)
+    }
+
+    @Test("a callback flood from one address is charged to its start rate limit, and other addresses still sign in")
+    func callbackFloodFromOneAddress() async throws {
+        let settings = ["startRateLimit": #"{"perMinute": 1, "burst": 2}"#, "trustedProxies": #"["127.0.0.1"]"#]
+        try await withEndToEnd(settings: settings) { e2e in
+            // A start from elsewhere fetches the discovery document, so the flood's own starts call no provider.
+            _ = try await Self.startHeld(e2e, from: "192.0.2.10")
+            let flooder = "203.0.113.7"
+            let exchangesBefore = try await e2e.idpRequestCount(to: "/oidc/token")
+            let answers = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+                for _ in 0..<40 {
+                    group.addTask {
+                        let held = try await Self.startHeld(e2e, from: flooder)
+                        return try await Self.deliverCallback(e2e, held, code: "garbage", from: flooder)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let exchanges = try await e2e.idpRequestCount(to: "/oidc/token") - exchangesBefore
+            let through = answers.filter { $0.status == 303 }
+            let limited = answers.filter { $0.status == 429 }
+            #expect(through.count + limited.count == 40, "\(answers.map(\.status))")
+            // The bucket holds 2 and refills one a minute: the flood gets 2 exchanges, 3 if a minute went by.
+            #expect((1...3).contains(through.count), "\(through.count) callbacks reached the provider")
+            #expect(exchanges == through.count, "the IdP's token endpoint was called \(exchanges) times")
+            for answer in through {
+                #expect(answer.headers["Location"]?.contains("error=provider-error") == true)
+            }
+            for answer in limited {
+                #expect(answer.errorCode == "too-many-requests", "\(answer.text)")
+                #expect((answer.headers["Retry-After"].flatMap { Int($0) } ?? 0) >= 1, "\(answer.headers)")
+                // The cookie is kept: reloading the page after Retry-After completes the sign-in.
+                #expect(answer.headers.values(for: "Set-Cookie").isEmpty)
+            }
+            // Another address is not locked out.
+            try await Self.expectSignIn(e2e, from: "198.51.100.23")
+        }
+    }
+
+    @Test("callbacks from many addresses hold at most 64 provider calls at once; the rest get 503, cookie kept")
+    func callbackFloodFromManyAddresses() async throws {
+        // Long enough that all eighty callbacks arrive while the first exchanges are still held, even on a loaded
+        // machine.
+        let delay = 8.0
+        let settings = [
+            "startRateLimit": #"{"perMinute": 6000, "burst": 1000}"#, "trustedProxies": #"["127.0.0.1"]"#,
+            "providerTimeoutSeconds": "15",
+        ]
+        try await withEndToEnd(settings: settings) { e2e in
+            _ = try await Self.startHeld(e2e, from: "192.0.2.10")
+            var held: [(HeldSignIn, String)] = []
+            for index in 0..<80 {
+                let address = "198.18.0.\(index + 1)"
+                held.append((try await Self.startHeld(e2e, from: address), address))
+            }
+            try await e2e.queueFailure(
+                #"{"endpoint": "oidc/token", "kind": "delay", "delayMs": \#(Int(delay * 1000)), "count": 80}"#)
+            let answers = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+                for (signIn, address) in held {
+                    group.addTask { try await Self.deliverCallback(e2e, signIn, code: "garbage", from: address) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let unavailable = answers.filter { $0.status == 503 }
+            #expect(answers.allSatisfy { [303, 503].contains($0.status) }, "\(answers.map(\.status))")
+            #expect(!unavailable.isEmpty, "all 80 callbacks called the provider at once")
+            for answer in unavailable {
+                #expect(answer.errorCode == "unavailable", "\(answer.text)")
+                #expect(answer.headers["Retry-After"] == "1")
+                #expect(answer.headers.values(for: "Set-Cookie").isEmpty)
+            }
+            // Each exchange took `delay` at the fake IdP, so every call it received within `delay` of the first was in
+            // flight at once with it.
+            let response = try await e2e.send(HTTPRequest(url: e2e.idpURL + "/__fake/requests"))
+            let times = (response.json?.arrayValue ?? []).filter { $0["path"]?.stringValue == "/oidc/token" }
+                .compactMap { $0["time"]?.numberValue }
+            let first = try #require(times.min())
+            #expect(times.filter { $0 < first + delay }.count <= 64, "\(times.count) exchanges")
+            #expect(times.count == 80 - unavailable.count)
+            // The permits are back: a sign-in completes (without the delays the refused callbacks left queued).
+            let cleared = try await e2e.send(HTTPRequest(method: "DELETE", url: e2e.idpURL + "/__fake/failures"))
+            #expect(cleared.status == 200)
+            try await Self.expectSignIn(e2e, from: "192.0.2.99")
+        }
+    }
+
     /// Cookie abuse on real pending sign-ins: oversized, a hundred, and one sign-in's cookie name given twice.
     static func cookieAbuse(_ e2e: EndToEnd, port: UInt16) async throws {
         let alice = try await e2e.walk(

@@ -87,6 +87,45 @@ struct EndToEndRefusalTests {
         }
     }
 
+    @Test("a redirectUrl a SIGHUP reload removed is refused at the callback: 400, no code, nothing exchanged")
+    func redirectURLRemovedByReload() async throws {
+        try await withEndToEnd { e2e in
+            let alice = ["customParameters": #"{"login_hint":"alice"}"#]
+            // Two sign-ins in flight, stopped where the IdP sends the browser back: one to the app's URL, which stays
+            // allowed, one to the loopback entry, which the reload removes.
+            let staying = try await e2e.walk(from: e2e.startURL("google.com", alice), stopAtCallback: true)
+            let removed = try await e2e.walk(
+                from: e2e.startURL("google.com", alice, redirect: "http://127.0.0.1:4321/done"), stopAtCallback: true)
+            let stayingCallback = try #require(staying.callbackURL)
+            let removedCallback = try #require(removed.callbackURL)
+            try e2e.rewriteConfig(["allowedRedirectURLs": "[\"\(EndToEnd.appRedirect)\"]"])
+            e2e.daemon.send(SIGHUP)
+            #expect(await e2e.daemon.waitForErrorLine(startingWith: "level=info event=reload outcome=applied") != nil)
+
+            let removedCookie = e2e.cookieHeader()
+            let exchangesBefore = try await e2e.idpRequestCount(to: "/oidc/token")
+            let refused = try await e2e.get(removedCallback, accept: "application/json")
+            Self.expectError(refused, status: 400, code: "unauthorized-redirect-url")
+            #expect(!refused.text.contains("127.0.0.1:4321"), "\(refused.text)")
+            let cleared = refused.headers.values(for: "Set-Cookie")
+            #expect(
+                cleared.count == 1 && cleared[0].contains("Max-Age=0"), "the sign-in's cookie is cleared: \(cleared)")
+            #expect(try await e2e.idpRequestCount(to: "/oidc/token") == exchangesBefore, "the code was exchanged")
+            // The state is used up: delivered again, with the cookie put back, it is a replay.
+            let again = try await e2e.send(
+                HTTPRequest(
+                    method: "GET", url: removedCallback,
+                    headers: ["Accept": "application/json", "Cookie": try #require(removedCookie)]),
+                freshBrowser: true)
+            Self.expectError(again, status: 400, code: "invalid-state")
+
+            let finished = try await e2e.walk(from: stayingCallback)
+            #expect(finished.appRedirect?.hasPrefix(EndToEnd.appRedirect + "?") == true, "\(finished.appQuery)")
+            let code = try #require(finished.appQuery.first(named: "code"))
+            #expect(try await e2e.redeem(code: code).status == 200)
+        }
+    }
+
     @Test("missing, unknown and replayed state → 400 invalid-state, never a redirect")
     func badState() async throws {
         try await withEndToEnd { e2e in

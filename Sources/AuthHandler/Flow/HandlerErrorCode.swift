@@ -13,6 +13,7 @@ extension HandlerError {
         case secondFactorRequired = "second-factor-required"
         case userDisabled = "user-disabled"
         case userCancelled = "user-cancelled"
+        case navigationRequired = "navigation-required"
         case notFound = "not-found"
         case methodNotAllowed = "method-not-allowed"
         case accountExistsWithDifferentCredential = "account-exists-with-different-credential"
@@ -34,7 +35,7 @@ extension HandlerError {
                 .reservedCustomParameter, .invalidState, .invalidResultCode:
                 400
             case .invalidIDToken, .secondFactorRequired: 401
-            case .userDisabled, .userCancelled: 403
+            case .userDisabled, .userCancelled, .navigationRequired: 403
             case .notFound: 404
             case .methodNotAllowed: 405
             case .accountExistsWithDifferentCredential, .credentialAlreadyInUse, .emailAlreadyInUse,

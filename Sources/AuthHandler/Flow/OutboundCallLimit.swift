@@ -1,7 +1,7 @@
 import Synchronization
 
-/// At most `maximum` outbound calls of one kind at once (the OAuth 1.0a request-token call at start), so a
-/// burst of starts cannot tie up every connection and task on a slow provider.
+/// At most `maximum` outbound calls at once (the OAuth 1.0a request-token call at start, a callback's exchange with
+/// the provider), so a burst of sign-ins cannot tie up every connection and task on a slow provider.
 ///
 /// Non-blocking: a caller that gets no permit answers at once (`429` or `503`) rather than queueing.
 public final class OutboundCallLimit: Sendable {

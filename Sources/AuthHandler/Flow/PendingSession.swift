@@ -22,7 +22,7 @@ package struct PendingSession: Codable, Sendable, Equatable {
     var createdAt: Date
     var expiresAt: Date
 
-    /// Short names: the sealed session must fit in a 4,000-byte cookie.
+    /// Short names: the sealed session must fit in a cookie of ``SignInCookie/maximumLength`` bytes.
     enum CodingKeys: String, CodingKey {
         case providerID = "p"
         case state = "s"

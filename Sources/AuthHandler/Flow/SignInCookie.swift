@@ -11,9 +11,11 @@ package struct SignInCookie: Sendable, Equatable {
     /// The sealed pending sign-in.
     let value: String
 
-    /// The largest `name=value` a browser is sure to keep (RFC 6265 §6.1 asks browsers for at least 4096 bytes per
-    /// cookie, attributes included).
-    static let maximumLength = 4000
+    /// The largest `name=value` set (HTTP-API.md §3.1): well within the 4096 bytes per cookie RFC 6265 §6.1 asks
+    /// browsers to keep, and small enough that ``SignInFlow/maximumPendingPerBrowser`` of them, even twice over
+    /// (starts in flight in several tabs at once, before eviction sees them), leave room in the listener's header
+    /// limit. A typical sign-in's cookie takes about 500 bytes.
+    static let maximumLength = 1536
     static let namePrefix = "auth-handler-"
 
     /// How the cookie is set: `Secure` (and the `__Host-` name) with an https `publicURL`; `SameSite=None; Secure`

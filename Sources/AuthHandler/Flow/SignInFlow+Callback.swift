@@ -27,8 +27,11 @@ extension SignInFlow {
     }
 
     /// Handles an authorization response carried by a browser whose `Cookie` header fields are `cookieHeaders`;
-    /// `formPost` says it came as the IdP's cross-site POST.
-    public func callback(_ fields: [URLFormField], cookieHeaders: [String], formPost: Bool) async -> CallbackAnswer {
+    /// `formPost` says it came as the IdP's cross-site POST. `client` is the browser's address, charged to the start
+    /// rate limit when the callback will call the provider (nil: not charged).
+    public func callback(_ fields: [URLFormField], cookieHeaders: [String], formPost: Bool, client: String? = nil)
+        async -> CallbackAnswer
+    {
         let began = now()
         // The cookie is cleared with the attributes it was set with, which follow its provider; when it did not open,
         // the request's method is the best guess (a form_post callback is a POST).
@@ -39,9 +42,9 @@ extension SignInFlow {
         }
         let opened: OpenedSession
         do {
-            opened = try await openSession(fields, cookieHeaders: cookieHeaders)
+            opened = try await openSession(fields, cookieHeaders: cookieHeaders, client: client)
         } catch {
-            if error.status == 503 { return CallbackAnswer(outcome: .refused(error.error), clearCookie: nil) }
+            if error.storeFailed { return CallbackAnswer(outcome: .refused(error.error), clearCookie: nil) }
             observer.stepFailed(
                 .callback, provider: nil, code: error.error.code, latencyMilliseconds: nil, reason: error.error.message)
             return CallbackAnswer(
@@ -51,6 +54,7 @@ extension SignInFlow {
                 })
         }
         let clear = SignInCookie.clearing(name: opened.cookieName, attributes: attributes(opened.session))
+        defer { if opened.holdsProviderPermit { providerCalls.release() } }
         let location = await complete(fields, session: opened.session, began: began)
         return CallbackAnswer(outcome: .redirect(location), clearCookie: clear)
     }
@@ -89,21 +93,25 @@ extension SignInFlow {
     private struct OpenedSession {
         var session: PendingSession
         var cookieName: String
+        /// Whether the callback holds one of ``SignInFlow/providerCalls``' permits, to release once it is answered.
+        var holdsProviderPermit: Bool
     }
 
-    /// A refused callback, and the cookie it names (to clear it).
+    /// A refused callback, and the cookie it names (to clear it; nil keeps the cookie, so the browser can retry).
     private struct OpenFailure: Error {
         var error: HandlerError
         var cookieName: String?
         /// The session its cookie held, when it opened.
         var session: PendingSession? = nil
-        var status: Int { error.status }
+        /// The store could not record the state: the store's own metrics count that, and the sign-in is not over.
+        var storeFailed = false
     }
 
-    /// Finds the sign-in's cookie by the callback's `state` (or `oauth_token`), opens it, checks it, and records the
-    /// state as used, atomically, before any exchange (HTTP-API.md §3.2). Anything wrong → 400 `invalid-state`.
-    private func openSession(_ fields: [URLFormField], cookieHeaders: [String]) async throws(OpenFailure)
-        -> OpenedSession
+    /// Finds the sign-in's cookie by the callback's `state` (or `oauth_token`), opens it, checks it, admits a callback
+    /// that will call the provider (the rate limit of `client`, a permit for the call), and records the state as used,
+    /// atomically, before any exchange (HTTP-API.md §3.2). A state that is wrong → 400 `invalid-state`.
+    private func openSession(_ fields: [URLFormField], cookieHeaders: [String], client: String?)
+        async throws(OpenFailure) -> OpenedSession
     {
         let (presented, isOAuth1) = try Self.presentedState(fields)
         guard !presented.isEmpty, presented.utf8.count <= 512,
@@ -139,17 +147,69 @@ extension SignInFlow {
             throw refused("the response does not belong to this browser's sign-in", session)
         }
         guard session.expiresAt > now() else { throw refused("this sign-in has expired", session) }
+        let redirectAllowed = settings.redirectPolicy.allows(session.redirectURL)
+        var holdsPermit = false
+        if redirectAllowed, Self.exchangesCode(fields, isOAuth1: isOAuth1) {
+            try admitExchange(client: client)
+            holdsPermit = true
+        }
         let key = isOAuth1 ? PendingSession.key(requestToken: presented) : PendingSession.key(state: presented)
         let recorded: Bool
         do {
             recorded = try await store.recordUsedState(key: key, expiresAt: session.expiresAt)
         } catch {
+            if holdsPermit { providerCalls.release() }
             // Before the state is recorded: the cookie is kept, so the browser can retry.
-            throw OpenFailure(error: Self.storeFailure(error), cookieName: nil)
+            throw OpenFailure(error: Self.storeFailure(error), cookieName: nil, storeFailed: true)
         }
-        guard recorded else { throw refused("this sign-in was already completed", session) }
+        guard recorded else {
+            if holdsPermit { providerCalls.release() }
+            throw refused("this sign-in was already completed", session)
+        }
         observer.pendingEnded(expiresAt: session.expiresAt)
-        return OpenedSession(session: session, cookieName: cookieName)
+        // Checked again, not only at the start: a reload may have removed the entry while the user was at the
+        // provider, and no code goes to a URL the config no longer allows (HTTP-API.md §3.2). The state is used up
+        // and nothing is exchanged.
+        guard redirectAllowed else {
+            throw OpenFailure(
+                error: HandlerError(
+                    .unauthorizedRedirectURL,
+                    "this sign-in's redirectUrl is no longer in allowedRedirectURLs, so no result was issued; "
+                        + "start the sign-in again from the app with an allowed redirectUrl"),
+                cookieName: cookieName, session: session)
+        }
+        return OpenedSession(session: session, cookieName: cookieName, holdsProviderPermit: holdsPermit)
+    }
+
+    /// Whether the callback will call the provider: it carries a code to exchange (OAuth 1.0a: a verifier) rather than
+    /// the provider's error or the user's denial.
+    private static func exchangesCode(_ fields: [URLFormField], isOAuth1: Bool) -> Bool {
+        if isOAuth1 {
+            return fields.first(named: "denied") == nil && !(fields.first(named: "oauth_verifier") ?? "").isEmpty
+        }
+        return fields.first(named: "error") == nil && !(fields.first(named: "code") ?? "").isEmpty
+    }
+
+    /// Admits a callback that will call the provider, before its state is recorded (HTTP-API.md §2.4, §3.2): a token
+    /// from `client`'s start-rate bucket, so a flood of callbacks cannot make the provider throttle or ban the client
+    /// id, and a permit of the provider-call limit, so callbacks from many addresses cannot pile up calls to it
+    /// either. Refused with the cookie kept, so the browser can retry: `429` with `Retry-After`, or `503`. Once
+    /// admitted, the caller holds a permit.
+    private func admitExchange(client: String?) throws(OpenFailure) {
+        if let client, case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client)) {
+            throw OpenFailure(
+                error: HandlerError(
+                    .tooManyRequests, "too many sign-ins from this address; reload this page in \(seconds) s",
+                    retryAfterSeconds: seconds),
+                cookieName: nil)
+        }
+        guard providerCalls.tryAcquire() else {
+            throw OpenFailure(
+                error: HandlerError(
+                    .unavailable, "too many sign-ins are completing at once; reload this page in a moment",
+                    retryAfterSeconds: 1),
+                cookieName: nil)
+        }
     }
 
     /// The state the callback presents (`state`, or OAuth 1.0a's `oauth_token` or `denied`) and whether it is OAuth

@@ -16,18 +16,33 @@ public struct StartAnswer: Sendable {
 /// Starting a sign-in: HTTP-API.md §3.1. Nothing is written to the store: the pending sign-in is sealed into the
 /// browser's cookie.
 extension SignInFlow {
-    /// The most pending sign-ins one browser keeps: each is a cookie of up to 4,000 bytes, and a page that starts
-    /// sign-ins in the user's browser must not be able to grow its `Cookie` header past what the listener accepts
-    /// (the whole origin would answer 431 until the cookies expire).
+    /// The most pending sign-ins one browser keeps: each is a cookie of up to ``SignInCookie/maximumLength`` bytes,
+    /// and a page that starts sign-ins in the user's browser must not be able to grow its `Cookie` header past what
+    /// the listener accepts (the whole origin would answer 431 until the cookies expire).
     public static let maximumPendingPerBrowser = 10
 
     /// Checks a start request from `client` (its address, for the start rate limit; nil for the process's own
-    /// start in `--once`), carrying the browser's `Cookie` fields `cookieHeaders`, and returns where to send the
-    /// browser (the IdP) with the sealed pending sign-in.
-    public func start(_ fields: [URLFormField], client: String? = nil, cookieHeaders: [String] = [])
-        async throws(HandlerError) -> StartAnswer
-    {
+    /// start in `--once`), carrying the browser's `Cookie` fields `cookieHeaders` and its `fetchMetadata`, and returns
+    /// where to send the browser (the IdP) with the sealed pending sign-in.
+    public func start(
+        _ fields: [URLFormField], client: String? = nil, cookieHeaders: [String] = [],
+        fetchMetadata: FetchMetadata = FetchMetadata()
+    ) async throws(HandlerError) -> StartAnswer {
         let began = now()
+        // Before anything else, so such a request sets no cookie: eviction sees only the cookies sent with each
+        // request, and twenty `<img>` starts in flight at once would set twenty (HTTP-API.md §3.1).
+        guard fetchMetadata.isTopLevelNavigation else {
+            let made = [
+                fetchMetadata.mode.map { "Sec-Fetch-Mode: \($0)" },
+                fetchMetadata.destination.map { "Sec-Fetch-Dest: \($0)" },
+            ]
+            .compactMap { $0 }.joined(separator: ", ")
+            throw HandlerError(
+                .navigationRequired,
+                "a sign-in starts only as a navigation of the browser window (a link, a redirect, window.location or "
+                    + "window.open), not from an image, frame or script (this request came with "
+                    + "\(Self.shortened(made, limit: 120))); open the start URL in the window")
+        }
         let request = try StartRequest(fields: fields, flow: self)
         let provider = request.provider
         if let client, await startCallsProvider(provider),
@@ -169,7 +184,8 @@ extension SignInFlow {
         guard name.utf8.count + 1 + value.utf8.count <= SignInCookie.maximumLength else {
             throw HandlerError(
                 .invalidRequest,
-                "this sign-in's state does not fit in a 4,000-byte cookie; shorten redirectUrl, eventId or scopes")
+                "this sign-in's state does not fit in a \(SignInCookie.maximumLength)-byte cookie; shorten "
+                    + "redirectUrl, eventId or scopes")
         }
         return SignInCookie(name: name, value: value)
     }
@@ -185,7 +201,10 @@ struct StartRequest {
     let customParameters: [URLFormField]
     let resultChallenge: String?
 
-    static let maximumEventIDLength = 512
+    /// The bounds on what the app sends that is sealed into the cookie, so that one stays small (HTTP-API.md §3.1).
+    static let maximumEventIDLength = 128
+    static let maximumRedirectURLLength = 512
+    static let maximumScopesLength = 256
     /// The most bytes the custom parameters may take in the provider URL, percent-encoded: with the handler's own
     /// parameters the URL then stays within the 8,000 octets RFC 9110 §4.1 asks every recipient to accept.
     static let maximumCustomParameterBytes = 4096
@@ -226,6 +245,12 @@ struct StartRequest {
         guard let given, !given.isEmpty else {
             throw HandlerError(.invalidRequest, "redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
         }
+        guard given.utf8.count <= maximumRedirectURLLength else {
+            throw HandlerError(
+                .invalidRequest,
+                "redirectUrl is longer than \(maximumRedirectURLLength) bytes; keep app state elsewhere than in its query"
+            )
+        }
         guard policy.allows(given) else {
             throw HandlerError(
                 .unauthorizedRedirectURL,
@@ -247,20 +272,25 @@ struct StartRequest {
         return authType
     }
 
-    /// `eventId`: at most 512 printable characters, when given.
+    /// `eventId`: at most 128 printable characters (bytes), when given.
     static func eventID(_ eventID: String?) throws(HandlerError) -> String? {
         if let eventID {
             guard eventID.utf8.count <= Self.maximumEventIDLength,
                 eventID.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f })
             else {
-                throw HandlerError(.invalidRequest, "eventId must be at most 512 printable characters")
+                throw HandlerError(
+                    .invalidRequest, "eventId must be at most \(maximumEventIDLength) printable characters")
             }
         }
         return eventID
     }
 
-    /// `scopes`: comma-separated scope tokens, trimmed, empty ones and repeats dropped.
+    /// `scopes`: at most 256 bytes of comma-separated scope tokens, trimmed, empty ones and repeats dropped.
     static func scopes(_ text: String?) throws(HandlerError) -> [String] {
+        guard (text?.utf8.count ?? 0) <= maximumScopesLength else {
+            throw HandlerError(
+                .invalidRequest, "scopes is longer than \(maximumScopesLength) bytes; request fewer scopes")
+        }
         var scopes: [String] = []
         for scope in (text ?? "").split(separator: ",") {
             let trimmed = scope.trimmingCharacters(in: .whitespaces)

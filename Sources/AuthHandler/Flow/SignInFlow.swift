@@ -19,11 +19,13 @@ public final class SignInFlow: Sendable {
         public var stateKeys: StateKeyRing
         /// Whether a start must carry `resultChallenge` (HTTP-API.md §2.4 `requireResultChallenge`).
         public var requireResultChallenge: Bool
-        /// Starts that call the provider first, per client address (HTTP-API.md §2.4 `startRateLimit`).
+        /// Starts that call the provider first and callbacks that exchange a code, per client address (HTTP-API.md
+        /// §2.4 `startRateLimit`).
         public var startRateLimit: StartRateLimit
         /// Peers whose `X-Forwarded-For` names the client (HTTP-API.md §2.4 `trustedProxies`).
         public var trustedProxies: [IPAddressRange]
-        /// Request-token calls in flight at once, across all clients; a start beyond it answers 503.
+        /// Calls to providers in flight at once, across all clients: request-token calls at start and callbacks'
+        /// exchanges together; a start or callback beyond it answers 503 (HTTP-API.md §3.1, §3.2).
         public var maximumConcurrentProviderCalls: Int
         /// The operator's product name for the pages people see (HTTP-API.md §2.11 `branding`); nil for none. It
         /// travels with the flow so that a reload changes it with the rest of the config.
@@ -104,7 +106,12 @@ public final class SignInFlow: Sendable {
 
     /// One encoder and decoder for the flow's own state (pending sign-ins, results): their settings never change,
     /// and making one per call was a measurable part of a start (BENCHMARKS.md).
-    private static let sharedEncoder = JSONEncoder()
+    private static let sharedEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        // A `redirectUrl` is sealed into the cookie; `\/` for every slash would only make it longer.
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return encoder
+    }()
     private static let sharedDecoder = JSONDecoder()
 
     static func encode<T: Encodable>(_ value: T) throws(HandlerError) -> [UInt8] {

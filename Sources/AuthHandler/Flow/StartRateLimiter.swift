@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Limits starts per client with a token bucket (HTTP-API.md §2.4 `startRateLimit`, §3.1 `429 too-many-requests`).
+/// Limits starts and callbacks that call the provider, per client, with a token bucket (HTTP-API.md §2.4
+/// `startRateLimit`, §3.1 and §3.2 `429 too-many-requests`).
 ///
 /// Each client has a bucket of `burst` tokens that refills at `perMinute / 60` tokens a second; a start
 /// takes one token, and a client with none is told how long until it has one (`Retry-After`, RFC 9110

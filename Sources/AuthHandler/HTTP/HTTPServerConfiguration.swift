@@ -2,8 +2,8 @@
 public struct HTTPServerConfiguration: Sendable {
     /// The most bytes the request line plus header fields may take; larger requests get 431.
     ///
-    /// The default, 64 KiB, holds ten 4,000-byte cookies (sealed sign-in states, one per sign-in in flight in a
-    /// browser) beside a browser's other fields, in one `Cookie` field or in several.
+    /// The default, 64 KiB, holds the ten pending sign-in cookies a browser keeps (1,536 bytes at most each,
+    /// HTTP-API.md §3.1), twice over, beside a browser's other fields, in one `Cookie` field or in several.
     public var maxHeaderBytes: Int
     /// The most body bytes accepted; larger bodies get 413 and are not buffered.
     public var maxBodyBytes: Int

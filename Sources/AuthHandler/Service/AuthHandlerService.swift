@@ -140,6 +140,10 @@ public final class AuthHandlerService: Sendable {
                 HandlerError(.methodNotAllowed, "use GET (or POST for form_post)"), accept: accept,
                 audience: audience(flow))
         }
+        // Who the request comes from, for the start rate limit that starts and callbacks share (HTTP-API.md §2.4).
+        let client = ClientAddress.resolve(
+            peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"),
+            trusted: flow.settings.trustedProxies)
         guard SignInFlow.isCallback(fields) else {
             if onceSignIn != nil {
                 // --once started its one sign-in itself; its port takes nothing but that sign-in's callback.
@@ -148,11 +152,10 @@ public final class AuthHandlerService: Sendable {
                     accept: accept, audience: audience(flow))
             }
             do {
-                let client = ClientAddress.resolve(
-                    peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"),
-                    trusted: flow.settings.trustedProxies)
                 let answer = try await flow.start(
-                    fields, client: client, cookieHeaders: request.headers.values(for: "Cookie"))
+                    fields, client: client, cookieHeaders: request.headers.values(for: "Cookie"),
+                    fetchMetadata: FetchMetadata(
+                        mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"]))
                 var response = ResponseRendering.secured(.redirect(to: answer.location, status: 302))
                 for eviction in answer.evictions { response.headers.add(name: "Set-Cookie", value: eviction) }
                 response.headers.add(name: "Set-Cookie", value: answer.setCookie)
@@ -163,7 +166,8 @@ public final class AuthHandlerService: Sendable {
         }
         // In --once the pending sign-in never left the process: it stands in for the browser's cookie.
         let cookies = onceSignIn.map { [$0.cookiePair] } ?? request.headers.values(for: "Cookie")
-        let answer = await flow.callback(fields, cookieHeaders: cookies, formPost: request.method == "POST")
+        let answer = await flow.callback(
+            fields, cookieHeaders: cookies, formPost: request.method == "POST", client: client)
         var response: ServerResponse
         switch answer.outcome {
         case .redirect(let location): response = ResponseRendering.secured(.redirect(to: location, status: 303))

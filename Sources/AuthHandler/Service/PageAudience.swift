@@ -63,6 +63,9 @@ extension HandlerError.Code {
         case .invalidState:
             "This sign-in has expired or was already finished, or it was opened in another browser than the one "
                 + "that started it."
+        case .navigationRequired:
+            "A sign-in can only be started by opening its page, not from inside another page. Go back to the app and "
+                + "start again."
         case .invalidResultCode, .redemptionInProgress:
             "This sign-in has expired or was already used."
         case .invalidIDToken:
