@@ -84,6 +84,9 @@ public final class AuthHandlerService: Sendable {
         case "/__/auth/result" where servesSignIns && onceSignIn == nil:
             route = request.path
             response = await result(request, flow: flow)
+        case let path where servesSignIns && onceSignIn == nil && BrowserClient.paths.contains(path):
+            route = path
+            response = BrowserClient.response(request)
         case "/healthz" where servesOperations:
             route = "ops"
             response = ResponseRendering.secured(.text("ok\n"))
