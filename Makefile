@@ -86,11 +86,12 @@ test: deps lint
 	$(MAKE) --no-print-directory package-test
 
 ## Real-browser sign-ins: headless Chromium through chromedriver against `serve` and `fake-idp`
-## (Tests/Browser/). Debian's python3 has python3-selenium. `timeout` sends SIGTERM first, so the test stops
+## (Tests/Browser/): the sign-in endpoints themselves, then the browser module behind nginx (browser_client_test.py). Debian's python3 has python3-selenium. `timeout` sends SIGTERM first, so the test stops
 ## its browsers and servers; SIGKILL 15 s later if it has not.
 BROWSER_TEST_TIME_LIMIT ?= 300
 BROWSER_PYTHON ?= /usr/bin/python3
-BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_signin_test.py
+BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_signin_test.py && \
+	timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_client_test.py
 browser-test: build
 	$(BROWSER_TEST)
 
