@@ -640,7 +640,7 @@ def test_no_verifier_in_any_url(app):
     """Every verifier the browser sent (in redemption bodies) appears in no URL it visited; each start carried
     its S256 challenge."""
     redemptions = app.redemptions()
-    check(len(redemptions) >= int(os.environ.get("MIN_REDEMPTIONS", 5)), "only %d redemptions in the browser's log" % len(redemptions))
+    check(redemptions, "no redemption in the browser's log: nothing to check")
     verifiers = [verifier_of(body) for body in redemptions]
     check(all(len(base64.urlsafe_b64decode(v + "=" * (-len(v) % 4))) == 32 for v in verifiers),
           "a verifier is not 32 random bytes in base64url")
