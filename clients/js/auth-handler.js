@@ -179,7 +179,11 @@ export class AuthHandler {
                 if (!operation.settled) finish(), reject(error);
             };
             this.#popup = operation;
-            this.#runPopup(operation, providerId, authType, idToken, redirectUrl, options).catch(operation.reject);
+            this.#runPopup(operation, providerId, authType, idToken, redirectUrl, options).catch((error) => {
+                // A start that could not be made leaves the popup blank: close it.
+                if (!operation.settled && !popup.closed) popup.close();
+                operation.reject(error);
+            });
         });
     }
 
