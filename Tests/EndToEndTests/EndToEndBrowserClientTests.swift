@@ -2,7 +2,7 @@ import AuthHandler
 import Foundation
 import Testing
 
-/// The browser module and the popup page as the built daemon serves them (HTTP-API.md §3.6).
+/// The browser module and the popup page as the built daemon serves them (HTTP-API.md §3.8).
 @Suite(.timeLimit(.minutes(2)))
 struct EndToEndBrowserClientTests {
     @Test("GET /__/auth/client.js answers clients/js/auth-handler.js byte for byte, then 304 for its ETag")

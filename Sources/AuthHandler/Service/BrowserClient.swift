@@ -1,6 +1,6 @@
 import Foundation
 
-/// The browser side the daemon serves beside the sign-in endpoints (HTTP-API.md §3.6): the module
+/// The browser side the daemon serves beside the sign-in endpoints (HTTP-API.md §3.8): the module
 /// `clients/js/auth-handler.js` at `/__/auth/client.js`, byte for byte, and the popup's return page `/__/auth/popup`
 /// with its script `/__/auth/popup.js`.
 enum BrowserClient {
@@ -36,7 +36,8 @@ enum BrowserClient {
 
     /// The popup page's policy: §3.5's, plus scripts from this origin (`popup.js` and the module it imports).
     static let popupContentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+        (ResponseRendering.securityHeaders["Content-Security-Policy"] ?? "default-src 'none'; frame-ancestors 'none'")
+        + "; script-src 'self'"
 
     /// The scripts may be kept by browsers and caches for an hour and then revalidated with their `ETag`. They do
     /// not change while a daemon runs; a new version answers a new `ETag`.
