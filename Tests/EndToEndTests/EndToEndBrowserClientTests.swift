@@ -30,6 +30,10 @@ struct EndToEndBrowserClientTests {
             let script = try await e2e.get(e2e.daemonURL + "/__/auth/popup.js")
             #expect(script.status == 200)
             #expect(script.text.contains("AuthHandler.completePopup()"))
+
+            let post = try await e2e.postForm(e2e.daemonURL + "/__/auth/client.js", [])
+            #expect(post.status == 405)
+            #expect(post.errorCode == "method-not-allowed")
         }
     }
 }

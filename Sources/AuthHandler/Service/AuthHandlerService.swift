@@ -86,7 +86,10 @@ public final class AuthHandlerService: Sendable {
             response = await result(request, flow: flow)
         case let path where servesSignIns && onceSignIn == nil && BrowserClient.paths.contains(path):
             route = path
-            response = BrowserClient.response(request)
+            switch BrowserClient.response(request) {
+            case .success(let content): response = content
+            case .failure(let error): response = ResponseRendering.error(error, accept: request.headers["Accept"])
+            }
         case "/healthz" where servesOperations:
             route = "ops"
             response = ResponseRendering.secured(.text("ok\n"))

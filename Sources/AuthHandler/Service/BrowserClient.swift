@@ -48,12 +48,15 @@ enum BrowserClient {
     static let moduleETag = entityTag(module)
     static let popupScriptETag = entityTag(popupScript)
 
-    /// The answer for one of ``paths``.
-    static func response(_ request: ServerRequest) -> ServerResponse {
+    /// The answer for one of ``paths``, or the error to answer instead (a method other than `GET` and `HEAD`).
+    static func response(_ request: ServerRequest) -> Result<ServerResponse, HandlerError> {
         guard request.method == "GET" || request.method == "HEAD" else {
-            return ResponseRendering.error(
-                HandlerError(.methodNotAllowed, "use GET for \(request.path)"), accept: request.headers["Accept"])
+            return .failure(HandlerError(.methodNotAllowed, "use GET for \(request.path)"))
         }
+        return .success(content(request))
+    }
+
+    private static func content(_ request: ServerRequest) -> ServerResponse {
         switch request.path {
         case popupPath:
             var response = ResponseRendering.secured(
