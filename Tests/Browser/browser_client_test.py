@@ -182,6 +182,9 @@ class Site:
             "store": {"kind": "sqlite", "path": os.path.join(self.directory, "state.sqlite")},
             "allowedRedirectURLs": [self.origin + "/app/", self.origin + "/__/auth/popup"],
             "providerTimeoutSeconds": 5,
+            # Every tab and popup here is one client (the browser on loopback, named by nginx's X-Forwarded-For):
+            # room for all the cases' sign-ins within a minute.
+            "startRateLimit": {"perMinute": 120, "burst": 60},
             "backend": {"kind": "identitytoolkit", "url": self.idp_url + "/identitytoolkit/v1",
                         "apiKey": self.servers._secret("api-key", "browser-api-key")},
             "providers": self.servers._config()["providers"],
