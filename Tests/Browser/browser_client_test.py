@@ -73,7 +73,6 @@ const popups = [];
 document.getElementById("popup").addEventListener("click", (event) => {
     const request = JSON.parse(event.target.dataset.request || "{}");
     popups.push(null);
-    const method = request.idToken ? "linkWithPopup" : "signInWithPopup";
     const started = request.idToken
         ? auth.linkWithPopup(request.providerId ?? null, request.idToken, request.options ?? {})
         : auth.signInWithPopup(request.providerId ?? null, request.options ?? {});
@@ -574,7 +573,6 @@ def test_sign_in_through_the_provider_picker(app):
 def test_two_tabs_at_once(app):
     """Two tabs sign in at once, completed in the opposite order; a third tab given one's return URL does not
     redeem it (no-pending-sign-in)."""
-    from selenium.webdriver.common.by import By
     app.new_tab()
     driver = app.driver
     first = driver.current_window_handle
@@ -596,7 +594,6 @@ def test_two_tabs_at_once(app):
     check(returns, "the browser log has no return to the app with a code")
     copied = returns[-1]
     driver.switch_to.window(first)
-    driver.find_element(By.ID, "approve")
     app.browser.approve("alice")
     app.browser.wait(lambda d: d.current_url.startswith(app.site.app_url)
                      and d.execute_script("return window.leaving === undefined;"), "tab 1's return")
@@ -622,8 +619,8 @@ def test_link_with_id_token(app):
     linked = check_signed_in(outcome, "twitter.com", "carol", auth_type="linkViaRedirect")
     check(account and linked["signIn"].get("localId") == account,
           "the link landed on account %r, not the signed-in %r" % (linked["signIn"].get("localId"), account))
-    bodies = app.redemptions()[-1]
-    check(dict(urllib.parse.parse_qsl(bodies or "")).get("idToken") == id_token,
+    body = app.redemptions()[-1]
+    check(dict(urllib.parse.parse_qsl(body or "")).get("idToken") == id_token,
           "the link's redemption did not carry the idToken")
     check(not any(id_token in url for url in app.visited_urls()), "the ID token appeared in a URL")
 
