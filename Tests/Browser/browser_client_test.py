@@ -98,6 +98,17 @@ auth.getRedirectResult().then(
 """
 
 
+# A page that only imports the module: importing must not complete a return, redeem, store or listen.
+IMPORT_ONLY_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>import only</title>
+<script type="module" src="/app/import-only.js"></script></head><body><main></main></body></html>
+"""
+
+IMPORT_ONLY_SCRIPT = """import * as module from "/__/auth/client.js";
+window.imported = Object.keys(module).sort();
+"""
+
+
 class Site:
     """The fake IdP, the daemon and nginx in front of it, on one origin: http://127.0.0.1:N."""
 
@@ -136,7 +147,8 @@ class Site:
 
         site = os.path.join(self.directory, "site", "app")
         os.makedirs(site)
-        for name, text in (("index.html", APP_PAGE), ("app.js", APP_SCRIPT)):
+        for name, text in (("index.html", APP_PAGE), ("app.js", APP_SCRIPT), ("import-only.html", IMPORT_ONLY_PAGE),
+                           ("import-only.js", IMPORT_ONLY_SCRIPT)):
             with open(os.path.join(site, name), "w") as handle:
                 handle.write(text)
         os.makedirs(os.path.join(self.directory, "nginx-temp"))
@@ -470,6 +482,21 @@ def test_plain_page_and_strict_csp(app):
     check("Cross-Origin-Opener-Policy" not in headers, "the daemon sent Cross-Origin-Opener-Policy")
 
 
+def test_importing_the_module_does_nothing(app):
+    """A page that imports the module, opened with a return's query: the query stays, nothing is redeemed or
+    stored; only getRedirectResult() completes a return."""
+    app.new_tab()
+    before = len(app.redemptions())
+    app.driver.get(app.site.origin + "/app/import-only.html?code=not-redeemed&eventId=e-import")
+    exported = app.browser.wait(lambda driver: driver.execute_script("return window.imported;"), "the import")
+    check(exported == ["AuthHandler", "AuthHandlerError"], "the module exports %s" % exported)
+    query = urllib.parse.parse_qs(app.query())
+    check(query.get("code") == ["not-redeemed"] and query.get("eventId") == ["e-import"],
+          "importing the module changed the address bar's query to %s" % sorted(query))
+    check(app.driver.execute_script("return sessionStorage.length;") == 0, "importing the module stored something")
+    check(len(app.redemptions()) == before, "importing the module redeemed")
+
+
 def test_redirect_oidc_query_and_reload(app):
     """google.com (OIDC, query): result, clean address bar, and a reload that is null without a second redemption."""
     app.new_tab()
@@ -661,6 +688,7 @@ def test_no_verifier_in_any_url(app):
 
 CASES = [
     test_plain_page_and_strict_csp,
+    test_importing_the_module_does_nothing,
     test_redirect_oidc_query_and_reload,
     test_redirect_form_post,
     test_redirect_oauth1,
