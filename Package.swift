@@ -41,7 +41,11 @@ let package = Package(
         ),
         .target(
             name: "AuthHandler",
-            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CShims"]
+            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CShims"],
+            // The browser module served at /__/auth/client.js (HTTP-API.md §3.8), compiled into the binary as bytes:
+            // nothing to install beside it, and the static release binary stays one file. The path is a symbolic
+            // link to clients/js/auth-handler.js, so the repository holds the module once.
+            resources: [.embedInCode("Service/BrowserClient/auth-handler.js")]
         ),
         .target(
             name: "FakeIdP",

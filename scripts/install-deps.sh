@@ -11,7 +11,8 @@ if [[ $level == test || $level == bench ]]; then
     packages+=(python3 python3-oauthlib python3-jwt)
     # The Redis store's tests start their own redis-server (Tests/AuthHandlerTests/RedisTestServer.swift); the
     # scale-out tests (Tests/EndToEndTests/EndToEndScaleOutTests.swift) also read its keys with redis-cli and put
-    # nginx in front of two instances.
+    # nginx in front of two instances; the browser-module test (Tests/Browser/browser_client_test.py) serves its app
+    # page with nginx and proxies /__/auth/ through it.
     packages+=(redis-server redis-tools nginx-light)
     # The real-browser test (Tests/Browser/): headless Chromium driven through WebDriver.
     packages+=(chromium chromium-driver python3-selenium)

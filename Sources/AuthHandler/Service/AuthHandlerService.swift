@@ -87,6 +87,14 @@ public final class AuthHandlerService: Sendable {
         case "/__/auth/signin" where servesSignIns && onceSignIn == nil:
             route = request.path
             response = picker(request, flow: flow)
+        case let path where servesSignIns && onceSignIn == nil && BrowserClient.paths.contains(path):
+            route = path
+            switch BrowserClient.response(request) {
+            case .success(let content): response = content
+            case .failure(let error):
+                response = ResponseRendering.error(
+                    error, accept: request.headers["Accept"], audience: audience(flow))
+            }
         case "/healthz" where servesOperations:
             route = "ops"
             response = ResponseRendering.secured(.text("ok\n"))
