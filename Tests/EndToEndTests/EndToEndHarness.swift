@@ -153,6 +153,8 @@ final class EndToEnd: Sendable {
                               "userInfo": "\(idp)/oidc/userinfo"}},
               "apple.com": {"clientId": "fake-client-id", "clientSecret": \(secret("client-secret")),
                 "issuer": "\(idp)/oidc", "responseMode": "form_post"},
+              "microsoft.com": {"clientId": "fake-client-id", "clientSecret": \(secret("client-secret")),
+                "issuer": "\(idp)/oidc"},
               "oidc.public": {"protocol": "oidc", "clientId": "fake-public-client", "issuer": "\(idp)/oidc",
                 "tokenEndpointAuth": "none"}
             }

@@ -165,6 +165,13 @@ struct EndToEndOnceTests {
             let idToken = try #require(result["credential"]?["idToken"]?.stringValue)
             #expect(!html.contains(accessToken) && !html.contains(idToken))
             #expect(!run.standardError.contains(accessToken) && !run.standardError.contains(idToken))
+            // The raw nonce, whose hash went to the provider (HTTP-API.md §3.1, §3.3); never in the URL or the page.
+            let nonce = try #require(result["credential"]?["nonce"]?.stringValue)
+            let hashed = try OIDCNonce.hashed(nonce)
+            #expect(
+                try FormURLEncoding.decode(String(url.split(separator: "?", maxSplits: 1)[1])).first(named: "nonce")
+                    == hashed)
+            #expect(!url.contains(nonce) && !html.contains(nonce) && !run.standardError.contains(nonce))
             // Only the URL line on stderr when signed in.
             #expect(run.standardError == OnceHarness.urlPrefix + url + "\n")
         }
@@ -220,6 +227,7 @@ struct EndToEndOnceTests {
             #expect(result["providerId"]?.stringValue == "twitter.com")
             #expect(result["profile"]?["screenName"]?.stringValue == "alice")
             #expect(result["credential"]?["secret"]?.stringValue?.isEmpty == false)
+            #expect(result["credential"]?["nonce"] == .null)
         }
     }
 

@@ -248,7 +248,8 @@ extension SignInFlow {
         } catch {
             throw .provider("the \(provider.id) client secret could not be made: \(error)")
         }
-        let credential = IdPCredential(answer)
+        var credential = IdPCredential(answer)
+        credential.nonce = session.nonce
         let profile: ProviderProfile
         if provider.protocolKind == .oidc {
             profile = try await oidcProfile(
@@ -266,8 +267,15 @@ extension SignInFlow {
         guard let jwks = endpoints.jwks, let issuer = endpoints.issuer else {
             throw .provider("\(provider.id) has no JWKS or issuer to check its id_token with")
         }
+        // The token carries the hash of the raw nonce sealed in the cookie (OIDCNonce, HTTP-API.md §3.1).
+        let expectedNonce: String?
+        do {
+            expectedNonce = try session.nonce.map(OIDCNonce.hashed)
+        } catch {
+            throw .internal("the nonce could not be hashed: \(error)")
+        }
         let expectations = IDTokenExpectations(
-            issuer: issuer, clientID: provider.clientID, nonce: session.nonce, jwksURI: jwks.absoluteString, now: now(),
+            issuer: issuer, clientID: provider.clientID, nonce: expectedNonce, jwksURI: jwks.absoluteString, now: now(),
             allowedAlgorithms: provider.idTokenAlgorithms.isEmpty ? [.rs256] : provider.idTokenAlgorithms)
         let claims: IDTokenClaims
         do {
@@ -324,7 +332,7 @@ extension SignInFlow {
         StoredResult(
             providerID: session.providerID, authType: session.authType, eventID: session.eventID,
             resultChallenge: session.resultChallenge, credential: credential, profile: profile,
-            requestURI: settings.redirectURI, nonce: session.nonce, createdAt: now())
+            requestURI: settings.redirectURI, createdAt: now())
     }
 
     private func saveResult(_ result: StoredResult) async throws(CallbackFailure) -> String {
