@@ -43,6 +43,20 @@ struct EndToEndSignInTests {
         }
     }
 
+    /// HTTP-API.md §3.3: an e-mail only when the provider vouches for it. The fake's profile document carries `email`
+    /// without `email_verified`: a custom provider reports it only with `trustEmail`.
+    @Test("a custom provider's e-mail without a verified flag is reported only with trustEmail")
+    func unverifiedEmailOfACustomProvider() async throws {
+        try await withEndToEnd { e2e in
+            let plain = try await Self.signInAndRedeem(e2e, "oauth1.plain")
+            #expect(plain["profile"]?["id"]?.stringValue == "1001")
+            #expect(plain["profile"]?["raw"]?["email"]?.stringValue == "alice@example.com")
+            #expect(plain["profile"]?["email"] == .null)
+            let trusted = try await Self.signInAndRedeem(e2e, "oauth1.trusted")
+            #expect(trusted["profile"]?["email"]?.stringValue == "alice@example.com")
+        }
+    }
+
     @Test("github.com-style plain OAuth 2 signs in and redeems, backend none")
     func github() async throws {
         try await withEndToEnd { e2e in

@@ -21,7 +21,7 @@ struct ConfigValidator {
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
         "protocol", "consumerKey", "consumerSecret", "clientId", "clientSecret", "issuer", "endpoints", "scopes",
-        "signatureMethod", "tokenEndpointAuth", "responseMode", "teamId", "keyId", "privateKey",
+        "signatureMethod", "tokenEndpointAuth", "responseMode", "teamId", "keyId", "privateKey", "trustEmail",
     ]
     static let secretKeys = ["file", "env", "credential"]
 

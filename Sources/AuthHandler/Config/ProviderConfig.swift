@@ -74,6 +74,9 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
     public var keyId: String?
     /// Apple: the PEM private key of that key.
     public var privateKey: SecretReference?
+    /// Custom providers: report the provider's `email` as verified although it sends no verified flag
+    /// (HTTP-API.md §3.3); nil (false) by default, and a warning when true.
+    public var trustEmail: Bool?
 
     /// Creates a provider config; defaults match what validation fills in.
     public init(
@@ -82,7 +85,7 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
         endpoints: ProviderEndpoints = ProviderEndpoints(), scopes: [String]? = nil,
         signatureMethod: SignatureMethod? = nil, tokenEndpointAuth: TokenEndpointAuth? = nil,
         responseMode: ResponseMode? = nil, teamId: String? = nil, keyId: String? = nil,
-        privateKey: SecretReference? = nil
+        privateKey: SecretReference? = nil, trustEmail: Bool? = nil
     ) {
         self.protocolKind = protocolKind
         self.consumerKey = consumerKey
@@ -98,11 +101,12 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
         self.teamId = teamId
         self.keyId = keyId
         self.privateKey = privateKey
+        self.trustEmail = trustEmail
     }
 
     private enum CodingKeys: String, CodingKey {
         case protocolKind = "protocol"
         case consumerKey, consumerSecret, clientId, clientSecret, issuer, endpoints, scopes, signatureMethod
-        case tokenEndpointAuth, responseMode, teamId, keyId, privateKey
+        case tokenEndpointAuth, responseMode, teamId, keyId, privateKey, trustEmail
     }
 }

@@ -199,7 +199,8 @@ extension SignInFlow {
         }
         let profile: ProviderProfile
         do {
-            profile = try ProfileMapper.twitter(document, accessTokenFields: credentials.extraFields)
+            profile = try ProfileMapper.twitter(
+                document, accessTokenFields: credentials.extraFields, trustsEmail: provider.trustsEmail)
         } catch {
             throw .provider("the \(provider.id) profile is unusable: \(error)")
         }
@@ -297,7 +298,7 @@ extension SignInFlow {
             }
         }
         do {
-            return try ProfileMapper.oidc(claims: claims.raw, userInfo: userInfo)
+            return try ProfileMapper.oidc(claims: claims.raw, userInfo: userInfo, trustsEmail: provider.trustsEmail)
         } catch {
             throw .provider("the \(provider.id) profile is unusable: \(error)")
         }
@@ -322,7 +323,8 @@ extension SignInFlow {
             secondary = try? await client.fetch(url: emails.absoluteString, accessToken: accessToken)
         }
         do {
-            return try ProfileMapper.profile(provider.profileMapping, document: document, secondary: secondary)
+            return try ProfileMapper.profile(
+                provider.profileMapping, document: document, secondary: secondary, trustsEmail: provider.trustsEmail)
         } catch {
             throw .provider("the \(provider.id) profile is unusable: \(error)")
         }

@@ -30,6 +30,9 @@ public struct ProviderDescriptor: Sendable {
     /// The ID-token signature algorithms accepted; empty for providers without ID tokens.
     public var idTokenAlgorithms: [JWSAlgorithm]
     public var profileMapping: ProfileMapping
+    /// Whether the provider's `email` counts as verified without a verified flag (``ProfileMapper``): the catalogue's
+    /// ``BuiltInProvider/returnsOnlyVerifiedEmail``, or a custom provider's `trustEmail`.
+    public var trustsEmail: Bool
 
     /// Creates a descriptor; ``ProviderRegistry`` is the usual way.
     public init(
@@ -38,7 +41,7 @@ public struct ProviderDescriptor: Sendable {
         clientSecret: ClientSecretSource?, signatureMethod: OAuth1SignatureMethod? = nil,
         tokenEndpointAuth: ProviderConfig.TokenEndpointAuth? = nil, responseMode: ProviderConfig.ResponseMode? = nil,
         issuer: ExpectedIssuer? = nil, discoveryIssuer: URL? = nil, idTokenAlgorithms: [JWSAlgorithm] = [],
-        profileMapping: ProfileMapping
+        profileMapping: ProfileMapping, trustsEmail: Bool = false
     ) {
         self.id = id
         self.protocolKind = protocolKind
@@ -54,6 +57,7 @@ public struct ProviderDescriptor: Sendable {
         self.discoveryIssuer = discoveryIssuer
         self.idTokenAlgorithms = idTokenAlgorithms
         self.profileMapping = profileMapping
+        self.trustsEmail = trustsEmail
     }
 
     /// Whether an OIDC provider still lacks an endpoint that discovery from `discoveryIssuer` must supply.

@@ -60,6 +60,10 @@ private struct DescriptorBuilder {
         signsES256ClientSecret = entry?.signsES256ClientSecret == true
     }
 
+    /// Whether the provider's `email` needs no verified flag: the catalogue says so, or a custom provider's
+    /// `trustEmail` (which validation refuses on a built-in id).
+    private var trustsEmail: Bool { builtIn?.returnsOnlyVerifiedEmail ?? config.trustEmail ?? false }
+
     mutating func build() -> ProviderDescriptor? {
         switch config.protocolKind {
         case .oauth1: oauth1()
@@ -77,7 +81,7 @@ private struct DescriptorBuilder {
         return ProviderDescriptor(
             id: id, protocolKind: .oauth1, isBuiltIn: builtIn != nil, endpoints: endpoints,
             defaultScopes: config.scopes ?? builtIn?.scopes ?? [], clientID: key, clientSecret: .fixed(secret),
-            signatureMethod: method, profileMapping: builtIn?.profileMapping ?? .twitter)
+            signatureMethod: method, profileMapping: builtIn?.profileMapping ?? .twitter, trustsEmail: trustsEmail)
     }
 
     private mutating func oauth2() -> ProviderDescriptor? {
@@ -115,7 +119,7 @@ private struct DescriptorBuilder {
             responseMode: config.responseMode ?? builtIn?.responseMode ?? .query,
             issuer: issuer, discoveryIssuer: isOIDC ? discoveryIssuer : nil,
             idTokenAlgorithms: isOIDC ? (builtIn?.idTokenAlgorithms ?? [.rs256, .es256]) : [],
-            profileMapping: builtIn?.profileMapping ?? (isOIDC ? .oidc : .oauth2UserInfo))
+            profileMapping: builtIn?.profileMapping ?? (isOIDC ? .oidc : .oauth2UserInfo), trustsEmail: trustsEmail)
     }
 
     /// The configured client secret, or where the catalogue allows it (Apple) one generated from teamId,
