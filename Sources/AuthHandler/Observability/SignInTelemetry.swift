@@ -54,4 +54,16 @@ public struct SignInTelemetry: SignInObserver {
     public func pendingEnded(expiresAt: Date) {
         metrics.pendingEnded(expiresAt: expiresAt)
     }
+
+    /// One warning per skipped key, each time the set is fetched: a token signed with such a key is refused, and the
+    /// refusal's `no ... key with kid` alone would not say that a key with that kid is there (CONFIG.md "logFormat").
+    public func keysSkipped(jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey]) {
+        for key in skipped {
+            var fields: [(String, String)] = [("outcome", "key-skipped"), ("jwks_uri", jwksURI)]
+            fields.append(("index", String(key.index)))
+            if let keyID = key.keyID { fields.append(("kid", keyID)) }
+            fields.append(("reason", key.reason))
+            log.log(.warning, "oidc.jwks", fields: fields)
+        }
+    }
 }
