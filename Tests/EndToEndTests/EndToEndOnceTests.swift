@@ -317,6 +317,25 @@ struct EndToEndOnceTests {
         }
     }
 
+    @Test("prompt=none answered with login_required: exit 2, the done page says interaction-required with 401")
+    func interactionRequired() async throws {
+        try await withOnce { harness in
+            try await harness.queueFailure(
+                #"{"endpoint": "oidc/authorize", "kind": "oauth-error", "error": "login_required"}"#)
+            let run = try harness.google(["--param", "prompt=none"])
+            defer { run.terminateIfRunning() }
+            let (status, page, pageURL) = try await harness.signIn(run)
+            #expect(status == 2)
+            #expect(pageURL.contains("/__/auth/done?error=interaction-required"))
+            #expect(page.status == 401)
+            #expect(run.standardOutput == "")
+            let lines = OnceHarness.failureLines(run)
+            #expect(lines.count == 1, "\(run.standardError)")
+            #expect(lines.first?.contains("interaction-required") == true)
+            #expect(lines.first?.contains("login_required") == true)
+        }
+    }
+
     @Test("nobody follows the URL: exit 3 after --timeout, one line")
     func timesOut() async throws {
         try await withOnce { harness in

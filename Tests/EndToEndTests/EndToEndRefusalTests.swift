@@ -230,6 +230,28 @@ struct EndToEndRefusalTests {
             "\(refusal ?? "no refusal logged"); the app was told: \(description)")
     }
 
+    /// OIDC Core §3.1.2.6: a `prompt=none` request that needs the user is answered with one of four errors; the app
+    /// gets `interaction-required` with the IdP's error in the description, any other error stays `provider-error`.
+    @Test(
+        "prompt=none answered with interaction_required and its kin → interaction-required, others provider-error",
+        arguments: [
+            ("interaction_required", "interaction-required"), ("login_required", "interaction-required"),
+            ("consent_required", "interaction-required"), ("account_selection_required", "interaction-required"),
+            ("temporarily_unavailable", "provider-error"),
+        ])
+    func silentSignInNeedsTheUser(_ idpError: String, _ expected: String) async throws {
+        try await withEndToEnd { e2e in
+            try await e2e.queueFailure(
+                "{\"endpoint\": \"oidc/authorize\", \"kind\": \"oauth-error\", \"error\": \"\(idpError)\"}")
+            let walk = try await e2e.signIn(
+                "google.com", ["customParameters": #"{"login_hint":"alice","prompt":"none"}"#, "eventId": "silent"])
+            #expect(walk.appQuery.first(named: "error") == expected, "\(walk.appQuery)")
+            #expect(walk.appQuery.first(named: "error_description")?.contains("error=\(idpError)") == true)
+            #expect(walk.appQuery.first(named: "eventId") == "silent")
+            #expect(walk.appQuery.first(named: "code") == nil)
+        }
+    }
+
     @Test("key rotation is accepted after one JWKS refetch")
     func keyRotation() async throws {
         try await withEndToEnd { e2e in

@@ -231,6 +231,11 @@ extension SignInFlow {
         if let error = fields.first(named: "error") {
             let code = Self.safeErrorCode(error)
             if code == "access_denied" { throw .cancelled("the user denied the sign-in at \(provider.id)") }
+            if Self.interactionRequiredErrors.contains(code) {
+                throw .interactionRequired(
+                    "\(provider.id) answered error=\(code): it cannot sign the user in without their interaction; "
+                        + "start the sign-in again without prompt=none")
+            }
             throw .provider("\(provider.id) answered error=\(code)")
         }
         guard let code = fields.first(named: "code"), !code.isEmpty else {
@@ -355,6 +360,12 @@ extension SignInFlow {
         return code
     }
 
+    /// The authorization errors of a `prompt=none` request that needs the user (OIDC Core §3.1.2.6): the app gets
+    /// `interaction-required` for them, not `provider-error` (HTTP-API.md §3.2).
+    static let interactionRequiredErrors: Set<String> = [
+        "interaction_required", "login_required", "consent_required", "account_selection_required",
+    ]
+
     /// An IdP `error` value reduced to the RFC 6749 error character set, so it is safe to echo.
     static func safeErrorCode(_ error: String) -> String {
         let kept = error.unicodeScalars.filter {
@@ -369,12 +380,14 @@ extension SignInFlow {
 /// Why a callback failed after its session was consumed; always reported to the app by redirect.
 enum CallbackFailure: Error {
     case cancelled(String)
+    case interactionRequired(String)
     case provider(String)
     case `internal`(String)
 
     var code: HandlerError.Code {
         switch self {
         case .cancelled: .userCancelled
+        case .interactionRequired: .interactionRequired
         case .provider: .providerError
         case .internal: .internalError
         }
@@ -382,7 +395,9 @@ enum CallbackFailure: Error {
 
     var message: String {
         switch self {
-        case .cancelled(let message), .provider(let message), .internal(let message): message
+        case .cancelled(let message), .interactionRequired(let message), .provider(let message),
+            .internal(let message):
+            message
         }
     }
 }
