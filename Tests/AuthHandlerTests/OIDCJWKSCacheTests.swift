@@ -54,6 +54,14 @@ struct OIDCJWKSCacheTests {
         #expect(set.skipped[5].description == "keys[5] (kid \"p256-short\"): " + reasons[5])
     }
 
+    /// A reason quotes the IdP's members, so it is bounded.
+    @Test func aSkippedKeysReasonIsBounded() throws {
+        let body = "{\"keys\": [{\"kty\": \"" + String(repeating: "A", count: 5000) + "\"}]}"
+        let set = try JSONWebKeySet(parsing: Array(body.utf8), url: Self.uri)
+        #expect(set.skipped.count == 1)
+        #expect(set.skipped.first?.reason.count == JSONWebKeySet.SkippedKey.maximumReasonLength + 1)
+    }
+
     /// The refusal of a token whose key was skipped names that key and why, and the skipped keys are reported once
     /// per fetch, for the log (the flow's observer logs them as `event=oidc.jwks`).
     @Test func aSkippedKeyWithTheTokensKidIsNamedInTheRefusalAndReported() async throws {

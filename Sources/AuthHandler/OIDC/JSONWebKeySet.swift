@@ -12,8 +12,12 @@ public struct JSONWebKeySet: Sendable {
         public var index: Int
         /// Its `kid`, when it has a string one.
         public var keyID: String?
-        /// Why it was skipped, e.g. that a P-256 coordinate is not 32 bytes (RFC 7518 §6.2.1.2).
+        /// Why it was skipped, e.g. that a P-256 coordinate is not 32 bytes (RFC 7518 §6.2.1.2); at most
+        /// ``maximumReasonLength`` characters, as it may quote the IdP's members.
         public var reason: String
+
+        /// The longest `reason` kept.
+        public static let maximumReasonLength = 240
 
         public init(index: Int, keyID: String?, reason: String) {
             self.index = index
@@ -58,7 +62,10 @@ public struct JSONWebKeySet: Sendable {
             do {
                 keys.append(try PublicKey(jwk: jwk))
             } catch {
-                skipped.append(SkippedKey(index: index, keyID: jwk.kid, reason: error.detail))
+                let reason =
+                    error.detail.count > SkippedKey.maximumReasonLength
+                    ? String(error.detail.prefix(SkippedKey.maximumReasonLength)) + "…" : error.detail
+                skipped.append(SkippedKey(index: index, keyID: jwk.kid, reason: reason))
             }
         }
         self.init(keys: keys, skipped: skipped)
