@@ -34,6 +34,10 @@ public enum FakeFailureKind: Sendable, Equatable {
     case unsignedIDToken
     /// Any endpoint: before answering, replace the signing key (new `kid`; the old key leaves the JWKS).
     case rotateKeys
+    /// `token`: an `id_token` signed ES256 by a P-256 key whose x coordinate begins with a zero byte, which the JWKS
+    /// then publishes (until a reset) as a careless IdP does: with that byte dropped, 31 bytes where RFC 7518
+    /// §6.2.1.2 requires 32.
+    case shortCoordinateKey
 
     /// The control API's name for the kind.
     public var name: String {
@@ -48,6 +52,7 @@ public enum FakeFailureKind: Sendable, Equatable {
         case .expiredIDToken: "expired-id-token"
         case .unsignedIDToken: "unsigned-id-token"
         case .rotateKeys: "rotate-keys"
+        case .shortCoordinateKey: "short-coordinate-key"
         }
     }
 }
@@ -104,11 +109,13 @@ extension FakeFailure: Codable {
         case "expired-id-token": kind = .expiredIDToken
         case "unsigned-id-token": kind = .unsignedIDToken
         case "rotate-keys": kind = .rotateKeys
+        case "short-coordinate-key": kind = .shortCoordinateKey
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .kind, in: container,
                 debugDescription: "unknown kind '\(name)'; use oauth-error, http-status, delay, bad-signature, "
-                    + "wrong-iss, wrong-nonce, wrong-aud, expired-id-token, unsigned-id-token or rotate-keys")
+                    + "wrong-iss, wrong-nonce, wrong-aud, expired-id-token, unsigned-id-token, rotate-keys or "
+                    + "short-coordinate-key")
         }
     }
 

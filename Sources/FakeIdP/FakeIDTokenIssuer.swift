@@ -1,7 +1,8 @@
 import AuthHandler
 import Foundation
 
-/// Builds and signs the fake IdP's RS256 ID tokens, spoiling them as a queued failure asks.
+/// Builds and signs the fake IdP's ID tokens (RS256; ES256 for `short-coordinate-key`), spoiling them as a queued
+/// failure asks.
 struct FakeIDTokenIssuer {
     /// The `iss` a `wrong-iss` failure puts in an ID token or an authorization response.
     static let wrongIssuer = "http://wrong-issuer.invalid/oidc"
@@ -47,7 +48,7 @@ struct FakeIDTokenIssuer {
         if failure == .unsignedIDToken {
             return try CompactJWS.unsigned(payload: payload)
         }
-        let header = JOSEHeader(alg: JWSAlgorithm.rs256.rawValue, kid: key.publicKey.keyID, typ: "JWT")
+        let header = JOSEHeader(alg: key.algorithm.rawValue, kid: key.publicKey.keyID, typ: "JWT")
         let token = try CompactJWS.sign(header: header, payload: payload, key: key)
         return failure == .badSignature ? Self.flippingSignature(of: token) : token
     }

@@ -90,6 +90,27 @@ actor FakeIdPState {
         signingKey = try SigningKey.generate(.rs256, keyID: "fake-key-\(keyGeneration)")
     }
 
+    /// The `short-coordinate-key` failure's ES256 key and its JWK as published, with the x coordinate's leading zero
+    /// byte dropped (31 bytes); in the JWKS from its first use until `reset`.
+    private(set) var shortCoordinateKey: (key: SigningKey, published: JWK)?
+
+    /// The `short-coordinate-key` failure's key, made on first use: P-256 keys are drawn until one's x coordinate
+    /// begins with a zero byte (one in 256 does).
+    func shortCoordinateSigningKey() throws -> SigningKey {
+        if let shortCoordinateKey { return shortCoordinateKey.key }
+        for _ in 0..<8192 {
+            let key = try SigningKey.generate(.es256, keyID: "fake-short-coordinate-key")
+            var jwk = key.publicKey.jwk
+            guard let x = jwk.x.flatMap(Base64.urlDecode), x.first == 0 else { continue }
+            jwk.x = Base64.urlEncode(Array(x.dropFirst()))
+            jwk.alg = JWSAlgorithm.es256.rawValue
+            jwk.use = "sig"
+            shortCoordinateKey = (key, jwk)
+            return key
+        }
+        throw CryptoError(operation: "short-coordinate-key", detail: "no P-256 key with a leading zero byte in x")
+    }
+
     // MARK: Clock
 
     /// The fake IdP's clock: the real time plus whatever the control API advanced it by.
@@ -138,6 +159,7 @@ actor FakeIdPState {
     func reset() {
         failures.removeAll()
         recorded.removeAll()
+        shortCoordinateKey = nil
     }
 
     // MARK: OAuth 1.0a

@@ -135,9 +135,7 @@ extension FakeIdPRouter {
         guard audiences.contains(where: { state.configuration.oauth2Client(id: $0) != nil }) else {
             throw IdentityToolkitError("INVALID_IDP_RESPONSE", "the id_token's aud is not a client of this IdP")
         }
-        if let nonce, claims["nonce"] as? String != nonce {
-            throw IdentityToolkitError("MISSING_OR_INVALID_NONCE", "the id_token's nonce is not the one in postBody")
-        }
+        try Self.checkNonce(claim: claims["nonce"], rawNonce: nonce)
         guard let subject = claims["sub"] as? String, !subject.isEmpty else {
             throw IdentityToolkitError("INVALID_IDP_RESPONSE", "the id_token has no sub")
         }
@@ -149,6 +147,23 @@ extension FakeIdPRouter {
             displayName: claims["name"] as? String ?? user?.displayName, screenName: nil,
             rawUserInfo: Self.jsonString(claims), credential: ["oauthIdToken": idToken],
             behavior: user?.backendBehavior ?? .signIn)
+    }
+
+    /// Firebase's rule for an ID token that carries a `nonce` claim (`OAuthCredentialOptions.rawNonce`: "The SHA-256
+    /// hash of the raw nonce must match the nonce field in the ID token"): `postBody` must carry the raw nonce, and its
+    /// lowercase hex SHA-256 must equal the claim (HTTP-API.md §4.1). A token without the claim needs no nonce.
+    static func checkNonce(claim: Any?, rawNonce: String?) throws(IdentityToolkitError) {
+        guard let claim, !(claim is NSNull) else { return }
+        guard let rawNonce else {
+            throw IdentityToolkitError(
+                "MISSING_OR_INVALID_NONCE", "the id_token has a nonce claim, so postBody must carry the raw nonce")
+        }
+        guard let claim = claim as? String, let hashed = try? OIDCNonce.hashed(rawNonce),
+            ConstantTime.equals(hashed, claim)
+        else {
+            throw IdentityToolkitError(
+                "MISSING_OR_INVALID_NONCE", "the SHA-256 of postBody's nonce is not the id_token's nonce claim")
+        }
     }
 
     /// The configured user behind a token's user id (the id, or the login name as a fallback).

@@ -45,9 +45,11 @@ extension FakeIdPRouter {
         var jwk = await state.signingKey.publicKey.jwk
         jwk.alg = JWSAlgorithm.rs256.rawValue
         jwk.use = "sig"
+        var keys = [jwk]
+        if let defective = await state.shortCoordinateKey?.published { keys.append(defective) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? ServerResponse.json(KeySet(keys: [jwk]), encoder: encoder))
+        return (try? ServerResponse.json(KeySet(keys: keys), encoder: encoder))
             ?? .text("fake-idp: cannot encode the JWKS\n", status: 500)
     }
 

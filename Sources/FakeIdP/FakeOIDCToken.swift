@@ -86,8 +86,10 @@ extension FakeIdPRouter {
         }
         var idToken: String?
         if FakeOIDCParameters.scopeTokens(code.scope)?.contains("openid") == true {
+            let key =
+                failure == .shortCoordinateKey ? try await state.shortCoordinateSigningKey() : await state.signingKey
             let issuer = FakeIDTokenIssuer(
-                issuer: self.issuer, key: await state.signingKey,
+                issuer: self.issuer, key: key,
                 lifetimeSeconds: state.configuration.accessTokenLifetimeSeconds)
             idToken = try issuer.issue(
                 user: user, clientID: client.id, nonce: code.nonce, authTime: code.issuedAt, now: now,

@@ -64,8 +64,8 @@ enum BackendFixture {
     static func google(accessToken: String? = googleAccessToken, nonce: String? = nil) -> BackendSignInRequest {
         BackendSignInRequest(
             providerId: "google.com", protocolKind: .oidc,
-            credential: IdPCredential(accessToken: accessToken, idToken: googleIDToken),
-            profile: ProviderProfile(id: "1001", email: "alice@example.com"), requestUri: requestUri, nonce: nonce)
+            credential: IdPCredential(accessToken: accessToken, idToken: googleIDToken, nonce: nonce),
+            profile: ProviderProfile(id: "1001", email: "alice@example.com"), requestUri: requestUri)
     }
 
     static func github() -> BackendSignInRequest {

@@ -286,6 +286,41 @@ struct ConfigValidationTests {
         #expect(report.warnings.first?.message.contains("eventId") == true)
     }
 
+    /// HTTP-API.md §3.3: a custom provider may vouch for its `email` with `trustEmail`, warned about; a built-in's
+    /// e-mail rule is fixed.
+    @Test func trustEmailIsAWarningOnACustomProviderAndAnErrorOnABuiltIn() throws {
+        let custom = try ConfigFixture.report(
+            overriding: """
+                {"providers": {"oauth2.forge": {"protocol": "oauth2", "clientId": "c",
+                  "clientSecret": {"env": "FIXTURE_SECRET"}, "trustEmail": true,
+                  "endpoints": {"authorization": "https://forge.example/a", "token": "https://forge.example/t"}}}}
+                """)
+        #expect(custom.errors == [])
+        #expect(custom.config?.providers["oauth2.forge"]?.trustEmail == true)
+        #expect(custom.warnings.map(\.path.description) == [#"providers["oauth2.forge"].trustEmail"#])
+        #expect(custom.warnings.first?.message.contains("verified") == true)
+        let off = try ConfigFixture.report(
+            overriding: """
+                {"providers": {"oidc.corp": {"protocol": "oidc", "clientId": "c", "issuer": "https://corp.example",
+                  "clientSecret": {"env": "FIXTURE_SECRET"}, "trustEmail": false}}}
+                """)
+        #expect(off.problems == [])
+        let builtIn = try ConfigFixture.report(
+            overriding:
+                #"{"providers": {"microsoft.com": {"clientId": "c", "clientSecret": {"env": "FIXTURE_SECRET"}, "trustEmail": true}}}"#
+        )
+        #expect(builtIn.errors.map(\.path.description) == [#"providers["microsoft.com"].trustEmail"#])
+        #expect(builtIn.errors.first?.message.contains("custom providers only") == true)
+        let notBoolean = try ConfigFixture.report(
+            overriding: """
+                {"providers": {"oauth1.legacy": {"protocol": "oauth1", "consumerKey": "k",
+                  "consumerSecret": {"env": "FIXTURE_SECRET"}, "trustEmail": "yes",
+                  "endpoints": {"requestToken": "https://l.example/r", "authorize": "https://l.example/a",
+                                "accessToken": "https://l.example/t"}}}}
+                """)
+        #expect(notBoolean.errors.map(\.path.description) == [#"providers["oauth1.legacy"].trustEmail"#])
+    }
+
     @Test func trustingEveryAddressIsAWarning() throws {
         let report = try ConfigFixture.report(overriding: #"{"trustedProxies": ["0.0.0.0/0", "::/0"]}"#)
         #expect(report.errors == [])

@@ -202,4 +202,25 @@ struct EventLogTests {
         copy.log(.info, "e")
         #expect(sink.captured == [#"{"level":"info","event":"e"}"#])
     }
+
+    /// Each skipped JWKS key is one warning with its kid and reason; past 16 in one set, one line counts the rest.
+    @Test func skippedJWKSKeysAreLoggedAndBounded() {
+        let sink = CapturingLogSink()
+        let telemetry = SignInTelemetry(log: EventLog(sink: sink), metrics: Metrics())
+        let reason = "P-256 coordinates must be 32 bytes each (RFC 7518 §6.2.1.2), got x 31 and y 32"
+        telemetry.keysSkipped(
+            jwksURI: "https://idp.example/jwks", [JSONWebKeySet.SkippedKey(index: 3, keyID: "k1", reason: reason)])
+        #expect(
+            sink.captured == [
+                "level=warning event=oidc.jwks outcome=key-skipped jwks_uri=https://idp.example/jwks index=3 kid=k1 "
+                    + "reason=\"\(reason)\""
+            ])
+        let many = (0..<20).map { JSONWebKeySet.SkippedKey(index: $0, keyID: nil, reason: "junk") }
+        telemetry.keysSkipped(jwksURI: "https://idp.example/jwks", many)
+        #expect(sink.captured.count == 1 + 16 + 1)
+        #expect(
+            sink.captured.last
+                == "level=warning event=oidc.jwks outcome=keys-skipped-not-logged jwks_uri=https://idp.example/jwks "
+                + "count=4")
+    }
 }

@@ -16,14 +16,15 @@ struct FlowStoredResultTests {
     static let results = [
         StoredResult(
             providerID: "google.com", authType: .signInViaRedirect, eventID: "event-1", resultChallenge: "challenge",
-            credential: IdPCredential(accessToken: "at", idToken: "eyJ.x.y", expiresIn: 3599, scope: "openid email"),
+            credential: IdPCredential(
+                accessToken: "at", idToken: "eyJ.x.y", expiresIn: 3599, scope: "openid email", nonce: "n-0"),
             profile: ProviderProfile(id: "1234", displayName: "Ünïcode 😀", email: "a@example.com", raw: claims),
-            requestURI: "https://auth.example/__/auth/handler", nonce: "n-0",
+            requestURI: "https://auth.example/__/auth/handler",
             createdAt: Date(timeIntervalSinceReferenceDate: 786_543_210.123_456_7)),
         StoredResult(
             providerID: "twitter.com", authType: .linkViaRedirect, eventID: nil, resultChallenge: nil,
             credential: IdPCredential(accessToken: "t", secret: "s"), profile: ProviderProfile(id: "42", raw: .null),
-            requestURI: "http://127.0.0.1/__/auth/handler", nonce: nil,
+            requestURI: "http://127.0.0.1/__/auth/handler",
             createdAt: Date(timeIntervalSinceReferenceDate: 5)),
     ]
 

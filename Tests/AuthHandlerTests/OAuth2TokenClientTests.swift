@@ -89,6 +89,22 @@ struct OAuth2TokenClientTests {
         }
     }
 
+    /// A secret with `+ / = % :` is form-encoded inside Basic auth (RFC 6749 §2.3.1); a provider that does not decode
+    /// it answers unauthorized_client, so the hint names that cause and client_secret_post beside the grant.
+    @Test func unauthorizedClientNamesTheFormEncodedBasicSecret() async {
+        let http = ProviderFakeHTTP(responses: .json(400, #"{"error":"unauthorized_client"}"#))
+        do {
+            _ = try await Self.exchange(http)
+            Issue.record("expected unauthorized_client")
+        } catch {
+            #expect(error.providerCode == "unauthorized_client")
+            #expect(error.description.contains("authorization code grant"))
+            #expect(error.description.contains("+ / = % or :"))
+            #expect(error.description.contains("RFC 6749 §2.3.1"))
+            #expect(error.description.hasSuffix("set tokenEndpointAuth to client_secret_post"))
+        }
+    }
+
     /// The IdP received the code and secret form-encoded (`p%3Ass%2Bw%2Frd%20word`); an echo of that form, or of
     /// a non-ASCII secret, must be scrubbed too.
     @Test func echoedFormEncodedSecretsAreRedacted() async {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import AuthHandler
@@ -17,21 +18,87 @@ struct OIDCJWKSCacheTests {
         #expect(http.fetchCount(Self.uri) == 1)
     }
 
-    @Test func unusableKeysAreSkippedNotFatal() throws {
+    /// A P-256 key whose x coordinate lost its leading zero byte: 31 bytes, where RFC 7518 §6.2.1.2 requires 32.
+    static func shortCoordinate(_ jwk: JWK) throws -> JWK {
+        var short = jwk
+        short.x = Base64.urlEncode(Array(try #require(jwk.x.flatMap(Base64.urlDecode)).dropFirst()))
+        return short
+    }
+
+    @Test func unusableKeysAreSkippedWithTheirReasonNotFatal() throws {
         let good = try SigningKey.generate(.rs256, keyID: "good")
         var encryption = good.publicKey.jwk
         encryption.kid = "enc"
         encryption.use = "enc"
+        let short = try Self.shortCoordinate(try SigningKey.generate(.es256, keyID: "p256-short").publicKey.jwk)
+        let json = { (jwk: JWK) in String(decoding: try JSONEncoder().encode(jwk), as: UTF8.self) }
         let body = """
             {"keys": [42, {"kty": "oct", "kid": "hmac", "k": "c2VjcmV0"},
                       {"kty": "RSA", "kid": "short", "n": "\(CryptoTestVectors.rsa1024Modulus)", "e": "AQAB"},
                       {"kty": "EC", "kid": "p384", "crv": "P-384", "x": "AA", "y": "AA"},
-                      \(String(decoding: try JSONEncoder().encode(encryption), as: UTF8.self)),
-                      \(String(decoding: try JSONEncoder().encode(good.publicKey.jwk), as: UTF8.self))]}
+                      \(try json(encryption)), \(try json(short)), {"kid": "no-kty"},
+                      \(try json(good.publicKey.jwk))]}
             """
         let set = try JSONWebKeySet(parsing: Array(body.utf8), url: Self.uri)
         #expect(set.keys.map(\.keyID) == ["good"])
-        #expect(set.skipped == 5)
+        #expect(set.skipped.map(\.index) == [0, 1, 2, 3, 4, 5, 6])
+        #expect(set.skipped.map(\.keyID) == [nil, "hmac", "short", "p384", "enc", "p256-short", "no-kty"])
+        let reasons = set.skipped.map(\.reason)
+        #expect(reasons[0].hasPrefix("not a JWK"))
+        #expect(reasons[1].contains("unsupported kty \"oct\""))
+        #expect(reasons[2].contains("bits"))
+        #expect(reasons[3].contains("P-384"))
+        #expect(reasons[4].contains("use \"enc\""))
+        #expect(reasons[5] == "P-256 coordinates must be 32 bytes each (RFC 7518 §6.2.1.2), got x 31 and y 32")
+        #expect(reasons[6].hasPrefix("not a JWK"))
+        #expect(set.skipped[5].description == "keys[5] (kid \"p256-short\"): " + reasons[5])
+    }
+
+    /// A reason quotes the IdP's members, so it is bounded.
+    @Test func aSkippedKeysReasonIsBounded() throws {
+        let body = "{\"keys\": [{\"kty\": \"" + String(repeating: "A", count: 5000) + "\"}]}"
+        let set = try JSONWebKeySet(parsing: Array(body.utf8), url: Self.uri)
+        #expect(set.skipped.count == 1)
+        #expect(set.skipped.first?.reason.count == JSONWebKeySet.SkippedKey.maximumReasonLength + 1)
+    }
+
+    /// The refusal of a token whose key was skipped names that key and why, and the skipped keys are reported once
+    /// per fetch, for the log (the flow's observer logs them as `event=oidc.jwks`).
+    @Test func aSkippedKeyWithTheTokensKidIsNamedInTheRefusalAndReported() async throws {
+        let good = try SigningKey.generate(.rs256, keyID: "good")
+        let short = try Self.shortCoordinate(try SigningKey.generate(.es256, keyID: "p256-short").publicKey.jwk)
+        let http = OIDCFakeHTTP()
+        http.serveKeys(Self.uri, [good.publicKey.jwk, short])
+        let reports = Mutex<[(String, [JSONWebKeySet.SkippedKey])]>([])
+        let clock = OIDCTestClock()
+        let cache = JWKSCache(
+            http: http, refetchInterval: 10, now: clock.read,
+            reportSkipped: { uri, skipped in reports.withLock { $0.append((uri, skipped)) } })
+        let error = await oidcError { () async throws(OIDCError) in
+            try await cache.keys(jwksURI: Self.uri, keyID: "p256-short", algorithm: .es256)
+        }
+        let skipped = JSONWebKeySet.SkippedKey(
+            index: 1, keyID: "p256-short",
+            reason: "P-256 coordinates must be 32 bytes each (RFC 7518 §6.2.1.2), got x 31 and y 32")
+        #expect(error == .unknownKeyID(kid: "p256-short", algorithm: .es256, skipped: [skipped]))
+        #expect(
+            error?.description
+                == "no ES256 key with kid \"p256-short\" in the provider's JWKS, even after refetching it; the JWKS has "
+                + "a key with that kid, skipped as unusable: keys[1] (kid \"p256-short\"): P-256 coordinates must be 32 "
+                + "bytes each (RFC 7518 §6.2.1.2), got x 31 and y 32")
+        #expect(reports.withLock { $0.map(\.0) } == [Self.uri])
+        #expect(reports.withLock { $0.map(\.1) } == [[skipped]])
+        // A cached set is not reported again; a kid that is simply absent is not blamed on the skipped key, and the
+        // refetch it causes (at most one per refetchInterval) reports what that fetch skipped.
+        _ = try await cache.keys(jwksURI: Self.uri, keyID: "good", algorithm: .rs256)
+        #expect(reports.withLock { $0.count } == 1)
+        clock.advance(by: 10)
+        let other = await oidcError { () async throws(OIDCError) in
+            try await cache.keys(jwksURI: Self.uri, keyID: "absent", algorithm: .es256)
+        }
+        #expect(other == .unknownKeyID(kid: "absent", algorithm: .es256))
+        #expect(http.fetchCount(Self.uri) == 2)
+        #expect(reports.withLock { $0.count } == 2)
     }
 
     @Test func documentWithoutKeysArrayIsMalformed() {

@@ -13,7 +13,8 @@ struct ProviderProfileMapperTests {
         let document = try Self.json(
             #"{"id":1234567890123456789,"id_str":"1234567890123456789","name":"Twitter Dev","screen_name":"TwitterDev","email":"dev@example.com"}"#
         )
-        let profile = try ProfileMapper.twitter(document)
+        let profile = try ProfileMapper.twitter(
+            document, trustsEmail: try #require(BuiltInProvider.named("twitter.com")).returnsOnlyVerifiedEmail)
         #expect(profile.id == "1234567890123456789")
         #expect(profile.screenName == "TwitterDev")
         #expect(profile.displayName == "Twitter Dev")
@@ -108,7 +109,9 @@ struct ProviderProfileMapperTests {
 
     @Test func facebookMe() throws {
         let document = try Self.json(#"{"id":"10224161889375098","name":"Jane Doe","email":"jane@example.com"}"#)
-        let profile = try ProfileMapper.profile(.facebook, document: document)
+        let profile = try ProfileMapper.profile(
+            .facebook, document: document,
+            trustsEmail: try #require(BuiltInProvider.named("facebook.com")).returnsOnlyVerifiedEmail)
         #expect(
             profile
                 == ProviderProfile(
@@ -120,7 +123,8 @@ struct ProviderProfileMapperTests {
 
     @Test func genericOAuth2UserInfo() throws {
         let forge = try Self.json(
-            #"{"id":42,"login":"forge-user","full_name":"F","name":"Forge User","email":"f@example.com"}"#)
+            #"{"id":42,"login":"forge-user","full_name":"F","name":"Forge User","email":"f@example.com","email_verified":true}"#
+        )
         let profile = try ProfileMapper.oauth2UserInfo(forge)
         #expect(profile.id == "42")
         #expect(profile.screenName == "forge-user")
@@ -137,5 +141,38 @@ struct ProviderProfileMapperTests {
         #expect(throws: ProfileMappingError.missingIdentifier(source: "OAuth 2 user-info", fields: ["sub", "id"])) {
             try ProfileMapper.oauth2UserInfo(try Self.json(#"{"sub":"line\nbreak"}"#))
         }
+    }
+
+    /// HTTP-API.md §3.3: an e-mail only when the provider says it is verified. A generic OAuth 2 or OAuth 1.0a
+    /// document without `email_verified` (`{"sub", "email"}`) gives none, unless the provider is configured with
+    /// `trustEmail`; an explicit `false` gives none even then.
+    @Test(
+        arguments: [
+            (#""email_verified":true"#, false, "jane@example.com"),
+            (#""email_verified":"true""#, false, "jane@example.com"),
+            ("", false, nil),
+            (#""email_verified":null"#, false, nil),
+            (#""email_verified":"yes""#, false, nil),
+            (#""email_verified":false"#, false, nil),
+            ("", true, "jane@example.com"),
+            (#""email_verified":false"#, true, nil),
+            (#""email_verified":"false""#, true, nil),
+        ] as [(String, Bool, String?)])
+    func customProvidersReportOnlyVouchedEmail(_ member: String, _ trustsEmail: Bool, _ expected: String?) throws {
+        let members =
+            [#""sub":"248289761001""#, #""id_str":"248289761001""#, #""email":"jane@example.com""#]
+            + (member.isEmpty ? [] : [member])
+        let document = try Self.json("{" + members.joined(separator: ",") + "}")
+        for mapping in [ProfileMapping.oauth2UserInfo, .twitter, .oidc] {
+            let profile = try ProfileMapper.profile(mapping, document: document, trustsEmail: trustsEmail)
+            #expect(profile.email == expected, "\(mapping) \(member) trustsEmail \(trustsEmail)")
+        }
+        #expect(try ProfileMapper.twitter(document, trustsEmail: trustsEmail).email == expected)
+    }
+
+    /// Which built-in reports `email` without a verified flag: Twitter and Facebook only (HTTP-API.md §3.3).
+    @Test func theCatalogueSaysWhichBuiltInsReturnOnlyVerifiedEmail() {
+        let trusting = BuiltInProvider.all.filter(\.returnsOnlyVerifiedEmail).map(\.id).sorted()
+        #expect(trusting == ["facebook.com", "twitter.com"])
     }
 }

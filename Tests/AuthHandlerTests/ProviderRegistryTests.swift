@@ -32,6 +32,9 @@ struct ProviderRegistryTests {
         ])
         #expect(
             registry.ids == ["apple.com", "facebook.com", "github.com", "google.com", "microsoft.com", "twitter.com"])
+        // Twitter and Facebook return only confirmed addresses; the others need a verified flag (HTTP-API.md §3.3).
+        #expect(
+            registry.descriptors.values.filter(\.trustsEmail).map(\.id).sorted() == ["facebook.com", "twitter.com"])
 
         let twitter = try #require(registry["twitter.com"])
         #expect(twitter.protocolKind == .oauth1)
@@ -168,7 +171,7 @@ struct ProviderRegistryTests {
                     requestToken: try Self.url("https://legacy.example/rt"),
                     authorize: try Self.url("https://legacy.example/auth"),
                     accessToken: try Self.url("https://legacy.example/at")),
-                signatureMethod: .plaintext),
+                signatureMethod: .plaintext, trustEmail: true),
         ])
         let corp = try #require(registry["oidc.corp"])
         #expect(!corp.isBuiltIn)
@@ -192,6 +195,9 @@ struct ProviderRegistryTests {
         let legacy = try #require(registry["oauth1.legacy"])
         #expect(legacy.signatureMethod == .plaintext)
         #expect(legacy.profileMapping == .twitter)
+        // Only the configured trustEmail, or the catalogue, lets an `email` without a verified flag through.
+        #expect(legacy.trustsEmail)
+        #expect(!forge.trustsEmail && !corp.trustsEmail)
         #expect(legacy.oauth1Client(http: ProviderFakeHTTP([]))?.accessTokenEndpoint == "https://legacy.example/at")
         #expect(forge.oauth1Client(http: ProviderFakeHTTP([])) == nil)
     }

@@ -3,6 +3,10 @@ import AuthHandlerClient
 import Foundation
 import Testing
 
+/// These tests run dozens of sign-ins from one address, and a callback that calls the provider is charged to its
+/// client's `startRateLimit` bucket (HTTP-API.md §3.2): give them room, so a failure is the case under test, not 429.
+private let manySignIns = ["startRateLimit": #"{"perMinute": 6000, "burst": 1000}"#]
+
 /// `AuthHandlerClient` (the Swift client for apps) against the real `auth-handler serve` and `fake-idp`: the browser is
 /// the harness's (it follows the redirects, and the fake IdP approves without a page, HTTP-API.md §4.3); the start URL,
 /// the callback URL and the redemption are the client's.
@@ -71,7 +75,7 @@ struct EndToEndClientTests {
 
     @Test("a sign-in with each protocol: OIDC (query and form_post), OAuth 2, a public client, OAuth 1.0a")
     func signInEachProtocol() async throws {
-        try await withEndToEnd { e2e in
+        try await withEndToEnd(settings: manySignIns) { e2e in
             for provider in ["google.com", "apple.com", "github.com", "oidc.public", "twitter.com"] {
                 let client = try Self.client(e2e)
                 let request = try Self.begin(client, provider)
@@ -94,12 +98,10 @@ struct EndToEndClientTests {
                     let idToken = try #require(result.credential.idToken, "\(provider)")
                     #expect(result.profile.email == "alice@example.com")
                     // Firebase's rule (docs/CLIENTS.md): the claim is the lowercase hex SHA-256 of the raw nonce.
-                    // Daemons that predate credential.nonce leave it out, and the client reads nil.
-                    if let nonce = result.credential.nonce {
-                        let digest = SHA256Digest.hash(Array(nonce.utf8))
-                        let hex = digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-                        #expect(try Self.nonceClaim(idToken) == hex, "\(provider)")
-                    }
+                    let nonce = try #require(result.credential.nonce, "\(provider): credential.nonce")
+                    let digest = SHA256Digest.hash(Array(nonce.utf8))
+                    let hex = digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+                    #expect(try Self.nonceClaim(idToken) == hex, "\(provider)")
                 }
             }
         }
@@ -107,7 +109,7 @@ struct EndToEndClientTests {
 
     @Test("an app's custom scheme (com.example.app:/auth), through identitytoolkit, then a link and its refusals")
     func customSchemeAndLink() async throws {
-        try await withEndToEnd(backend: .identityToolkit) { e2e in
+        try await withEndToEnd(backend: .identityToolkit, settings: manySignIns) { e2e in
             let first = try await Self.signIn(e2e, "google.com", redirect: EndToEnd.appSchemeRedirect)
             let localID = try #require(first.signIn?["localId"]?.stringValue)
             let idToken = try #require(first.signIn?["idToken"]?.stringValue)
@@ -161,7 +163,7 @@ struct EndToEndClientTests {
 
     @Test("a SignInRequest kept as JSON across a relaunch completes once; a tampered verifier does not")
     func survivesRelaunch() async throws {
-        try await withEndToEnd { e2e in
+        try await withEndToEnd(settings: manySignIns) { e2e in
             let stored = try JSONEncoder().encode(try Self.begin(try Self.client(e2e), "google.com"))
             // The app is relaunched while the user is at the provider: a new client, the request read back.
             let request = try JSONDecoder().decode(SignInRequest.self, from: stored)
@@ -195,7 +197,7 @@ struct EndToEndClientTests {
 
     @Test("two sign-ins at once: each callback completes only its own request")
     func twoAtOnce() async throws {
-        try await withEndToEnd { e2e in
+        try await withEndToEnd(settings: manySignIns) { e2e in
             let client = try Self.client(e2e)
             let first = try Self.begin(client, "google.com")
             let second = try Self.begin(client, "twitter.com", user: "bob")
@@ -227,6 +229,9 @@ struct EndToEndClientTests {
     static let userCancelled: @Sendable (AuthHandlerClientError) -> Bool = {
         if case .userCancelled = $0 { true } else { false }
     }
+    static let interactionRequired: @Sendable (AuthHandlerClientError) -> Bool = {
+        if case .interactionRequired = $0 { true } else { false }
+    }
 
     static let providerFailures: [ProviderFailure] = [
         ProviderFailure(name: "OIDC: the user denies", user: "deny", expected: userCancelled),
@@ -240,6 +245,10 @@ struct EndToEndClientTests {
             name: "authorize answers access_denied",
             queued: [#"{"endpoint": "oidc/authorize", "kind": "oauth-error", "error": "access_denied"}"#],
             expected: userCancelled),
+        ProviderFailure(
+            name: "authorize answers login_required (prompt=none)",
+            queued: [#"{"endpoint": "oidc/authorize", "kind": "oauth-error", "error": "login_required"}"#],
+            expected: interactionRequired),
         ProviderFailure(
             name: "authorize answers server_error",
             queued: [#"{"endpoint": "oidc/authorize", "kind": "oauth-error", "error": "server_error"}"#],
@@ -304,7 +313,7 @@ struct EndToEndClientTests {
 
     @Test("every failure the fake IdP produces during a sign-in reaches complete as its case")
     func providerFailuresMapped() async throws {
-        try await withEndToEnd { e2e in
+        try await withEndToEnd(settings: manySignIns) { e2e in
             // Discovery and the JWKS are fetched once first, so that each failure below meets a warm daemon. (The
             // daemon refetches the JWKS for an unknown kid at most once in 10 s, so rotated keys come once here.)
             #expect(try await Self.signIn(e2e, "google.com").profile.id == "1001")
@@ -390,7 +399,7 @@ struct EndToEndClientTests {
 
     @Test("every answer of the fake sign-in backend reaches complete as its case, with its members")
     func backendFailuresMapped() async throws {
-        try await withEndToEnd(backend: .identityToolkit) { e2e in
+        try await withEndToEnd(backend: .identityToolkit, settings: manySignIns) { e2e in
             for failure in Self.backendFailures {
                 try await Self.clearFailures(e2e)
                 let client = try Self.client(e2e)
@@ -419,7 +428,7 @@ struct EndToEndClientTests {
 
     @Test("a second complete while the first waits on the backend → redemptionInProgress with Retry-After")
     func redemptionInProgress() async throws {
-        try await withEndToEnd(backend: .identityToolkit) { e2e in
+        try await withEndToEnd(backend: .identityToolkit, settings: manySignIns) { e2e in
             let client = try Self.client(e2e)
             let request = try Self.begin(client, "google.com")
             let callback = try await Self.browse(e2e, request)

@@ -136,6 +136,12 @@ final class EndToEnd: Sendable {
         case .webhook(let url, _):
             backendJSON = "{\"kind\": \"webhook\", \"url\": \"\(url)\", \"secret\": \(secret("webhook-secret"))}"
         }
+        // The fake's verify_credentials answers `email` without `email_verified`, as Twitter does.
+        let oauth1Endpoints = """
+            {"requestToken": "\(idp)/oauth1/request_token", "authorize": "\(idp)/oauth1/authenticate",
+             "accessToken": "\(idp)/oauth1/access_token",
+             "profile": "\(idp)/oauth1/account/verify_credentials.json?include_email=true"}
+            """
         var topLevel: [String: String] = [
             "listen": #"["127.0.0.1:0"]"#,
             "store": "{\"kind\": \"sqlite\", \"path\": \"\(directory.appendingPathComponent("state.sqlite").path)\"}",
@@ -155,8 +161,14 @@ final class EndToEnd: Sendable {
                               "userInfo": "\(idp)/oidc/userinfo"}},
               "apple.com": {"clientId": "fake-client-id", "clientSecret": \(secret("client-secret")),
                 "issuer": "\(idp)/oidc", "responseMode": "form_post"},
+              "microsoft.com": {"clientId": "fake-client-id", "clientSecret": \(secret("client-secret")),
+                "issuer": "\(idp)/oidc"},
               "oidc.public": {"protocol": "oidc", "clientId": "fake-public-client", "issuer": "\(idp)/oidc",
-                "tokenEndpointAuth": "none"}
+                "tokenEndpointAuth": "none"},
+              "oauth1.plain": {"protocol": "oauth1", "consumerKey": "fake-consumer-key",
+                "consumerSecret": \(secret("twitter-secret")), "endpoints": \(oauth1Endpoints)},
+              "oauth1.trusted": {"protocol": "oauth1", "consumerKey": "fake-consumer-key",
+                "consumerSecret": \(secret("twitter-secret")), "endpoints": \(oauth1Endpoints), "trustEmail": true}
             }
             """,
         ]
@@ -270,7 +282,7 @@ final class EndToEnd: Sendable {
 
     /// Starts a sign-in as `user` (auto-approved by the fake IdP) and walks it to the app.
     func signIn(_ provider: String, user: String = "alice", _ parameters: [String: String] = [:]) async throws -> Walk {
-        let hint = provider == "twitter.com" ? "screen_name" : "login_hint"
+        let hint = provider == "twitter.com" || provider.hasPrefix("oauth1.") ? "screen_name" : "login_hint"
         var parameters = parameters
         if parameters["customParameters"] == nil { parameters["customParameters"] = "{\"\(hint)\":\"\(user)\"}" }
         return try await walk(from: startURL(provider, parameters))

@@ -167,6 +167,13 @@ struct EndToEndOnceTests {
             let idToken = try #require(result["credential"]?["idToken"]?.stringValue)
             #expect(!html.contains(accessToken) && !html.contains(idToken))
             #expect(!run.standardError.contains(accessToken) && !run.standardError.contains(idToken))
+            // The raw nonce, whose hash went to the provider (HTTP-API.md §3.1, §3.3); never in the URL or the page.
+            let nonce = try #require(result["credential"]?["nonce"]?.stringValue)
+            let hashed = try OIDCNonce.hashed(nonce)
+            #expect(
+                try FormURLEncoding.decode(String(url.split(separator: "?", maxSplits: 1)[1])).first(named: "nonce")
+                    == hashed)
+            #expect(!url.contains(nonce) && !html.contains(nonce) && !run.standardError.contains(nonce))
             // Only the URL line on stderr when signed in.
             #expect(run.standardError == OnceHarness.urlPrefix + url + "\n")
         }
@@ -226,6 +233,7 @@ struct EndToEndOnceTests {
             #expect(result["providerId"]?.stringValue == "twitter.com")
             #expect(result["profile"]?["screenName"]?.stringValue == "alice")
             #expect(result["credential"]?["secret"]?.stringValue?.isEmpty == false)
+            #expect(result["credential"]?["nonce"] == .null)
         }
     }
 
@@ -312,6 +320,25 @@ struct EndToEndOnceTests {
             let lines = OnceHarness.failureLines(run)
             #expect(lines.count == 1, "\(run.standardError)")
             #expect(lines.first?.contains("provider-error") == true)
+        }
+    }
+
+    @Test("prompt=none answered with login_required: exit 2, the done page says interaction-required with 401")
+    func interactionRequired() async throws {
+        try await withOnce { harness in
+            try await harness.queueFailure(
+                #"{"endpoint": "oidc/authorize", "kind": "oauth-error", "error": "login_required"}"#)
+            let run = try harness.google(["--param", "prompt=none"])
+            defer { run.terminateIfRunning() }
+            let (status, page, pageURL) = try await harness.signIn(run)
+            #expect(status == 2)
+            #expect(pageURL.contains("/__/auth/done?error=interaction-required"))
+            #expect(page.status == 401)
+            #expect(run.standardOutput == "")
+            let lines = OnceHarness.failureLines(run)
+            #expect(lines.count == 1, "\(run.standardError)")
+            #expect(lines.first?.contains("interaction-required") == true)
+            #expect(lines.first?.contains("login_required") == true)
         }
     }
 

@@ -237,6 +237,60 @@ struct EndToEndRefusalTests {
         }
     }
 
+    /// A JWKS key that cannot be used (here a P-256 key whose x coordinate is 31 bytes, RFC 7518 §6.2.1.2) is logged
+    /// with its kid and why it was skipped, and the refusal of a token signed with it says that a key with that kid
+    /// was there and skipped, instead of only "no ES256 key with kid".
+    @Test("a skipped JWKS key is logged with its reason, and the refusal names it")
+    func skippedJWKSKeyIsExplained() async throws {
+        let e2e = try await EndToEnd.start()
+        let walk: EndToEnd.Walk
+        do {
+            try await e2e.queueFailure(#"{"endpoint": "oidc/token", "kind": "short-coordinate-key"}"#)
+            walk = try await e2e.signIn("oidc.public")
+        } catch {
+            await e2e.stop()
+            throw error
+        }
+        await e2e.stop()
+        #expect(walk.appQuery.first(named: "error") == "provider-error", "\(walk.appQuery)")
+        let description = walk.appQuery.first(named: "error_description") ?? ""
+        let lines = e2e.daemon.standardError.split(separator: "\n")
+        let skipped = lines.filter { $0.contains("event=oidc.jwks") }
+        #expect(skipped.count == 1, "\(e2e.daemon.standardError)")
+        let line = String(skipped.first ?? "")
+        #expect(line.hasPrefix("level=warning event=oidc.jwks "))
+        #expect(line.contains("outcome=key-skipped"))
+        #expect(line.contains("kid=fake-short-coordinate-key"))
+        #expect(
+            line.contains("reason=\"P-256 coordinates must be 32 bytes each (RFC 7518 §6.2.1.2), got x 31 and y 32\""))
+        let refusal = lines.first { $0.contains("event=signin.callback") && $0.contains("outcome=provider-error") }
+        #expect(
+            refusal?.contains("skipped as unusable: keys[1] (kid \\\"fake-short-coordinate-key\\\")") == true,
+            "\(refusal ?? "no refusal logged"); the app was told: \(description)")
+    }
+
+    /// OIDC Core §3.1.2.6: a `prompt=none` request that needs the user is answered with one of four errors; the app
+    /// gets `interaction-required` with the IdP's error in the description, any other error stays `provider-error`.
+    @Test(
+        "prompt=none answered with interaction_required and its kin → interaction-required, others provider-error",
+        arguments: [
+            ("interaction_required", "interaction-required"), ("login_required", "interaction-required"),
+            ("consent_required", "interaction-required"), ("account_selection_required", "interaction-required"),
+            ("temporarily_unavailable", "provider-error"),
+        ])
+    func silentSignInNeedsTheUser(_ idpError: String, _ expected: String) async throws {
+        try await withEndToEnd { e2e in
+            try await e2e.queueFailure(
+                "{\"endpoint\": \"oidc/authorize\", \"kind\": \"oauth-error\", \"error\": \"\(idpError)\"}")
+            let walk = try await e2e.signIn(
+                "google.com", ["customParameters": #"{"login_hint":"alice","prompt":"none"}"#, "eventId": "silent"])
+            #expect(walk.appQuery.first(named: "error") == expected, "\(walk.appQuery)")
+            #expect(walk.appQuery.first(named: "error_description")?.contains("error=\(idpError)") == true)
+            #expect(walk.appQuery.first(named: "eventId") == "silent")
+            #expect(walk.appQuery.first(named: "code") == nil)
+        }
+    }
+
     @Test("key rotation is accepted after one JWKS refetch")
     func keyRotation() async throws {
         try await withEndToEnd { e2e in

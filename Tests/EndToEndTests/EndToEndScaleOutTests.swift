@@ -210,7 +210,8 @@ struct EndToEndScaleOutTests {
                 let redemption = try await browser.redeem(code, at: cluster.instances[0].url)
                 #expect(redemption.status == 200, "\(redemption.text)")
                 let credential = try #require(redemption.json?["credential"])
-                for key in ["accessToken", "idToken", "secret", "refreshToken"] {
+                // The raw OIDC nonce too: the IdP saw only its hash (HTTP-API.md §3.1); it lives sealed or nowhere.
+                for key in ["accessToken", "idToken", "secret", "refreshToken", "nonce"] {
                     if let value = credential[key]?.stringValue { secrets.insert(value) }
                 }
                 secrets.insert(code)

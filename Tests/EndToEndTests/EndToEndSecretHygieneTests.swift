@@ -9,6 +9,7 @@ struct EndToEndSecretHygieneTests {
     func noSecretsInLogsOrLocations() async throws {
         var secrets: Set<String> = ["fake-consumer-secret", "fake-client-secret", "e2e-api-key"]
         var handlerLocations: [String] = []
+        var rawNonces: Set<String> = []
         let e2e = try await EndToEnd.start(backend: .identityToolkit)
         do {
             for provider in ["twitter.com", "google.com", "github.com", "apple.com"] {
@@ -34,9 +35,10 @@ struct EndToEndSecretHygieneTests {
                 let redemption = try await e2e.redeem(code: code)
                 #expect(redemption.status == 200, "\(provider): \(redemption.text)")
                 let result = try #require(redemption.json)
-                for key in ["accessToken", "secret", "idToken", "refreshToken"] {
+                for key in ["accessToken", "secret", "idToken", "refreshToken", "nonce"] {
                     if let value = result["credential"]?[key]?.stringValue { secrets.insert(value) }
                 }
+                if let raw = result["credential"]?["nonce"]?.stringValue { rawNonces.insert(raw) }
                 for key in ["idToken", "refreshToken"] {
                     if let value = result["signIn"]?[key]?.stringValue { secrets.insert(value) }
                 }
@@ -59,7 +61,10 @@ struct EndToEndSecretHygieneTests {
         #expect(leaked == 0, "the daemon's output contains \(leaked) secret value(s)")
         // The handler's Locations: to the IdP (state, PKCE challenge, nonce) and to the app (result code only).
         let credentials = secrets.filter { $0.count >= 8 }
+        #expect(rawNonces.count == 2, "google.com and apple.com each had a raw nonce")
         for location in handlerLocations {
+            // The IdP gets the raw nonce's hash (HTTP-API.md §3.1); the raw value stays sealed.
+            #expect(!rawNonces.contains { location.contains($0) }, "a Location carries a raw nonce")
             for name in ["access_token", "id_token", "refresh_token", "oauth_token_secret", "client_secret"] {
                 #expect(!location.contains(name + "="), "a Location carries \(name)")
             }

@@ -43,6 +43,20 @@ struct EndToEndSignInTests {
         }
     }
 
+    /// HTTP-API.md §3.3: an e-mail only when the provider vouches for it. The fake's profile document carries `email`
+    /// without `email_verified`: a custom provider reports it only with `trustEmail`.
+    @Test("a custom provider's e-mail without a verified flag is reported only with trustEmail")
+    func unverifiedEmailOfACustomProvider() async throws {
+        try await withEndToEnd { e2e in
+            let plain = try await Self.signInAndRedeem(e2e, "oauth1.plain")
+            #expect(plain["profile"]?["id"]?.stringValue == "1001")
+            #expect(plain["profile"]?["raw"]?["email"]?.stringValue == "alice@example.com")
+            #expect(plain["profile"]?["email"] == .null)
+            let trusted = try await Self.signInAndRedeem(e2e, "oauth1.trusted")
+            #expect(trusted["profile"]?["email"]?.stringValue == "alice@example.com")
+        }
+    }
+
     @Test("github.com-style plain OAuth 2 signs in and redeems, backend none")
     func github() async throws {
         try await withEndToEnd { e2e in
@@ -91,6 +105,43 @@ struct EndToEndSignInTests {
         }
     }
 
+    /// Firebase's nonce rule, which the fake Identity Toolkit applies (HTTP-API.md §3.1, §4.1): the provider is sent
+    /// the lowercase hex SHA-256 of a raw nonce, the ID token carries that hash, and `postBody` the raw nonce, which
+    /// the app gets as `credential.nonce`.
+    @Test(
+        "each OIDC built-in and an oidc.* provider sign in through identitytoolkit under Firebase's nonce rule",
+        arguments: ["google.com", "apple.com", "microsoft.com", "oidc.public"])
+    func identityToolkitNonce(provider: String) async throws {
+        try await withEndToEnd(backend: .identityToolkit) { e2e in
+            let result = try await Self.signInAndRedeem(e2e, provider)
+            #expect(result["signIn"]?["localId"]?.stringValue?.isEmpty == false, "\(result)")
+            let raw = try #require(result["credential"]?["nonce"]?.stringValue)
+            #expect(raw.count == 43)
+            let hashed = try OIDCNonce.hashed(raw)
+            let idToken = try #require(result["credential"]?["idToken"]?.stringValue)
+            let payload = try CompactJWS(parsing: idToken).payload
+            #expect(JSONValue.parse(payload)?["nonce"]?.stringValue == hashed, "the ID token carries the hash")
+            let listed = try await e2e.get(e2e.idpURL + "/__fake/requests")
+            let requests = try #require(listed.json?.arrayValue)
+            let authorizations = requests.filter { $0["path"]?.stringValue?.hasSuffix("oidc/authorize") == true }
+            let sent = try authorizations.compactMap { request in
+                try FormURLEncoding.decode(request["query"]?.stringValue ?? "").first(named: "nonce")
+            }
+            #expect(sent == [hashed], "the authorization request carried the hash, not the raw nonce")
+            let toTheIdP = requests.filter { $0["path"]?.stringValue?.contains("identitytoolkit") != true }
+            #expect(!toTheIdP.contains { String(describing: $0).contains(raw) }, "the raw nonce reached the IdP")
+        }
+    }
+
+    @Test("credential.nonce is null for OAuth 1.0a and plain OAuth 2", arguments: ["twitter.com", "github.com"])
+    func noNonceOutsideOIDC(provider: String) async throws {
+        try await withEndToEnd { e2e in
+            let result = try await Self.signInAndRedeem(e2e, provider)
+            let credential = try #require(result["credential"]?.objectValue)
+            #expect(credential["nonce"] == .null)
+        }
+    }
+
     @Test(
         "twitter.com and google.com through a webhook that checks the signature",
         arguments: ["twitter.com", "google.com"])
@@ -104,6 +155,9 @@ struct EndToEndSignInTests {
             let delivered = try #require(receiver.deliveries.last)
             #expect(delivered["providerId"]?.stringValue == provider)
             #expect(delivered["credential"]?["accessToken"] == result["credential"]?["accessToken"])
+            // The raw nonce, as in the result: a string for OIDC, null otherwise (HTTP-API.md §2.8, §3.3).
+            #expect(delivered["credential"]?["nonce"] == result["credential"]?["nonce"])
+            #expect((result["credential"]?["nonce"]?.stringValue != nil) == (provider == "google.com"))
             #expect(receiver.rejected == 0)
         }
     }

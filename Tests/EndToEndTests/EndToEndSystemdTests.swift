@@ -19,7 +19,10 @@ import Testing
         #expect(notify.received.first?.text == ready.text, "READY=1 must be the first message")
         let status = try #require(ready.assignments["STATUS"])
         #expect(status.contains("listening on \(e2e.daemonURL.dropFirst("http://".count))"), "\(status)")
-        #expect(status.contains("providers: apple.com, github.com, google.com, oidc.public, twitter.com"), "\(status)")
+        #expect(
+            status.contains(
+                "providers: apple.com, github.com, google.com, microsoft.com, oauth1.plain, oauth1.trusted, oidc.public, "
+                    + "twitter.com"), "\(status)")
         // Checked on the reading thread as READY=1 arrived: the port already accepted a TCP connection.
         #expect(Self.readyConnects.withLock { $0 } == [true])
 

@@ -57,7 +57,7 @@ struct FakeIdentityToolkitFlowTests {
                 URLFormField(name: "redirect_uri", value: redirectURI),
                 URLFormField(name: "scope", value: "openid email profile"),
                 URLFormField(name: "state", value: "state-1"),
-                URLFormField(name: "nonce", value: "nonce-1"),
+                URLFormField(name: "nonce", value: SignInWithIdp.hashedNonce),
                 URLFormField(name: "code_challenge", value: try PKCE.challenge(forVerifier: verifier)),
                 URLFormField(name: "code_challenge_method", value: "S256"),
                 URLFormField(name: "login_hint", value: "bob"),
@@ -82,7 +82,7 @@ struct FakeIdentityToolkitFlowTests {
 
             let withIDToken = try await SignInWithIdp.call(
                 idp, client,
-                postBody: SignInWithIdp.oidc(idToken) + [URLFormField(name: "nonce", value: "nonce-1")])
+                postBody: SignInWithIdp.oidc(idToken, nonce: SignInWithIdp.rawNonce))
             #expect(withIDToken.status == 200, "\(withIDToken.text)")
             #expect(withIDToken.jsonObject?["email"] as? String == "bob@example.com")
             #expect(withIDToken.jsonObject?["oauthIdToken"] as? String == idToken)

@@ -47,9 +47,20 @@ enum SignInWithIdp {
         ]
     }
 
-    /// `postBody` for an OIDC provider with `idToken`.
-    static func oidc(_ idToken: String, providerID: String = "google.com") -> [URLFormField] {
-        [URLFormField(name: "providerId", value: providerID), URLFormField(name: "id_token", value: idToken)]
+    /// The raw nonce of the ID tokens below, and its lowercase hex SHA-256, the `nonce` claim they carry
+    /// (`printf %s n-0S6_WzA2Mj | sha256sum`): Firebase's rule, HTTP-API.md §4.1.
+    static let rawNonce = "n-0S6_WzA2Mj"
+    static let hashedNonce = "0823a09b54cb9381561068b00aaf4e539b3f54604631d3e6a820879b6b04cc19"
+
+    /// `postBody` for an OIDC provider with `idToken` and, unless nil, the raw nonce.
+    static func oidc(_ idToken: String, providerID: String = "google.com", nonce: String? = rawNonce)
+        -> [URLFormField]
+    {
+        var fields = [
+            URLFormField(name: "providerId", value: providerID), URLFormField(name: "id_token", value: idToken),
+        ]
+        if let nonce { fields.append(URLFormField(name: "nonce", value: nonce)) }
+        return fields
     }
 
     /// An ID token as the fake IdP's token endpoint issues it, with `changes` applied to the claims.
@@ -60,7 +71,7 @@ enum SignInWithIdp {
         var claims: [String: Any] = [
             "iss": idp.issuer, "sub": userID, "aud": "fake-client-id", "iat": now, "exp": now + 3600,
             "email": "user\(userID)@example.com", "email_verified": true, "name": "User \(userID)",
-            "nonce": "n-0S6_WzA2Mj",
+            "nonce": hashedNonce,
         ]
         claims.merge(changes) { _, new in new }
         let signingKey: SigningKey

@@ -60,16 +60,39 @@ struct FakeIdentityToolkitTests {
         }
     }
 
-    @Test func oidcIDTokenWithMatchingNonceSignsIn() async throws {
+    @Test func oidcIDTokenWithTheRawNonceOfItsNonceClaimSignsIn() async throws {
         try await withFakeIdP { idp, client in
             let idToken = try await SignInWithIdp.idToken(idp)
-            let postBody =
-                SignInWithIdp.oidc(idToken, providerID: "oidc.corp") + [
-                    URLFormField(name: "nonce", value: "n-0S6_WzA2Mj")
-                ]
+            let postBody = SignInWithIdp.oidc(idToken, providerID: "oidc.corp", nonce: SignInWithIdp.rawNonce)
             let response = try await SignInWithIdp.call(idp, client, postBody: postBody)
             #expect(response.status == 200, "\(response.text)")
             #expect(response.jsonObject?["federatedId"] as? String == "1001")
+        }
+    }
+
+    /// Firebase's rule (`OAuthCredentialOptions.rawNonce`): the SHA-256 of the raw nonce must be the token's `nonce`.
+    /// The claim's own value (what an equality check would take), another value, or none at all is refused.
+    @Test(arguments: [SignInWithIdp.hashedNonce, "another-nonce", nil])
+    func oidcIDTokenWithoutTheRawNonceOfItsNonceClaimIsRefused(nonce: String?) async throws {
+        try await withFakeIdP { idp, client in
+            let idToken = try await SignInWithIdp.idToken(idp)
+            let response = try await SignInWithIdp.call(
+                idp, client, postBody: SignInWithIdp.oidc(idToken, providerID: "apple.com", nonce: nonce))
+            #expect(response.status == 400)
+            #expect(
+                response.identityToolkitMessage?.hasPrefix("MISSING_OR_INVALID_NONCE") == true, "\(response.text)")
+        }
+    }
+
+    @Test func oidcIDTokenWithoutANonceClaimNeedsNoNonce() async throws {
+        try await withFakeIdP { idp, client in
+            let now = Int(await idp.state.now().timeIntervalSince1970)
+            let claims: [String: Any] = [
+                "iss": idp.issuer, "sub": "1001", "aud": "fake-client-id", "iat": now, "exp": now + 3600,
+            ]
+            let idToken = try SignInWithIdp.sign(claims, key: await idp.state.signingKey)
+            let response = try await SignInWithIdp.call(idp, client, postBody: SignInWithIdp.oidc(idToken, nonce: nil))
+            #expect(response.status == 200, "\(response.text)")
         }
     }
 
@@ -269,10 +292,7 @@ struct FakeIdentityToolkitTests {
                 #expect(
                     response.identityToolkitMessage?.hasPrefix("INVALID_IDP_RESPONSE : ") == true, "\(response.text)")
             }
-            let wrongNonce =
-                SignInWithIdp.oidc(try await SignInWithIdp.idToken(idp)) + [
-                    URLFormField(name: "nonce", value: "another-nonce")
-                ]
+            let wrongNonce = SignInWithIdp.oidc(try await SignInWithIdp.idToken(idp), nonce: "another-nonce")
             let response = try await SignInWithIdp.call(idp, client, postBody: wrongNonce)
             #expect(response.identityToolkitMessage?.hasPrefix("MISSING_OR_INVALID_NONCE") == true)
         }

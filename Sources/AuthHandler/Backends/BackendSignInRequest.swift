@@ -13,11 +13,12 @@ public struct BackendSignInRequest: Sendable, Hashable {
     public var idToken: String?
     /// The app's opaque `eventId`, echoed to the webhook.
     public var eventId: String?
-    /// The raw OIDC nonce, sent as `nonce` in Identity Toolkit's `postBody` when set.
-    public var nonce: String?
 
     /// Every token-like value of this request, for scrubbing them out of error messages.
     var sensitiveValues: [String?] {
-        [credential.accessToken, credential.secret, credential.idToken, credential.refreshToken, idToken, nonce]
+        [
+            credential.accessToken, credential.secret, credential.idToken, credential.refreshToken, credential.nonce,
+            idToken,
+        ]
     }
 }

@@ -2,7 +2,7 @@
 /// for manually supplied credentials (https://cloud.google.com/identity-platform/docs/reference/rest/v1/accounts/signInWithIdp).
 enum IdentityToolkitPostBody {
     /// `providerId=...` then OAuth 1.0a `access_token` + `oauth_token_secret`; OIDC `id_token` (+ `access_token`,
-    /// `nonce`), or `access_token` alone when there is no ID token; OAuth 2 `access_token`.
+    /// the raw `nonce`), or `access_token` alone when there is no ID token; OAuth 2 `access_token`.
     static func form(for request: BackendSignInRequest) throws(BackendError) -> String {
         var fields = [URLFormField(name: "providerId", value: request.providerId)]
         let credential = request.credential
@@ -23,7 +23,8 @@ enum IdentityToolkitPostBody {
             }
             if let idToken { fields.append(URLFormField(name: "id_token", value: idToken)) }
             if let accessToken { fields.append(URLFormField(name: "access_token", value: accessToken)) }
-            if idToken != nil, let nonce = nonEmpty(request.nonce) {
+            // The raw nonce: Identity Toolkit checks that its SHA-256 is the ID token's `nonce` (OIDCNonce).
+            if idToken != nil, let nonce = nonEmpty(credential.nonce) {
                 fields.append(URLFormField(name: "nonce", value: nonce))
             }
         case .oauth2:

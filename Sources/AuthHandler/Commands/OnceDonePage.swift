@@ -95,18 +95,34 @@ final class OnceDonePage: Sendable {
         }
     }
 
-    /// The handler sent the browser back with `error=`: `user-cancelled` exits 1, anything else 2.
-    private func failed(error: String, description: String, accept: String?, audience: PageAudience) -> ServerResponse {
+    /// The handler sent the browser back with `error=`: `user-cancelled` exits 1, anything else (`interaction-required`
+    /// included) 2.
+    private func failed(error: String, description: String, accept: String?, audience: PageAudience)
+        -> ServerResponse
+    {
         let code = SignInFlow.safeErrorCode(error)
         let detail = Self.printable(description)
         let known = HandlerError.Code(rawValue: code)
         let cancelled = known == .userCancelled
-        let message =
-            cancelled
-            ? "the sign-in with \(providerID) was cancelled or denied (\(code): \(detail)); run the command again to sign in"
-            : "the sign-in with \(providerID) failed (\(code): \(detail)); check the provider's settings and try again"
+        let message: String
+        switch known {
+        case .userCancelled:
+            message =
+                "the sign-in with \(providerID) was cancelled or denied (\(code): \(detail)); run the command again to sign in"
+        case .interactionRequired:
+            message = "the sign-in with \(providerID) needs the user at the provider (\(code): \(detail))"
+        default:
+            message =
+                "the sign-in with \(providerID) failed (\(code): \(detail)); check the provider's settings and try again"
+        }
         finish(.failed(cancelled ? .cancelled : .providerError, message: message, document: nil))
-        let status = cancelled ? 403 : 502
+        // The codes the user can act on keep their own status (HTTP-API.md §5); any other failure is the provider's.
+        let status: Int
+        switch known {
+        case .userCancelled?: status = 403
+        case .interactionRequired?: status = 401
+        default: status = 502
+        }
         guard let known else {
             // Not a code the handler sends: the URL was edited by hand. Shown as it came, like any other.
             return ResponseRendering.error(

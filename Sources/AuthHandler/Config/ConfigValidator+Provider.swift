@@ -23,6 +23,7 @@ extension ConfigValidator {
                 fail(path.key(key), "only \(signers) uses \(key) (to sign its client secret); remove it")
             }
         }
+        provider.trustEmail = trustEmail(fields["trustEmail"], isBuiltIn: builtIn != nil, at: path.key("trustEmail"))
         guard let kind else { return nil }
 
         switch kind {
@@ -31,6 +32,27 @@ extension ConfigValidator {
         case .oidc: oidcProvider(&provider, builtIn: builtIn, fields: fields, at: path)
         }
         return provider
+    }
+
+    /// `trustEmail`: custom providers only, and a warning when true, as it takes the provider's word for an address
+    /// it does not say it verified (HTTP-API.md §3.3).
+    private mutating func trustEmail(_ value: JSONValue?, isBuiltIn: Bool, at path: ConfigPath) -> Bool? {
+        guard let value, let trusts = boolean(value, at: path) else { return nil }
+        if isBuiltIn {
+            fail(
+                path,
+                "applies to custom providers only; a built-in provider's e-mail rule is fixed (HTTP-API.md §3.3); "
+                    + "remove it")
+            return nil
+        }
+        if trusts {
+            warn(
+                path,
+                "the provider's e-mail is reported as verified without the provider saying so; an app or backend "
+                    + "that links accounts by e-mail can then be taken over by anyone who can put a victim's "
+                    + "address on an account at this provider; set it only if the provider verifies every address")
+        }
+        return trusts
     }
 
     /// The settings that sign an ES256 client secret (``BuiltInProvider/signsES256ClientSecret``).

@@ -22,6 +22,7 @@ struct ConfigValidator {
     static let providerKeys = [
         "protocol", "consumerKey", "consumerSecret", "clientId", "clientSecret", "issuer", "endpoints", "scopes",
         "signatureMethod", "tokenEndpointAuth", "responseMode", "teamId", "keyId", "privateKey", "displayName",
+        "trustEmail",
     ]
     static let brandingKeys = ["name"]
     static let secretKeys = ["file", "env", "credential"]

@@ -77,6 +77,9 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
     /// The name on the provider's button in the sign-in picker; nil means the catalogue's name for a built-in id,
     /// else the id (HTTP-API.md §2.6, §3.6).
     public var displayName: String?
+    /// Custom providers: report the provider's `email` as verified although it sends no verified flag
+    /// (HTTP-API.md §3.3); nil (false) by default, and a warning when true.
+    public var trustEmail: Bool?
 
     /// Creates a provider config; defaults match what validation fills in.
     public init(
@@ -85,7 +88,8 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
         endpoints: ProviderEndpoints = ProviderEndpoints(), scopes: [String]? = nil,
         signatureMethod: SignatureMethod? = nil, tokenEndpointAuth: TokenEndpointAuth? = nil,
         responseMode: ResponseMode? = nil, teamId: String? = nil, keyId: String? = nil,
-        privateKey: SecretReference? = nil, displayName: String? = nil
+        privateKey: SecretReference? = nil, displayName: String? = nil,
+        trustEmail: Bool? = nil
     ) {
         self.protocolKind = protocolKind
         self.consumerKey = consumerKey
@@ -102,11 +106,12 @@ public struct ProviderConfig: Sendable, Hashable, Codable {
         self.keyId = keyId
         self.privateKey = privateKey
         self.displayName = displayName
+        self.trustEmail = trustEmail
     }
 
     private enum CodingKeys: String, CodingKey {
         case protocolKind = "protocol"
         case consumerKey, consumerSecret, clientId, clientSecret, issuer, endpoints, scopes, signatureMethod
-        case tokenEndpointAuth, responseMode, teamId, keyId, privateKey, displayName
+        case tokenEndpointAuth, responseMode, teamId, keyId, privateKey, displayName, trustEmail
     }
 }

@@ -121,7 +121,8 @@ public struct PublicKey: Sendable {
         guard x.count == p256CoordinateLength, y.count == p256CoordinateLength else {
             throw CryptoError(
                 operation: "JWK",
-                detail: "P-256 coordinates must be 32 bytes each, got x \(x.count) and y \(y.count)")
+                detail:
+                    "P-256 coordinates must be 32 bytes each (RFC 7518 §6.2.1.2), got x \(x.count) and y \(y.count)")
         }
         let key = try EVPKey.p256PublicKey(uncompressedPoint: [0x04] + x + y)
         // Import may already refuse a point off the curve; the explicit check makes it certain

@@ -14,6 +14,10 @@ extension HandlerError {
         case userDisabled = "user-disabled"
         case userCancelled = "user-cancelled"
         case navigationRequired = "navigation-required"
+        /// The provider cannot sign the user in without their interaction (`prompt=none` answered with
+        /// `interaction_required`, `login_required`, `consent_required` or `account_selection_required`, OIDC Core
+        /// §3.1.2.6); the IdP's `error` is in the description.
+        case interactionRequired = "interaction-required"
         case notFound = "not-found"
         case methodNotAllowed = "method-not-allowed"
         case accountExistsWithDifferentCredential = "account-exists-with-different-credential"
@@ -26,15 +30,16 @@ extension HandlerError {
         case backendError = "backend-error"
         case unavailable = "unavailable"
 
-        /// The HTTP status the code is answered with (HTTP-API.md §5). `user-cancelled`, `internal-error` and
-        /// `provider-error` after a callback's state is recorded reach the app as an `error` on a 303 to
-        /// `redirectUrl` instead (HTTP-API.md §3.2); 403 is the `--once` done page's status for `user-cancelled`.
+        /// The HTTP status the code is answered with (HTTP-API.md §5). `user-cancelled`, `interaction-required`,
+        /// `internal-error` and `provider-error` after a callback's state is recorded reach the app as an `error` on
+        /// a 303 to `redirectUrl` instead (HTTP-API.md §3.2); 403 and 401 are the `--once` done page's statuses for
+        /// `user-cancelled` and `interaction-required`.
         public var status: Int {
             switch self {
             case .invalidRequest, .invalidProvider, .unauthorizedRedirectURL, .unsupportedAuthType,
                 .reservedCustomParameter, .invalidState, .invalidResultCode:
                 400
-            case .invalidIDToken, .secondFactorRequired: 401
+            case .invalidIDToken, .secondFactorRequired, .interactionRequired: 401
             case .userDisabled, .userCancelled, .navigationRequired: 403
             case .notFound: 404
             case .methodNotAllowed: 405

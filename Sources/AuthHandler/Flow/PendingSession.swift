@@ -13,7 +13,8 @@ package struct PendingSession: Codable, Sendable, Equatable {
     /// base64url SHA-256 of the app's redemption verifier, when the app gave one.
     var resultChallenge: String?
     var scopes: [String]
-    /// OAuth 2 / OIDC: the PKCE verifier and, for OIDC, the nonce sent in the authorization request.
+    /// OAuth 2 / OIDC: the PKCE verifier and, for OIDC, the raw nonce (the authorization request carried its hash,
+    /// `OIDCNonce.hashed`).
     var codeVerifier: String?
     var nonce: String?
     /// OAuth 1.0a: the request token and its secret.
@@ -53,8 +54,6 @@ struct StoredResult: Codable, Sendable, Equatable {
     var profile: ProviderProfile
     /// The handler URL the IdP sent the browser to (Identity Toolkit's `requestUri`).
     var requestURI: String
-    /// The OIDC nonce of the authorization request (Identity Toolkit checks it against the `id_token`).
-    var nonce: String?
     var createdAt: Date
 }
 

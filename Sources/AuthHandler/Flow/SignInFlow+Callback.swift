@@ -259,7 +259,8 @@ extension SignInFlow {
         }
         let profile: ProviderProfile
         do {
-            profile = try ProfileMapper.twitter(document, accessTokenFields: credentials.extraFields)
+            profile = try ProfileMapper.twitter(
+                document, accessTokenFields: credentials.extraFields, trustsEmail: provider.trustsEmail)
         } catch {
             throw .provider("the \(provider.id) profile is unusable: \(error)")
         }
@@ -290,6 +291,11 @@ extension SignInFlow {
         if let error = fields.first(named: "error") {
             let code = Self.safeErrorCode(error)
             if code == "access_denied" { throw .cancelled("the user denied the sign-in at \(provider.id)") }
+            if Self.interactionRequiredErrors.contains(code) {
+                throw .interactionRequired(
+                    "\(provider.id) answered error=\(code): it cannot sign the user in without their interaction; "
+                        + "start the sign-in again without prompt=none")
+            }
             throw .provider("\(provider.id) answered error=\(code)")
         }
         guard let code = fields.first(named: "code"), !code.isEmpty else {
@@ -308,7 +314,8 @@ extension SignInFlow {
         } catch {
             throw .provider("the \(provider.id) client secret could not be made: \(error)")
         }
-        let credential = IdPCredential(answer)
+        var credential = IdPCredential(answer)
+        credential.nonce = session.nonce
         let profile: ProviderProfile
         if provider.protocolKind == .oidc {
             profile = try await oidcProfile(
@@ -326,8 +333,15 @@ extension SignInFlow {
         guard let jwks = endpoints.jwks, let issuer = endpoints.issuer else {
             throw .provider("\(provider.id) has no JWKS or issuer to check its id_token with")
         }
+        // The token carries the hash of the raw nonce sealed in the cookie (OIDCNonce, HTTP-API.md §3.1).
+        let expectedNonce: String?
+        do {
+            expectedNonce = try session.nonce.map(OIDCNonce.hashed)
+        } catch {
+            throw .internal("the nonce could not be hashed: \(error)")
+        }
         let expectations = IDTokenExpectations(
-            issuer: issuer, clientID: provider.clientID, nonce: session.nonce, jwksURI: jwks.absoluteString, now: now(),
+            issuer: issuer, clientID: provider.clientID, nonce: expectedNonce, jwksURI: jwks.absoluteString, now: now(),
             allowedAlgorithms: provider.idTokenAlgorithms.isEmpty ? [.rs256] : provider.idTokenAlgorithms)
         let claims: IDTokenClaims
         do {
@@ -349,7 +363,7 @@ extension SignInFlow {
             }
         }
         do {
-            return try ProfileMapper.oidc(claims: claims.raw, userInfo: userInfo)
+            return try ProfileMapper.oidc(claims: claims.raw, userInfo: userInfo, trustsEmail: provider.trustsEmail)
         } catch {
             throw .provider("the \(provider.id) profile is unusable: \(error)")
         }
@@ -374,7 +388,8 @@ extension SignInFlow {
             secondary = try? await client.fetch(url: emails.absoluteString, accessToken: accessToken)
         }
         do {
-            return try ProfileMapper.profile(provider.profileMapping, document: document, secondary: secondary)
+            return try ProfileMapper.profile(
+                provider.profileMapping, document: document, secondary: secondary, trustsEmail: provider.trustsEmail)
         } catch {
             throw .provider("the \(provider.id) profile is unusable: \(error)")
         }
@@ -384,7 +399,7 @@ extension SignInFlow {
         StoredResult(
             providerID: session.providerID, authType: session.authType, eventID: session.eventID,
             resultChallenge: session.resultChallenge, credential: credential, profile: profile,
-            requestURI: settings.redirectURI, nonce: session.nonce, createdAt: now())
+            requestURI: settings.redirectURI, createdAt: now())
     }
 
     private func saveResult(_ result: StoredResult) async throws(CallbackFailure) -> String {
@@ -405,6 +420,12 @@ extension SignInFlow {
         return code
     }
 
+    /// The authorization errors of a `prompt=none` request that needs the user (OIDC Core §3.1.2.6): the app gets
+    /// `interaction-required` for them, not `provider-error` (HTTP-API.md §3.2).
+    static let interactionRequiredErrors: Set<String> = [
+        "interaction_required", "login_required", "consent_required", "account_selection_required",
+    ]
+
     /// An IdP `error` value reduced to the RFC 6749 error character set, so it is safe to echo.
     static func safeErrorCode(_ error: String) -> String {
         let kept = error.unicodeScalars.filter {
@@ -419,12 +440,14 @@ extension SignInFlow {
 /// Why a callback failed after its session was consumed; always reported to the app by redirect.
 enum CallbackFailure: Error {
     case cancelled(String)
+    case interactionRequired(String)
     case provider(String)
     case `internal`(String)
 
     var code: HandlerError.Code {
         switch self {
         case .cancelled: .userCancelled
+        case .interactionRequired: .interactionRequired
         case .provider: .providerError
         case .internal: .internalError
         }
@@ -432,7 +455,9 @@ enum CallbackFailure: Error {
 
     var message: String {
         switch self {
-        case .cancelled(let message), .provider(let message), .internal(let message): message
+        case .cancelled(let message), .interactionRequired(let message), .provider(let message),
+            .internal(let message):
+            message
         }
     }
 }

@@ -130,7 +130,7 @@ extension SignInFlow {
         let request = BackendSignInRequest(
             providerId: result.providerID, protocolKind: provider.protocolKind, credential: result.credential,
             profile: result.profile, authType: result.authType, requestUri: result.requestURI,
-            idToken: result.authType.requiresIDToken ? idToken : nil, eventId: result.eventID, nonce: result.nonce)
+            idToken: result.authType.requiresIDToken ? idToken : nil, eventId: result.eventID)
         let signIn: JSONValue?
         do {
             signIn = try await backend.signIn(request)

@@ -112,19 +112,25 @@ extension SignInFlow {
         let state: String
         let verifier: String
         let challenge: String
-        var nonce: String?
+        // OIDC: the raw nonce stays sealed in the cookie; the provider gets its hash (OIDCNonce, HTTP-API.md §3.1).
+        var rawNonce: String?
+        var hashedNonce: String?
         do {
             state = try SecureRandom.base64URLString(byteCount: 32)
             verifier = try PKCE.makeVerifier()
             challenge = try PKCE.challenge(forVerifier: verifier)
-            if provider.protocolKind == .oidc { nonce = try SecureRandom.base64URLString(byteCount: 32) }
+            if provider.protocolKind == .oidc {
+                let raw = try OIDCNonce.makeRaw()
+                rawNonce = raw
+                hashedNonce = try OIDCNonce.hashed(raw)
+            }
         } catch {
             throw HandlerError(.internalError, "the random generator failed")
         }
         let scopes = request.providerScopes
         let authorizationRequest = provider.authorizationRequest(
             endpoint: authorization, redirectURI: settings.redirectURI, scopes: scopes, state: state,
-            codeChallenge: challenge, nonce: nonce, customParameters: request.customParameters)
+            codeChallenge: challenge, nonce: hashedNonce, customParameters: request.customParameters)
         let location: String
         do {
             location = try authorizationRequest.url()
@@ -135,7 +141,7 @@ extension SignInFlow {
         session.state = state
         session.scopes = scopes
         session.codeVerifier = verifier
-        session.nonce = nonce
+        session.nonce = rawNonce
         return try seal(session, location: location, provider: provider)
     }
 

@@ -84,7 +84,9 @@ public final class SignInFlow: Sendable {
         self.http = http
         self.discovery = OIDCDiscovery(http: http, requestTimeout: settings.providerTimeout, now: now)
         self.validator = IDTokenValidator(
-            keys: JWKSCache(http: http, requestTimeout: settings.providerTimeout, now: now))
+            keys: JWKSCache(
+                http: http, requestTimeout: settings.providerTimeout, now: now,
+                reportSkipped: { uri, skipped in observer.keysSkipped(jwksURI: uri, skipped) }))
         self.observer = observer
         self.now = now
         // Given by a reload that keeps them, so a SIGHUP neither refills every client's allowance nor forgets the

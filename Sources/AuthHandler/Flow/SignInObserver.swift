@@ -40,4 +40,8 @@ public protocol SignInObserver: Sendable {
 
     /// The callback of a pending sign-in that would have expired at `expiresAt` arrived.
     func pendingEnded(expiresAt: Date)
+
+    /// A provider's key set, fetched from `jwksURI` (without its query), has entries that cannot verify a signature
+    /// and were skipped; each says why (an RSA key too short, a P-256 coordinate of 31 bytes, `use: enc`, ...).
+    func keysSkipped(jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey])
 }

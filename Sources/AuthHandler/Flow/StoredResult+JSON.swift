@@ -18,7 +18,6 @@ extension StoredResult {
         ]
         if let eventID { members["eventID"] = .string(eventID) }
         if let resultChallenge { members["resultChallenge"] = .string(resultChallenge) }
-        if let nonce { members["nonce"] = .string(nonce) }
         return .object(members)
     }
 
@@ -32,12 +31,11 @@ extension StoredResult {
             let credential = members["credential"].flatMap(Self.credential),
             let profile = members["profile"].flatMap(Self.profile),
             let requestURI = members["requestURI"]?.stringValue,
-            let nonce = Self.optionalString(members["nonce"]),
             let createdAt = members["createdAt"]?.numberValue
         else { return nil }
         self.init(
             providerID: providerID, authType: authType, eventID: eventID, resultChallenge: resultChallenge,
-            credential: credential, profile: profile, requestURI: requestURI, nonce: nonce,
+            credential: credential, profile: profile, requestURI: requestURI,
             createdAt: Date(timeIntervalSinceReferenceDate: createdAt))
     }
 
@@ -47,7 +45,7 @@ extension StoredResult {
             "accessToken": nullable(credential.accessToken), "secret": nullable(credential.secret),
             "idToken": nullable(credential.idToken), "refreshToken": nullable(credential.refreshToken),
             "expiresIn": credential.expiresIn.map { .integer(Int64($0)) } ?? .null,
-            "scope": nullable(credential.scope),
+            "scope": nullable(credential.scope), "nonce": nullable(credential.nonce),
         ]
     }
 
@@ -65,11 +63,12 @@ extension StoredResult {
             let idToken = optionalString(members["idToken"]),
             let refreshToken = optionalString(members["refreshToken"]),
             let expiresIn = optionalInt(members["expiresIn"]),
-            let scope = optionalString(members["scope"])
+            let scope = optionalString(members["scope"]),
+            let nonce = optionalString(members["nonce"])
         else { return nil }
         return IdPCredential(
             accessToken: accessToken, secret: secret, idToken: idToken, refreshToken: refreshToken,
-            expiresIn: expiresIn, scope: scope)
+            expiresIn: expiresIn, scope: scope, nonce: nonce)
     }
 
     private static func profile(_ json: JSONValue) -> ProviderProfile? {

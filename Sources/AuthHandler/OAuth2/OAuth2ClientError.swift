@@ -77,7 +77,13 @@ public enum OAuth2ClientError: Error, Sendable, Equatable, CustomStringConvertib
         case "invalid_grant":
             "the code is expired, used or was issued for another redirect_uri or verifier; sign in again"
         case "invalid_client": "check the client id, the client secret and tokenEndpointAuth"
-        case "unauthorized_client": "the client may not use the authorization code grant; check its registration"
+        // RFC 6749 §2.3.1 form-encodes the secret inside Basic auth; some providers do not decode it and answer
+        // unauthorized_client, so the grant is not the only suspect (CONFIG.md, tokenEndpointAuth).
+        case "unauthorized_client":
+            "the client may not use the authorization code grant (check its registration), or, with "
+                + "client_secret_basic and a client secret holding + / = % or :, the provider did not decode the "
+                + "form-encoded secret that RFC 6749 §2.3.1 puts in the Basic header; "
+                + "set tokenEndpointAuth to client_secret_post"
         case "invalid_token": "the access token was refused; sign in again"
         case "insufficient_scope": "request the scopes this endpoint needs"
         default: "see the provider's documentation for this error"

@@ -22,6 +22,7 @@ public actor JWKSCache {
     private let refetchInterval: TimeInterval
     private let requestTimeout: Duration
     private let now: @Sendable () -> Date
+    private let reportSkipped: @Sendable (_ jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey]) -> Void
     private var entries: [String: Entry] = [:]
     private var inFlight: [String: Task<Result<JSONWebKeySet, OIDCError>, Never>] = [:]
 
@@ -29,15 +30,21 @@ public actor JWKSCache {
     ///   - timeToLive: how long a fetched set is used before it is fetched again (default one hour).
     ///   - refetchInterval: the shortest time between two fetches of one URI (default 10 s).
     ///   - now: the clock, injected so tests can move time.
+    ///   - reportSkipped: told, once per fetch, the entries of a fetched set that were skipped as unusable and why
+    ///     (with the URI without its query), so that they can be logged; the flow hands them to its observer.
     public init(
         http: any HTTPFetching, timeToLive: TimeInterval = 3600, refetchInterval: TimeInterval = 10,
-        requestTimeout: Duration = .seconds(10), now: @escaping @Sendable () -> Date = { Date() }
+        requestTimeout: Duration = .seconds(10), now: @escaping @Sendable () -> Date = { Date() },
+        reportSkipped: @escaping @Sendable (_ jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey]) -> Void = {
+            _, _ in
+        }
     ) {
         self.http = http
         self.timeToLive = timeToLive
         self.refetchInterval = refetchInterval
         self.requestTimeout = requestTimeout
         self.now = now
+        self.reportSkipped = reportSkipped
     }
 
     /// The keys that may verify an `algorithm` signature from the set at `jwksURI`.
@@ -65,7 +72,9 @@ public actor JWKSCache {
                 candidates = keySet.candidates(keyID: keyID, algorithm: algorithm)
             }
         }
-        guard !candidates.isEmpty else { throw .unknownKeyID(kid: keyID, algorithm: algorithm) }
+        guard !candidates.isEmpty else {
+            throw .unknownKeyID(kid: keyID, algorithm: algorithm, skipped: keySet.skipped(keyID: keyID))
+        }
         return candidates
     }
 
@@ -134,6 +143,7 @@ public actor JWKSCache {
         inFlight[uri] = nil
         switch result {
         case .success(let keySet):
+            if !keySet.skipped.isEmpty { reportSkipped(HTTPClientError.redactedTarget(uri), keySet.skipped) }
             let rotationRefetchAt = entries[uri]?.rotationRefetchAt
             entries[uri] = Entry(
                 keySet: keySet, fetchedAt: startedAt, attemptedAt: startedAt, failure: nil,

@@ -36,8 +36,8 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The header has `crit`; this validator understands no JWS extensions (RFC 7515 §4.1.11).
     case criticalHeader(names: [String])
     /// No key with the token's `kid` and algorithm in the JWKS, even after one refetch (or the refetch was
-    /// rate-limited).
-    case unknownKeyID(kid: String, algorithm: JWSAlgorithm)
+    /// rate-limited); `skipped` are the JWKS entries with that `kid` that were skipped as unusable, and why.
+    case unknownKeyID(kid: String, algorithm: JWSAlgorithm, skipped: [JSONWebKeySet.SkippedKey] = [])
     /// The token has no `kid` and the JWKS does not have exactly one key of the algorithm's type.
     case keyNotIdentified(algorithm: JWSAlgorithm, candidates: Int)
     /// The signature does not verify under the selected key.
@@ -98,9 +98,12 @@ public enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
             return
                 "the ID token's header marks extensions critical (\(names.map(Self.quoted).joined(separator: ", "))); "
                 + "none are supported"
-        case .unknownKeyID(let kid, let algorithm):
-            return "no \(algorithm.rawValue) key with kid \(Self.quoted(kid)) in the provider's JWKS, "
-                + "even after refetching it"
+        case .unknownKeyID(let kid, let algorithm, let skipped):
+            let missing =
+                "no \(algorithm.rawValue) key with kid \(Self.quoted(kid)) in the provider's JWKS, even after refetching it"
+            guard !skipped.isEmpty else { return missing }
+            return missing + "; the JWKS has a key with that kid, skipped as unusable: "
+                + skipped.map(\.description).joined(separator: "; ")
         case .keyNotIdentified(let algorithm, let candidates):
             return "the ID token has no kid and the JWKS has \(candidates) \(algorithm.keyType) keys; "
                 + "without a kid exactly one is required"

@@ -54,4 +54,29 @@ public struct SignInTelemetry: SignInObserver {
     public func pendingEnded(expiresAt: Date) {
         metrics.pendingEnded(expiresAt: expiresAt)
     }
+
+    /// One warning per skipped key, each time the set is fetched: a token signed with such a key is refused, and the
+    /// refusal's `no ... key with kid` alone would not say that a key with that kid is there (CONFIG.md "logFormat").
+    /// At most ``maximumSkippedKeysLogged`` lines per fetch, then one line with how many more there were, so that a
+    /// key set of thousands of junk entries cannot flood the log.
+    public func keysSkipped(jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey]) {
+        for key in skipped.prefix(Self.maximumSkippedKeysLogged) {
+            var fields: [(String, String)] = [("outcome", "key-skipped"), ("jwks_uri", jwksURI)]
+            fields.append(("index", String(key.index)))
+            if let keyID = key.keyID { fields.append(("kid", String(keyID.prefix(120)))) }
+            fields.append(("reason", key.reason))
+            log.log(.warning, "oidc.jwks", fields: fields)
+        }
+        if skipped.count > Self.maximumSkippedKeysLogged {
+            log.log(
+                .warning, "oidc.jwks",
+                fields: [
+                    ("outcome", "keys-skipped-not-logged"), ("jwks_uri", jwksURI),
+                    ("count", String(skipped.count - Self.maximumSkippedKeysLogged)),
+                ])
+        }
+    }
+
+    /// The most skipped keys of one fetched set logged one by one.
+    public static let maximumSkippedKeysLogged = 16
 }

@@ -30,6 +30,9 @@ public struct BuiltInProvider: Sendable {
     /// Whether the client secret may instead be an ES256 JWT signed from `teamId`, `keyId` and `privateKey`
     /// (``AppleClientSecret``); only such providers accept those three settings.
     public let signsES256ClientSecret: Bool
+    /// Whether the provider documents that it returns `email` only once the user has confirmed the address, so
+    /// the profile reports it without a verified flag (``ProfileMapper``, HTTP-API.md §3.3).
+    public let returnsOnlyVerifiedEmail: Bool
 
     /// The built-in defaults for `id`, or nil for a custom id.
     public static func named(_ id: String) -> BuiltInProvider? {
@@ -46,7 +49,9 @@ public struct BuiltInProvider: Sendable {
     public static var es256ClientSecretIDs: [String] { all.filter(\.signsES256ClientSecret).map(\.id).sorted() }
 
     /// Twitter (X) OAuth 1.0a; `oauth/authenticate` signs in an already-authorized user without a prompt,
-    /// and the `.twitter` profile mapping reads `verify_credentials` (``ProfileMapper/twitter(_:accessTokenFields:)``).
+    /// and the `.twitter` profile mapping reads `verify_credentials` (``ProfileMapper/twitter(_:accessTokenFields:trustsEmail:)``),
+    /// whose `email` is null when the account's address is not verified (`include_email` in Twitter's
+    /// `verify_credentials` reference).
     public static let twitter = BuiltInProvider(
         id: "twitter.com", displayName: "X (Twitter)", protocolKind: .oauth1,
         endpoints: ProviderEndpoints(
@@ -56,7 +61,8 @@ public struct BuiltInProvider: Sendable {
             profile: url(
                 "https://api.twitter.com/1.1/account/verify_credentials.json?include_email=true&skip_status=true")),
         scopes: [], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [], profileMapping: .twitter,
-        responseMode: nil, requiresClientSecretPost: false, signsES256ClientSecret: false)
+        responseMode: nil, requiresClientSecretPost: false, signsES256ClientSecret: false,
+        returnsOnlyVerifiedEmail: true)
 
     /// Google, from https://accounts.google.com/.well-known/openid-configuration.
     public static let google = BuiltInProvider(
@@ -68,7 +74,8 @@ public struct BuiltInProvider: Sendable {
             jwks: url("https://www.googleapis.com/oauth2/v3/certs")),
         scopes: ["openid", "email", "profile"], issuer: .exact("https://accounts.google.com"),
         discoveryIssuer: url("https://accounts.google.com"), idTokenAlgorithms: [.rs256], profileMapping: .oidc,
-        responseMode: .query, requiresClientSecretPost: false, signsES256ClientSecret: false)
+        responseMode: .query, requiresClientSecretPost: false, signsES256ClientSecret: false,
+        returnsOnlyVerifiedEmail: false)
 
     /// Microsoft identity platform v2.0, `common` tenant: tokens carry their tenant's issuer.
     public static let microsoft = BuiltInProvider(
@@ -81,7 +88,8 @@ public struct BuiltInProvider: Sendable {
         scopes: ["openid", "email", "profile"],
         issuer: .tenantTemplate("https://login.microsoftonline.com/{tenantid}/v2.0"),
         discoveryIssuer: url("https://login.microsoftonline.com/common/v2.0"), idTokenAlgorithms: [.rs256],
-        profileMapping: .oidc, responseMode: .query, requiresClientSecretPost: false, signsES256ClientSecret: false)
+        profileMapping: .oidc, responseMode: .query, requiresClientSecretPost: false, signsES256ClientSecret: false,
+        returnsOnlyVerifiedEmail: false)
 
     /// Sign in with Apple: `form_post` (required when name or email is requested), no userinfo endpoint,
     /// a token endpoint that takes the client secret in the body only, and a client secret that may be
@@ -93,9 +101,11 @@ public struct BuiltInProvider: Sendable {
             token: url("https://appleid.apple.com/auth/token"), jwks: url("https://appleid.apple.com/auth/keys")),
         scopes: ["name", "email"], issuer: .exact("https://appleid.apple.com"),
         discoveryIssuer: url("https://appleid.apple.com"), idTokenAlgorithms: [.rs256], profileMapping: .oidc,
-        responseMode: .formPost, requiresClientSecretPost: true, signsES256ClientSecret: true)
+        responseMode: .formPost, requiresClientSecretPost: true, signsES256ClientSecret: true,
+        returnsOnlyVerifiedEmail: false)
 
-    /// Facebook Login (manual flow) and the Graph API `/me`.
+    /// Facebook Login (manual flow) and the Graph API `/me`, whose `email` is left out when the user has no valid
+    /// (confirmed) address (Graph API User reference, `email`).
     public static let facebook = BuiltInProvider(
         id: "facebook.com", displayName: "Facebook", protocolKind: .oauth2,
         endpoints: ProviderEndpoints(
@@ -103,7 +113,8 @@ public struct BuiltInProvider: Sendable {
             token: url("https://graph.facebook.com/\(facebookGraphVersion)/oauth/access_token"),
             userInfo: url("https://graph.facebook.com/\(facebookGraphVersion)/me?fields=id,name,email")),
         scopes: ["email", "public_profile"], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [],
-        profileMapping: .facebook, responseMode: .query, requiresClientSecretPost: true, signsES256ClientSecret: false)
+        profileMapping: .facebook, responseMode: .query, requiresClientSecretPost: true, signsES256ClientSecret: false,
+        returnsOnlyVerifiedEmail: true)
 
     /// GitHub OAuth apps; the `.github` profile mapping makes the verified-e-mail call to `/user/emails`
     /// (``ProviderDescriptor/emailsEndpoint``).
@@ -113,7 +124,8 @@ public struct BuiltInProvider: Sendable {
             authorization: url("https://github.com/login/oauth/authorize"),
             token: url("https://github.com/login/oauth/access_token"), userInfo: url("https://api.github.com/user")),
         scopes: ["read:user", "user:email"], issuer: nil, discoveryIssuer: nil, idTokenAlgorithms: [],
-        profileMapping: .github, responseMode: .query, requiresClientSecretPost: true, signsES256ClientSecret: false)
+        profileMapping: .github, responseMode: .query, requiresClientSecretPost: true, signsES256ClientSecret: false,
+        returnsOnlyVerifiedEmail: false)
 
     /// A literal URL of this file; nil only for a typo, which the built-in provider tests catch.
     private static func url(_ string: String) -> URL? { URL(string: string) }

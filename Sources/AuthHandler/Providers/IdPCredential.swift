@@ -12,16 +12,20 @@ public struct IdPCredential: Sendable, Hashable, Codable {
     public var expiresIn: Int?
     /// Scopes granted, space-separated as the IdP said.
     public var scope: String?
+    /// OIDC: the raw nonce of the sign-in, whose lowercase hex SHA-256 the provider was sent and put in `idToken`'s
+    /// `nonce` claim (`OIDCNonce`); what Firebase's `rawNonce` and `signInWithIdp`'s `postBody` take. Nil for OAuth
+    /// 1.0a and plain OAuth 2.
+    public var nonce: String?
 
     enum CodingKeys: String, CodingKey {
-        case accessToken, secret, idToken, refreshToken, expiresIn, scope
+        case accessToken, secret, idToken, refreshToken, expiresIn, scope, nonce
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeMembers([
             .accessToken: accessToken, .secret: secret, .idToken: idToken, .refreshToken: refreshToken,
-            .expiresIn: expiresIn, .scope: scope,
+            .expiresIn: expiresIn, .scope: scope, .nonce: nonce,
         ])
     }
 }

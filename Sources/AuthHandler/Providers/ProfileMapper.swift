@@ -1,28 +1,29 @@
 /// Turns provider answers into a `ProviderProfile`; `raw` keeps the documents as received.
 ///
-/// E-mail policy: an address is reported only when the provider vouches for it.
-/// - OIDC: only with `email_verified` true (JSON `true`, or Apple's string `"true"`). An absent
-///   `email_verified` drops the address: OIDC Core §5.1 leaves it unverified, and Microsoft's `email`
-///   claim, which comes without `email_verified`, is user-editable (the "nOAuth" account-takeover class).
+/// E-mail policy (HTTP-API.md §3.3): an address is reported only when the provider vouches for it.
+/// - OIDC and generic OAuth 2 and OAuth 1.0a: only with `email_verified` true (JSON `true`, or Apple's string
+///   `"true"`). An absent `email_verified` drops the address: OIDC Core §5.1 leaves it unverified, and Microsoft's
+///   `email` claim, which comes without `email_verified`, is user-editable (the "nOAuth" account-takeover class).
 /// - GitHub: the `/user/emails` entry that is both `primary` and `verified`; without that list, none
 ///   (the `/user` `email` is the public profile address, not proof of ownership).
-/// - Twitter, Facebook: their `email`, which both only return for a confirmed address.
-/// - Generic OAuth 2: `email`, unless the document says `email_verified` false.
+/// - `trustsEmail` (Twitter and Facebook, which only return a confirmed address, by the catalogue; a custom
+///   provider's `trustEmail`): `email` without a verified flag, unless the document says `email_verified` false.
 public enum ProfileMapper {
     /// Longest user id accepted.
     public static let maximumIdentifierLength = 255
 
     /// Maps a document with `mapping`; OIDC and GitHub take a second document (`userInfo`, `/user/emails`).
+    /// `trustsEmail` is the provider's ``ProviderDescriptor/trustsEmail``.
     public static func profile(
         _ mapping: ProfileMapping, document: JSONValue, secondary: JSONValue? = nil,
-        accessTokenFields: [URLFormField] = []
+        accessTokenFields: [URLFormField] = [], trustsEmail: Bool
     ) throws(ProfileMappingError) -> ProviderProfile {
         switch mapping {
-        case .twitter: try twitter(document, accessTokenFields: accessTokenFields)
-        case .oidc: try oidc(claims: document, userInfo: secondary)
+        case .twitter: try twitter(document, accessTokenFields: accessTokenFields, trustsEmail: trustsEmail)
+        case .oidc: try oidc(claims: document, userInfo: secondary, trustsEmail: trustsEmail)
         case .github: try github(user: document, emails: secondary)
-        case .facebook: try facebook(document)
-        case .oauth2UserInfo: try oauth2UserInfo(document)
+        case .facebook: try facebook(document, trustsEmail: trustsEmail)
+        case .oauth2UserInfo: try oauth2UserInfo(document, trustsEmail: trustsEmail)
         }
     }
 
@@ -31,7 +32,9 @@ public enum ProfileMapper {
     /// `id_str` is preferred: Twitter ids exceed 2^53, so the numeric `id` may have lost digits in JSON.
     /// For a custom OAuth 1.0a provider without a profile document, the access-token answer's
     /// `user_id` and `screen_name` are used.
-    public static func twitter(_ document: JSONValue?, accessTokenFields: [URLFormField] = [])
+    public static func twitter(
+        _ document: JSONValue?, accessTokenFields: [URLFormField] = [], trustsEmail: Bool = false
+    )
         throws(ProfileMappingError) -> ProviderProfile
     {
         let source = "OAuth 1.0a profile (verify_credentials)"
@@ -43,14 +46,15 @@ public enum ProfileMapper {
         return ProviderProfile(
             id: id,
             screenName: text(document?["screen_name"]) ?? accessTokenFields.first(named: "screen_name"),
-            displayName: text(document?["name"]), email: text(document?["email"]),
+            displayName: text(document?["name"]),
+            email: document.flatMap { vouchedEmail($0, trustsEmail: trustsEmail) },
             raw: document ?? .object([:]))
     }
 
     /// OpenID Connect: `sub`, `preferred_username`, `name`, `email` (verified only) from the validated
     /// ID-token claims, completed by userinfo, whose `sub` must be the same.
-    public static func oidc(claims: JSONValue, userInfo: JSONValue? = nil) throws(ProfileMappingError)
-        -> ProviderProfile
+    public static func oidc(claims: JSONValue, userInfo: JSONValue? = nil, trustsEmail: Bool = false)
+        throws(ProfileMappingError) -> ProviderProfile
     {
         guard claims.objectValue != nil else { throw .notAnObject(source: "ID token claims") }
         guard let sub = identifier(claims["sub"]) else {
@@ -62,7 +66,9 @@ public enum ProfileMapper {
                 throw .subjectMismatch
             }
         }
-        let email = verifiedOIDCEmail(claims) ?? userInfo.flatMap(verifiedOIDCEmail)
+        let email =
+            vouchedEmail(claims, trustsEmail: trustsEmail)
+            ?? userInfo.flatMap { vouchedEmail($0, trustsEmail: trustsEmail) }
         var raw: [String: JSONValue] = ["claims": claims]
         if let userInfo { raw["userinfo"] = userInfo }
         return ProviderProfile(
@@ -90,47 +96,45 @@ public enum ProfileMapper {
     }
 
     /// Facebook Graph `/me?fields=id,name,email`.
-    public static func facebook(_ document: JSONValue) throws(ProfileMappingError) -> ProviderProfile {
+    public static func facebook(_ document: JSONValue, trustsEmail: Bool = false) throws(ProfileMappingError)
+        -> ProviderProfile
+    {
         guard document.objectValue != nil else { throw .notAnObject(source: "Facebook /me") }
         guard let id = identifier(document["id"]) else {
             throw .missingIdentifier(source: "Facebook /me", fields: ["id"])
         }
         return ProviderProfile(
-            id: id, displayName: text(document["name"]), email: text(document["email"]), raw: document)
+            id: id, displayName: text(document["name"]), email: vouchedEmail(document, trustsEmail: trustsEmail),
+            raw: document)
     }
 
     /// A generic OAuth 2 user document: `sub` or `id`, `preferred_username` / `login` / `username`, `name`, `email`.
-    public static func oauth2UserInfo(_ document: JSONValue) throws(ProfileMappingError) -> ProviderProfile {
+    public static func oauth2UserInfo(_ document: JSONValue, trustsEmail: Bool = false) throws(ProfileMappingError)
+        -> ProviderProfile
+    {
         let source = "OAuth 2 user-info"
         guard document.objectValue != nil else { throw .notAnObject(source: source) }
         guard let id = identifier(document["sub"]) ?? identifier(document["id"]) else {
             throw .missingIdentifier(source: source, fields: ["sub", "id"])
         }
-        let refused = isFalse(document["email_verified"])
         return ProviderProfile(
             id: id,
             screenName: text(document["preferred_username"]) ?? text(document["login"])
                 ?? text(document["username"]),
-            displayName: text(document["name"]), email: refused ? nil : text(document["email"]), raw: document)
+            displayName: text(document["name"]), email: vouchedEmail(document, trustsEmail: trustsEmail), raw: document)
     }
 
-    /// The `email` of an OIDC claims set or userinfo document when `email_verified` is true.
-    private static func verifiedOIDCEmail(_ document: JSONValue) -> String? {
+    /// A document's `email` when `email_verified` is true (JSON `true` or the string `"true"`); when the document has
+    /// no such flag (absent, `null`, another value), only for a provider that `trustsEmail`; never when it is false.
+    private static func vouchedEmail(_ document: JSONValue, trustsEmail: Bool) -> String? {
         let verified: Bool
         switch document["email_verified"] {
         case .bool(let value): verified = value
-        case .string(let value): verified = value == "true"
-        default: verified = false
+        case .string("true"): verified = true
+        case .string("false"): verified = false
+        default: verified = trustsEmail
         }
         return verified ? text(document["email"]) : nil
-    }
-
-    private static func isFalse(_ value: JSONValue?) -> Bool {
-        switch value {
-        case .bool(let flag): !flag
-        case .string(let flag): flag == "false"
-        default: false
-        }
     }
 
     /// A user id: a string or an integer, non-empty, at most 255 bytes, no control characters.

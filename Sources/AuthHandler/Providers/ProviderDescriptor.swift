@@ -33,6 +33,9 @@ public struct ProviderDescriptor: Sendable {
     /// The name on its button in the sign-in picker (HTTP-API.md §3.6): the configured `displayName`, else the
     /// catalogue's name for a built-in id, else the id.
     public var displayName: String
+    /// Whether the provider's `email` counts as verified without a verified flag (``ProfileMapper``): the catalogue's
+    /// ``BuiltInProvider/returnsOnlyVerifiedEmail``, or a custom provider's `trustEmail`.
+    public var trustsEmail: Bool
 
     /// Creates a descriptor; ``ProviderRegistry`` is the usual way.
     public init(
@@ -41,7 +44,8 @@ public struct ProviderDescriptor: Sendable {
         clientSecret: ClientSecretSource?, signatureMethod: OAuth1SignatureMethod? = nil,
         tokenEndpointAuth: ProviderConfig.TokenEndpointAuth? = nil, responseMode: ProviderConfig.ResponseMode? = nil,
         issuer: ExpectedIssuer? = nil, discoveryIssuer: URL? = nil, idTokenAlgorithms: [JWSAlgorithm] = [],
-        profileMapping: ProfileMapping, displayName: String? = nil
+        profileMapping: ProfileMapping, displayName: String? = nil,
+        trustsEmail: Bool = false
     ) {
         self.id = id
         self.protocolKind = protocolKind
@@ -58,6 +62,7 @@ public struct ProviderDescriptor: Sendable {
         self.idTokenAlgorithms = idTokenAlgorithms
         self.profileMapping = profileMapping
         self.displayName = displayName ?? BuiltInProvider.named(id)?.displayName ?? id
+        self.trustsEmail = trustsEmail
     }
 
     /// Whether an OIDC provider still lacks an endpoint that discovery from `discoveryIssuer` must supply.

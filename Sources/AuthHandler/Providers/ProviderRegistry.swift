@@ -60,6 +60,10 @@ private struct DescriptorBuilder {
         signsES256ClientSecret = entry?.signsES256ClientSecret == true
     }
 
+    /// Whether the provider's `email` needs no verified flag: the catalogue says so, or a custom provider's
+    /// `trustEmail` (which validation refuses on a built-in id).
+    private var trustsEmail: Bool { builtIn?.returnsOnlyVerifiedEmail ?? config.trustEmail ?? false }
+
     mutating func build() -> ProviderDescriptor? {
         switch config.protocolKind {
         case .oauth1: oauth1()
@@ -78,7 +82,7 @@ private struct DescriptorBuilder {
             id: id, protocolKind: .oauth1, isBuiltIn: builtIn != nil, endpoints: endpoints,
             defaultScopes: config.scopes ?? builtIn?.scopes ?? [], clientID: key, clientSecret: .fixed(secret),
             signatureMethod: method, profileMapping: builtIn?.profileMapping ?? .twitter,
-            displayName: config.displayName)
+            displayName: config.displayName, trustsEmail: trustsEmail)
     }
 
     private mutating func oauth2() -> ProviderDescriptor? {
@@ -117,7 +121,7 @@ private struct DescriptorBuilder {
             issuer: issuer, discoveryIssuer: isOIDC ? discoveryIssuer : nil,
             idTokenAlgorithms: isOIDC ? (builtIn?.idTokenAlgorithms ?? [.rs256, .es256]) : [],
             profileMapping: builtIn?.profileMapping ?? (isOIDC ? .oidc : .oauth2UserInfo),
-            displayName: config.displayName)
+            displayName: config.displayName, trustsEmail: trustsEmail)
     }
 
     /// The configured client secret, or where the catalogue allows it (Apple) one generated from teamId,

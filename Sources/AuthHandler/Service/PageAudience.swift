@@ -76,6 +76,8 @@ extension HandlerError.Code {
             "This account has been disabled."
         case .userCancelled:
             "The sign-in was cancelled."
+        case .interactionRequired:
+            "The service you sign in with needs you to sign in there yourself first."
         case .notFound:
             "There is nothing at this address."
         case .accountExistsWithDifferentCredential:

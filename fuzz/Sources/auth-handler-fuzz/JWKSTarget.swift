@@ -4,7 +4,7 @@ import AuthHandler
 enum JWKSTarget {
     static func run(_ input: [UInt8]) {
         guard let set = try? JSONWebKeySet(parsing: input, url: "https://idp.example.com/jwks") else { return }
-        expect(set.skipped >= 0, "a negative count of skipped keys")
+        expect(set.skipped.allSatisfy { $0.index >= 0 && !$0.reason.isEmpty }, "a skipped key without a reason")
         for algorithm in [JWSAlgorithm.rs256, .es256] {
             _ = set.candidates(keyID: nil, algorithm: algorithm)
             _ = set.candidates(keyID: "key-1", algorithm: algorithm)
