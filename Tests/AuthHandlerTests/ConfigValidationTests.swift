@@ -319,6 +319,42 @@ struct ConfigValidationTests {
         #expect(store.keyPrefix == "tenant-a:")
     }
 
+    /// Redis over plain TCP to a host that is not loopback is a warning at `store.url` (as plain http to a remote
+    /// `publicURL` is), naming the password when one is set and the ways out; never the password itself.
+    @Test(arguments: [
+        ("redis://handler@10.0.0.5:6379/0", true), ("redis://cache.internal", true), ("redis://[2001:db8::5]", false),
+        ("redis://cache.internal", false),
+    ])
+    func plaintextRedisToARemoteHostIsAWarning(_ url: String, _ password: Bool) throws {
+        let passwordJSON = password ? #", "password": {"env": "FIXTURE_SECRET"}"# : ""
+        let report = try Self.stateKeyReport(
+            overriding: """
+                {"stateKey": {"env": "STATE_KEY"}, "store": {"kind": "redis", "url": "\(url)"\(passwordJSON)}}
+                """)
+        #expect(report.errors == [])
+        #expect(report.config != nil)
+        #expect(report.warnings.map(\.path.description) == ["store.url"], "\(report.warnings)")
+        let message = report.warnings.first?.message ?? ""
+        for expected in ["non-loopback", "forged", "unix:", "loopback address", "TLS tunnel"] {
+            #expect(message.contains(expected), "\(message)")
+        }
+        #expect(message.contains("store.password") == password, "\(message)")
+        #expect(!report.warnings.contains { $0.description.contains(ConfigFixture.secretValue) })
+    }
+
+    /// A Unix socket or a loopback address (where a TLS tunnel such as stunnel listens) is not warned about.
+    @Test(arguments: [
+        "unix:/run/redis/redis.sock", "redis://handler@127.0.0.1:6380/0", "redis://[::1]:6379", "redis://localhost",
+    ])
+    func redisOverASocketOrLoopbackIsNotWarnedAbout(_ url: String) throws {
+        let report = try Self.stateKeyReport(
+            overriding: """
+                {"stateKey": {"env": "STATE_KEY"},
+                 "store": {"kind": "redis", "url": "\(url)", "password": {"env": "FIXTURE_SECRET"}}}
+                """)
+        #expect(report.problems == [])
+    }
+
     @Test(arguments: [
         ("redis://cache.internal", RedisAddress(endpoint: .tcp(host: "cache.internal", port: 6379))),
         ("redis://127.0.0.1:7000/", RedisAddress(endpoint: .tcp(host: "127.0.0.1", port: 7000))),

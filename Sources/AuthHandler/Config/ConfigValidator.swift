@@ -231,6 +231,9 @@ struct ConfigValidator {
             if let passwordValue = fields["password"] {
                 store.password = secret(passwordValue, at: path.key("password"))
             }
+            if let address = store.redisAddress {
+                warnIfPlaintext(address, password: fields["password"] != nil, at: path.key("url"))
+            }
             if let prefixValue = fields["keyPrefix"], let prefix = string(prefixValue, at: path.key("keyPrefix")) {
                 if prefix.isEmpty {
                     warn(
@@ -240,6 +243,22 @@ struct ConfigValidator {
             }
         }
         return store
+    }
+
+    /// Redis over TCP to a host that is not loopback: this build's hiredis has no TLS (docs/CONFIG.md, `store`), so
+    /// whoever is on the path reads `AUTH`'s password and can forge replies — a `SET NX` or a claim that says "first",
+    /// which defeats replay protection. Warned about as plain `http` to a non-loopback `publicURL` is.
+    private mutating func warnIfPlaintext(_ address: RedisAddress, password: Bool, at path: ConfigPath) {
+        guard case .tcp(let host, _) = address.endpoint, !ListenAddress.isLoopback(host: host) else { return }
+        let exposed =
+            password
+            ? "store.password would be sent with AUTH in plain text, and replies could be forged"
+            : "replies could be forged"
+        warn(
+            path,
+            "plain TCP to the non-loopback host \(host); \(exposed) (a used state reported new defeats replay "
+                + "protection); use a unix: socket, a loopback address, or a local TLS tunnel such as stunnel "
+                + "(redis://127.0.0.1:PORT): this build's hiredis has no TLS")
     }
 
     private mutating func redirectURLs(_ value: JSONValue, at path: ConfigPath) -> [URL] {
