@@ -15,6 +15,9 @@ public struct BackendSignInRequest: Sendable, Hashable {
     public var eventId: String?
     /// The raw OIDC nonce, sent as `nonce` in Identity Toolkit's `postBody` when set.
     public var nonce: String?
+    /// The result being redeemed, the same for every redemption attempt of one result code and never the code itself:
+    /// the webhook's `resultId`, by which a receiver recognises a delivery it already processed (HTTP-API.md §2.8).
+    public var resultId: String?
 
     /// Every token-like value of this request, for scrubbing them out of error messages.
     var sensitiveValues: [String?] {
