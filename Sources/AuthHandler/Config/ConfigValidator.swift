@@ -16,7 +16,7 @@ struct ConfigValidator {
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
         "startRateLimit", "trustedProxies", "opsListen", "logFormat",
     ]
-    static let storeKeys = ["kind", "path", "url", "password", "keyPrefix"]
+    static let storeKeys = ["kind", "path", "url", "password", "keyPrefix", "commandTimeoutSeconds"]
     static let startRateLimitKeys = ["perMinute", "burst"]
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
@@ -208,12 +208,12 @@ struct ConfigValidator {
         }
         switch store.kind {
         case .memory:
-            ignored(["path", "url", "password", "keyPrefix"])
+            ignored(["path", "url", "password", "keyPrefix", "commandTimeoutSeconds"])
         case .sqlite:
             if let pathValue = fields["path"], let text = string(pathValue, at: path.key("path")) {
                 store.path = absolutePath(text)
             }
-            ignored(["url", "password", "keyPrefix"])
+            ignored(["url", "password", "keyPrefix", "commandTimeoutSeconds"])
         case .redis:
             ignored(["path"])
             if let urlValue = fields["url"] {
@@ -240,6 +240,18 @@ struct ConfigValidator {
                         path.key("keyPrefix"), "is empty; the store's keys may collide with other data in the database")
                 }
                 store.keyPrefix = prefix
+            }
+            if let timeoutValue = fields["commandTimeoutSeconds"],
+                let seconds = positiveInteger(timeoutValue, at: path.key("commandTimeoutSeconds"))
+            {
+                if seconds > StoreConfig.maximumCommandTimeoutSeconds {
+                    fail(
+                        path.key("commandTimeoutSeconds"),
+                        "\(seconds) is too long: a stalled Redis would hold every sign-in that long; expected 1 to "
+                            + "\(StoreConfig.maximumCommandTimeoutSeconds) seconds")
+                } else {
+                    store.commandTimeoutSeconds = seconds
+                }
             }
         }
         return store
