@@ -22,7 +22,8 @@ public final class RedisSessionStore: SessionStore {
     private let readiness = RedisReadiness()
     private let probe = ReadinessProbe()
 
-    /// A store on `address`, authenticating with `password` when given. Connects on first use.
+    /// A store on `address`, authenticating with `password` when given. It connects in the background (a first PING)
+    /// and never waits for that: `serve` starts while Redis is down.
     ///
     /// - Parameters:
     ///   - connectTimeout: how long a connection attempt may take.
@@ -217,8 +218,7 @@ public final class RedisSessionStore: SessionStore {
 
         /// Sends a probe unless one is under way, then waits until it is done or `limit` has passed.
         func wait(atMost limit: Duration, _ send: Send) async {
-            let (seconds, attoseconds) = limit.components
-            let delay = Double(seconds) + Double(attoseconds) / 1e18
+            let delay = RedisWorker.seconds(limit)
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let id = state.withLock { state in
                     defer { state.nextID += 1 }

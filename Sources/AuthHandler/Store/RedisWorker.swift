@@ -71,7 +71,8 @@ final class RedisWorker: Sendable {
         queue.append(job)
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
+    /// A duration in seconds, for `DispatchTime` arithmetic.
+    static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
