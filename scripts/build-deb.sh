@@ -59,7 +59,12 @@ Description: self-hosted sign-in handler (/__/auth/handler)
 EOF
 
 # Maintainer scripts: only make systemd see the units that were added, changed or removed, and restart a
-# running service onto the new binary after an upgrade. Nothing is enabled or started on install.
+# running service onto the new binary after an upgrade. Nothing is enabled or started on install. A purge
+# removes the service's state, as Debian policy §10.7.3 asks: the unit's StateDirectory= with DynamicUser=
+# is /var/lib/private/auth-handler, reached through the symlink /var/lib/auth-handler (systemd.exec(5)); it
+# holds the SQLite store and the generated state.key. rm -rf on the symlink removes the link only.
+# /etc/auth-handler/ (the administrator's config and credentials) is left alone. $DPKG_ROOT is the root dpkg
+# gives maintainer scripts (empty for the running system; set by `dpkg --root`, and by the packaging test).
 cat > "$stage/DEBIAN/postinst" <<'EOF'
 #!/bin/sh
 set -e
@@ -82,6 +87,9 @@ cat > "$stage/DEBIAN/postrm" <<'EOF'
 set -e
 if [ "$1" = remove ] && [ -d /run/systemd/system ]; then
     systemctl daemon-reload || true
+fi
+if [ "$1" = purge ]; then
+    rm -rf "${DPKG_ROOT:-}/var/lib/private/auth-handler" "${DPKG_ROOT:-}/var/lib/auth-handler"
 fi
 EOF
 chmod 0755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm" "$stage/DEBIAN/postrm"

@@ -41,7 +41,11 @@ struct BackendWebhookTests {
         #expect(body["profile"]?["id"] == .string("783214"))
         #expect(body["profile"]?["screenName"] == .string("twitterdev"))
         #expect(body["idToken"] == nil)
-        #expect(body.objectValue?.count == 5)
+        // A request built outside the flow has no result id: the delivery counts as its own result.
+        let deliveryId = try #require(body["deliveryId"]?.stringValue)
+        #expect(deliveryId.wholeMatch(of: /[0-9a-f]{32}/) != nil, "\(deliveryId)")
+        #expect(body["resultId"]?.stringValue == deliveryId)
+        #expect(body.objectValue?.count == 7)
 
         // Independent recomputation: HMAC-SHA256 over the exact bytes sent, hex written with String(format:).
         let timestamp = try #require(request.headers["X-Auth-Handler-Timestamp"])
@@ -53,6 +57,50 @@ struct BackendWebhookTests {
         try WebhookSignature.verify(
             secret: BackendFixture.webhookSecret, timestamp: timestamp, body: request.body, header: header,
             now: Self.now)
+    }
+
+    /// Retries of one result (here three, each answered 503, as a slow receiver's time-outs are) carry the result's id
+    /// unchanged and a fresh delivery id each, both inside the signed body: a receiver dedupes by `resultId`, and
+    /// changing either id breaks the signature (HTTP-API.md §2.8).
+    @Test func retriesOfOneResultShareTheResultIdAndEachIdIsSigned() async throws {
+        let fetcher = BackendRecordingFetcher(status: 503, body: "")
+        var request = BackendFixture.twitter()
+        request.resultId = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+        for _ in 0..<3 {
+            let error = await BackendFixture.error { () async throws(BackendError) -> JSONValue? in
+                try await Self.backend(fetcher).signIn(request)
+            }
+            #expect(error?.isTransient == true)
+        }
+        let sent = await fetcher.requests
+        #expect(sent.count == 3)
+        var deliveryIds: Set<String> = []
+        for delivery in sent {
+            let body = try #require(BackendFixture.json(delivery))
+            #expect(body["resultId"]?.stringValue == "0f1e2d3c4b5a69788796a5b4c3d2e1f0")
+            let deliveryId = try #require(body["deliveryId"]?.stringValue)
+            #expect(deliveryId.wholeMatch(of: /[0-9a-f]{32}/) != nil, "\(deliveryId)")
+            deliveryIds.insert(deliveryId)
+
+            let timestamp = try #require(delivery.headers[WebhookSignature.timestampHeader])
+            let header = try #require(delivery.headers[WebhookSignature.signatureHeader])
+            try WebhookSignature.verify(
+                secret: BackendFixture.webhookSecret, timestamp: timestamp, body: delivery.body, header: header,
+                now: Self.now)
+            // Either id changed (one hex digit) and the signature no longer matches.
+            let text = String(decoding: delivery.body, as: UTF8.self)
+            for id in ["0f1e2d3c4b5a69788796a5b4c3d2e1f0", deliveryId] {
+                let altered = text.replacingOccurrences(
+                    of: "\"\(id)\"", with: "\"\(id.dropLast())\(id.last == "0" ? "1" : "0")\"")
+                #expect(altered != text)
+                #expect(throws: WebhookSignatureError.mismatch) {
+                    try WebhookSignature.verify(
+                        secret: BackendFixture.webhookSecret, timestamp: timestamp, body: Array(altered.utf8),
+                        header: header, now: Self.now)
+                }
+            }
+        }
+        #expect(deliveryIds.count == 3)
     }
 
     @Test func linkCarriesTheAppIDTokenAndANullEventId() async throws {

@@ -48,6 +48,18 @@ struct ConfigValidationTests {
             overrides: #"{"store": {"kind": "redis", "url": "redis://127.0.0.1:6379/0"}}"#, path: "stateKey",
             expects: "every instance must hold the same key"),
         .init(
+            overrides: #"{"store": {"kind": "redis", "url": "unix:/r.sock", "commandTimeoutSeconds": 0}}"#,
+            path: "store.commandTimeoutSeconds", expects: "expected a positive whole number of seconds"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "unix:/r.sock", "commandTimeoutSeconds": 1.5}}"#,
+            path: "store.commandTimeoutSeconds", expects: "not a whole number"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "unix:/r.sock", "commandTimeoutSeconds": "2"}}"#,
+            path: "store.commandTimeoutSeconds", expects: "got a string"),
+        .init(
+            overrides: #"{"store": {"kind": "redis", "url": "unix:/r.sock", "commandTimeoutSeconds": 61}}"#,
+            path: "store.commandTimeoutSeconds", expects: "expected 1 to 60 seconds"),
+        .init(
             overrides: #"{"store": {"kind": "redis", "url": "rediss://cache.example:6380/0"}}"#, path: "store.url",
             expects: "TLS is not supported by this build's hiredis (0.14)"),
         .init(
@@ -352,6 +364,57 @@ struct ConfigValidationTests {
             store.redisAddress == RedisAddress(endpoint: .tcp(host: "::1", port: 6380), user: "handler", database: 3))
         #expect(store.password == .environment("FIXTURE_SECRET"))
         #expect(store.keyPrefix == "tenant-a:")
+        #expect(store.commandTimeoutSeconds == nil)
+    }
+
+    @Test func redisCommandTimeoutIsReadAndIgnoredByOtherKinds() throws {
+        let report = try Self.stateKeyReport(
+            overriding: """
+                {"stateKey": {"env": "STATE_KEY"},
+                 "store": {"kind": "redis", "url": "unix:/run/redis.sock", "commandTimeoutSeconds": 1}}
+                """)
+        #expect(report.problems == [])
+        #expect(report.config?.store.commandTimeoutSeconds == 1)
+        let sqlite = try ConfigFixture.report(overriding: #"{"store": {"commandTimeoutSeconds": 5}}"#)
+        #expect(sqlite.errors == [])
+        #expect(sqlite.warnings.map(\.path.description) == ["store.commandTimeoutSeconds"])
+        #expect(sqlite.config?.store.commandTimeoutSeconds == nil)
+    }
+
+    /// Redis over plain TCP to a host that is not loopback is a warning at `store.url` (as plain http to a remote
+    /// `publicURL` is), naming the password when one is set and the ways out; never the password itself.
+    @Test(arguments: [
+        ("redis://handler@10.0.0.5:6379/0", true), ("redis://cache.internal", true), ("redis://[2001:db8::5]", false),
+        ("redis://cache.internal", false),
+    ])
+    func plaintextRedisToARemoteHostIsAWarning(_ url: String, _ password: Bool) throws {
+        let passwordJSON = password ? #", "password": {"env": "FIXTURE_SECRET"}"# : ""
+        let report = try Self.stateKeyReport(
+            overriding: """
+                {"stateKey": {"env": "STATE_KEY"}, "store": {"kind": "redis", "url": "\(url)"\(passwordJSON)}}
+                """)
+        #expect(report.errors == [])
+        #expect(report.config != nil)
+        #expect(report.warnings.map(\.path.description) == ["store.url"], "\(report.warnings)")
+        let message = report.warnings.first?.message ?? ""
+        for expected in ["non-loopback", "forged", "unix:", "loopback address", "TLS tunnel"] {
+            #expect(message.contains(expected), "\(message)")
+        }
+        #expect(message.contains("store.password") == password, "\(message)")
+        #expect(!report.warnings.contains { $0.description.contains(ConfigFixture.secretValue) })
+    }
+
+    /// A Unix socket or a loopback address (where a TLS tunnel such as stunnel listens) is not warned about.
+    @Test(arguments: [
+        "unix:/run/redis/redis.sock", "redis://handler@127.0.0.1:6380/0", "redis://[::1]:6379", "redis://localhost",
+    ])
+    func redisOverASocketOrLoopbackIsNotWarnedAbout(_ url: String) throws {
+        let report = try Self.stateKeyReport(
+            overriding: """
+                {"stateKey": {"env": "STATE_KEY"},
+                 "store": {"kind": "redis", "url": "\(url)", "password": {"env": "FIXTURE_SECRET"}}}
+                """)
+        #expect(report.problems == [])
     }
 
     @Test(arguments: [

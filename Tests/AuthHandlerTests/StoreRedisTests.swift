@@ -149,6 +149,88 @@ struct StoreRedisTests {
         }
     }
 
+    /// A stalled Redis (SIGSTOP) with many operations queued: each is answered `.unavailable` within the command
+    /// timeout of its own call (the queue does not add them up), readiness answers without waiting in that queue and
+    /// turns unhealthy, and after SIGCONT the same store serves again.
+    @Test func stalledRedisAnswersEveryQueuedOperationWithinTheTimeout() async throws {
+        try await withRedisServer { server in
+            let timeout: Duration = .milliseconds(500)
+            let store = try RedisSessionStore(address: server.address, commandTimeout: timeout)
+            #expect(try await store.recordUsedState(key: "before", expiresAt: Date() + 60))
+            server.signal(SIGSTOP)
+            defer { server.signal(SIGCONT) }
+            let clock = ContinuousClock()
+            let bound = timeout + .milliseconds(500)
+            // Ten operations and ten readiness checks at once; each says whether it failed and how long it took.
+            let outcomes = await withTaskGroup(of: (readiness: Bool, failed: Bool, elapsed: Duration).self) { group in
+                for index in 0..<10 {
+                    group.addTask {
+                        let began = clock.now
+                        let failed = (try? await store.recordUsedState(key: "s\(index)", expiresAt: Date() + 60)) == nil
+                        return (false, failed, clock.now - began)
+                    }
+                    group.addTask {
+                        let began = clock.now
+                        let problem = await store.healthProblem()
+                        return (true, problem != nil, clock.now - began)
+                    }
+                }
+                var outcomes: [(readiness: Bool, failed: Bool, elapsed: Duration)] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            #expect(outcomes.count == 20)
+            for outcome in outcomes {
+                #expect(
+                    outcome.elapsed < bound,
+                    "\(outcome.readiness ? "readiness" : "an operation") took \(outcome.elapsed)")
+                // No operation can have got a reply from a stopped server.
+                #expect(outcome.readiness || outcome.failed)
+            }
+            let problem = await store.healthProblem()
+            #expect(
+                problem?.contains("within 0.5 s") == true || problem?.contains("next connection attempt") == true,
+                "\(String(describing: problem))")
+
+            server.signal(SIGCONT)
+            var healthy = false
+            for _ in 0..<100 where !healthy {
+                healthy = await store.isHealthy()
+                if !healthy { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(healthy)
+            #expect(try await !store.recordUsedState(key: "before", expiresAt: Date() + 60))
+        }
+    }
+
+    /// Redis older than 7.0 (a fake server answering `INFO server` as 6.2.14 would) is refused at connection, naming
+    /// the version found and the one needed.
+    @Test func redisOlderThan7IsRefusedNamingBothVersions() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let socket = directory.appendingPathComponent("old-redis.sock").path
+            let fake = try OldRedisFake(socket: socket, version: "6.2.14")
+            defer { fake.stop() }
+            let store = try RedisSessionStore(address: RedisAddress(endpoint: .unix(path: socket)))
+            let error = await #expect(throws: StoreError.self) {
+                try await store.recordUsedState(key: "s", expiresAt: Date() + 60)
+            }
+            let detail = error?.detail ?? ""
+            #expect(detail.contains("Redis 6.2.14 at unix:\(socket) is too old"), "\(detail)")
+            #expect(detail.contains("needs Redis 7.0.0 or later"), "\(detail)")
+            #expect(await store.healthProblem()?.contains("6.2.14") == true)
+        }
+    }
+
+    @Test func serverVersionIsReadFromInfo() {
+        let info = "# Server\r\nredis_version:7.0.15\r\nredis_git_sha1:00000000\r\n"
+        #expect(RedisServerVersion(info: info) == RedisServerVersion(major: 7, minor: 0, patch: 15))
+        #expect(RedisServerVersion(info: "redis_version:6.2.14") ?? .minimum < .minimum)
+        #expect(RedisServerVersion(info: "redis_version:7.0.0").map { $0 >= .minimum } == true)
+        #expect(RedisServerVersion(info: "redis_version:10.1.2").map { $0 >= .minimum } == true)
+        #expect(RedisServerVersion(info: "# Server\r\n") == nil)
+        #expect(RedisServerVersion(info: "redis_version:7.x") == nil)
+    }
+
     /// After Redis restarts, the same store object works again: the broken connection is dropped and replaced.
     @Test func restartedRedisIsReconnected() async throws {
         try await withRedisServer { server in
@@ -237,5 +319,47 @@ struct StoreRedisTests {
             try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("\(key) did not expire within 10 s")
+    }
+}
+
+/// A stand-in for an old Redis: a Python server on a Unix socket that answers every command with an `INFO server`
+/// bulk string naming `version`. Started and killed by the test.
+private final class OldRedisFake {
+    private let process = Process()
+
+    static let script = """
+        import socket, sys
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(sys.argv[1])
+        server.listen(8)
+        print("ready", flush=True)
+        info = ("# Server\\r\\nredis_version:%s\\r\\nredis_mode:standalone\\r\\n" % sys.argv[2]).encode()
+        while True:
+            client, _ = server.accept()
+            while client.recv(65536):
+                client.sendall(b"$%d\\r\\n%s\\r\\n" % (len(info), info))
+            client.close()
+        """
+
+    init(socket: String, version: String) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", Self.script, socket, version]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Blocks until the server says it listens (or exits: then the read ends empty).
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard line.hasPrefix("ready") else {
+            stop()
+            throw TestRedisError("the fake old Redis did not start")
+        }
+    }
+
+    /// SIGKILL (a child of the test runner inherits its blocked SIGTERM) and wait.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }

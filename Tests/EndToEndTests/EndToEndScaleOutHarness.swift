@@ -38,8 +38,11 @@ final class ScaleOut: Sendable {
         self.client = client
     }
 
-    /// Starts Redis, the fake IdP, `count` instances and (with `behindNginx`) nginx in front of them.
-    static func start(count: Int = 2, behindNginx: Bool = false) async throws -> ScaleOut {
+    /// Starts Redis, the fake IdP, `count` instances and (with `behindNginx`) nginx in front of them; the instances'
+    /// `store.commandTimeoutSeconds` is `commandTimeoutSeconds` when given.
+    static func start(
+        count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil
+    ) async throws -> ScaleOut {
         let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("e2e-scale-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var started: [@Sendable () async -> Void] = []
@@ -59,7 +62,8 @@ final class ScaleOut: Sendable {
             for _ in 0..<5 {
                 let frontURL = "http://127.0.0.1:\(try freeLoopbackPort())"
                 let instances = try await startInstances(
-                    count: count, idpURL: idpURL, frontURL: frontURL, redis: redis, directory: directory)
+                    count: count, idpURL: idpURL, frontURL: frontURL, redis: redis, directory: directory,
+                    commandTimeoutSeconds: commandTimeoutSeconds)
                 guard behindNginx else {
                     return ScaleOut(
                         directory: directory, idp: idp, idpURL: idpURL, redis: redis, instances: instances,
@@ -84,11 +88,12 @@ final class ScaleOut: Sendable {
     }
 
     private static func startInstances(
-        count: Int, idpURL: String, frontURL: String, redis: ScaleOutRedis, directory: URL
+        count: Int, idpURL: String, frontURL: String, redis: ScaleOutRedis, directory: URL, commandTimeoutSeconds: Int?
     ) async throws -> [ScaleOutInstance] {
         let configPath = directory.appendingPathComponent("config.json")
+        let timeout = commandTimeoutSeconds.map { ", \"commandTimeoutSeconds\": \($0)" } ?? ""
         let settings = [
-            "store": "{\"kind\": \"redis\", \"url\": \"unix:\(redis.socketPath)\"}",
+            "store": "{\"kind\": \"redis\", \"url\": \"unix:\(redis.socketPath)\"\(timeout)}",
             "stateKey": "{\"file\": \"\(directory.appendingPathComponent("state-key").path)\"}",
             "publicURL": "\"\(frontURL)\"",
             // Every browser here is 127.0.0.1 (nginx, or the test itself): a per-client start limit would refuse the
@@ -138,9 +143,10 @@ final class ScaleOut: Sendable {
 
 /// Runs `body` with a started cluster, always stopping it.
 func withScaleOut<T>(
-    count: Int = 2, behindNginx: Bool = false, _ body: (ScaleOut) async throws -> T
+    count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil, _ body: (ScaleOut) async throws -> T
 ) async throws -> T {
-    let cluster = try await ScaleOut.start(count: count, behindNginx: behindNginx)
+    let cluster = try await ScaleOut.start(
+        count: count, behindNginx: behindNginx, commandTimeoutSeconds: commandTimeoutSeconds)
     do {
         let result = try await body(cluster)
         await cluster.stop()
@@ -334,6 +340,11 @@ final class ServerProcess: @unchecked Sendable {
     var isRunning: Bool { process.isRunning }
     var text: String { output.text.withLock { $0 } }
 
+    /// Sends `number` (SIGSTOP, SIGCONT) while the process runs.
+    func signal(_ number: Int32) {
+        if process.isRunning { Glibc.kill(process.processIdentifier, number) }
+    }
+
     /// SIGKILL and waits for the exit: a child of the test runner inherits its blocked signal mask (SIGTERM
     /// included; Foundation's `Process` does not reset it), and nothing these servers hold needs saving.
     func kill() async {
@@ -374,14 +385,20 @@ final class ScaleOutRedis: Sendable {
         }
     }
 
-    /// Kills the server (SIGKILL) and waits for it to exit.
+    /// Kills the server (SIGKILL, which ends a stopped process too; SIGCONT first all the same) and waits for it to exit.
     func stop() async {
         let process = server.withLock { server in
             let running = server
             server = nil
             return running
         }
+        process?.signal(SIGCONT)
         await process?.kill()
+    }
+
+    /// Stops (SIGSTOP) or resumes (SIGCONT) the server, to make it hang.
+    func signal(_ number: Int32) {
+        server.withLock { $0 }?.signal(number)
     }
 
     /// Every key and its value (GET), read with `redis-cli --raw` over the socket: one run for the keys, one for the

@@ -162,6 +162,35 @@ struct EndToEndSignInTests {
         }
     }
 
+    @Test(
+        "a webhook delivery retried by a second redemption carries the same resultId and a new deliveryId, both signed")
+    func webhookRetryIsRecognisable() async throws {
+        let secret = "e2e-webhook-secret"
+        // The first delivery is answered 503, as a receiver that timed out would be: the code stays redeemable.
+        let receiver = try WebhookReceiver(secret: secret, unavailableFor: 1)
+        defer { Task { await receiver.stop() } }
+        try await withEndToEnd(backend: .webhook(url: receiver.url, secret: secret)) { e2e in
+            let walk = try await e2e.signIn("google.com", ["eventId": "e-retry"])
+            let code = try #require(walk.appQuery.first(named: "code"))
+            let refused = try await e2e.redeem(code: code)
+            #expect(refused.status == 502 && refused.errorCode == "backend-error", "\(refused.status) \(refused.text)")
+            let redeemed = try await e2e.redeem(code: code)
+            #expect(redeemed.status == 200, "\(redeemed.text)")
+            let deliveries = receiver.deliveries
+            #expect(deliveries.count == 2)
+            #expect(receiver.rejected == 0)
+            let resultIds = deliveries.compactMap { $0["resultId"]?.stringValue }
+            let deliveryIds = deliveries.compactMap { $0["deliveryId"]?.stringValue }
+            #expect(resultIds.count == 2 && Set(resultIds).count == 1, "\(resultIds)")
+            #expect(deliveryIds.count == 2 && Set(deliveryIds).count == 2, "\(deliveryIds)")
+            #expect(resultIds.allSatisfy { $0.wholeMatch(of: /[0-9a-f]{32}/) != nil && !code.contains($0) })
+            // A second sign-in is another result.
+            let other = try await Self.signInAndRedeem(e2e, "google.com")
+            #expect(other["signIn"]?["uid"] != nil)
+            #expect(receiver.deliveries.last?["resultId"]?.stringValue != resultIds.first)
+        }
+    }
+
     @Test("linkViaRedirect with the signed-in user's idToken links a second provider")
     func link() async throws {
         try await withEndToEnd(backend: .identityToolkit) { e2e in
@@ -229,13 +258,14 @@ struct EndToEndSignInTests {
     }
 }
 
-/// A webhook endpoint that verifies `X-Auth-Handler-Signature` and answers with a user id.
+/// A webhook endpoint that verifies `X-Auth-Handler-Signature` and answers with a user id; the first
+/// `unavailableFor` correctly signed deliveries (recorded all the same) are answered 503.
 final class WebhookReceiver: Sendable {
     private let server: HTTPServer
     let url: String
     private let state = DeliveryLog()
 
-    init(secret: String) throws {
+    init(secret: String, unavailableFor: Int = 0) throws {
         let state = self.state
         server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { request in
             let timestamp = request.headers[WebhookSignature.timestampHeader] ?? ""
@@ -248,7 +278,7 @@ final class WebhookReceiver: Sendable {
                 return .text("bad signature", status: 401)
             }
             let payload = JSONValue.parse(request.body) ?? .null
-            state.deliver(payload)
+            if state.deliver(payload) <= unavailableFor { return .text("try again", status: 503) }
             let id = payload["profile"]?["id"]?.stringValue ?? "?"
             return .text("{\"uid\": \"webhook-user-\(id)\"}")
         }
@@ -265,7 +295,13 @@ final class WebhookReceiver: Sendable {
 private final class DeliveryLog: Sendable {
     private let storage = Mutex<(deliveries: [JSONValue], rejected: Int)>(([], 0))
 
-    func deliver(_ payload: JSONValue) { storage.withLock { $0.deliveries.append(payload) } }
+    /// Records `payload`; how many deliveries there are now.
+    func deliver(_ payload: JSONValue) -> Int {
+        storage.withLock {
+            $0.deliveries.append(payload)
+            return $0.deliveries.count
+        }
+    }
     func rejectOne() { storage.withLock { $0.rejected += 1 } }
     var snapshot: (deliveries: [JSONValue], rejected: Int) { storage.withLock { $0 } }
 }

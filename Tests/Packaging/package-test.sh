@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the built .deb (`make package-test` builds it first): unpacks it with dpkg-deb -x and checks
 # - the layout: binary, both units, docs, an empty /etc/auth-handler/credentials/, no conffiles;
+# - the maintainer scripts: postinst reloads systemd; postrm purge removes the state directory;
 # - the binary: no library from the Swift toolchain (ldd), every library it links is covered by Depends:,
 #   `--version` is the package version, and it serves /healthz with a clean environment (empty
 #   LD_LIBRARY_PATH, a PATH without the toolchain);
@@ -87,6 +88,27 @@ owners=$(dpkg-deb -c "$deb" | awk '{print $2}' | sort -u)
 
 [[ -x $work/DEBIAN/postinst ]] && sh -n "$work/DEBIAN/postinst" && grep -q 'systemctl daemon-reload' "$work/DEBIAN/postinst" &&
     pass "postinst: valid sh, reloads systemd" || fail "postinst" "$(cat "$work/DEBIAN/postinst" 2>&1)"
+
+# postrm purge under a root of the test's own ($DPKG_ROOT, as `dpkg --root` sets it): the state directory
+# (StateDirectory= with DynamicUser=, so /var/lib/private/auth-handler and the /var/lib/auth-handler link to it)
+# goes; what sits beside it and the administrator's /etc/auth-handler stay. The machine's own state is not touched.
+purge_root=$work/purge-root
+mkdir -p "$purge_root/var/lib/private/auth-handler" "$purge_root/var/lib/private/other" \
+    "$purge_root/etc/auth-handler/credentials"
+echo key >"$purge_root/var/lib/private/auth-handler/state.key"
+echo db >"$purge_root/var/lib/private/auth-handler/state.sqlite"
+ln -s private/auth-handler "$purge_root/var/lib/auth-handler"
+echo other >"$purge_root/var/lib/private/other/data"
+echo secret >"$purge_root/etc/auth-handler/credentials/state-key"
+purge_output=$(DPKG_ROOT=$purge_root sh "$work/DEBIAN/postrm" purge 2>&1)
+purge_status=$?
+if [[ $purge_status -eq 0 && ! -e $purge_root/var/lib/private/auth-handler && ! -L $purge_root/var/lib/auth-handler &&
+    -f $purge_root/var/lib/private/other/data && -f $purge_root/etc/auth-handler/credentials/state-key ]]; then
+    pass "postrm purge: removes /var/lib/private/auth-handler (state.key) and its link, keeps /etc and the rest"
+else
+    fail "postrm purge: status $purge_status, left $(cd "$purge_root" && find . | sort | tr '\n' ' ')" \
+        "$purge_output$(cat "$work/DEBIAN/postrm")"
+fi
 
 # --- the binary ---------------------------------------------------------------------------------------------
 binary=$pkgroot/usr/bin/auth-handler

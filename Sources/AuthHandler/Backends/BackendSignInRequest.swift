@@ -13,6 +13,9 @@ public struct BackendSignInRequest: Sendable, Hashable {
     public var idToken: String?
     /// The app's opaque `eventId`, echoed to the webhook.
     public var eventId: String?
+    /// The result being redeemed, the same for every redemption attempt of one result code and never the code itself:
+    /// the webhook's `resultId`, by which a receiver recognises a delivery it already processed (HTTP-API.md §2.8).
+    public var resultId: String?
 
     /// Every token-like value of this request, for scrubbing them out of error messages.
     var sensitiveValues: [String?] {

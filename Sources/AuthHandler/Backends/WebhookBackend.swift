@@ -25,11 +25,17 @@ public struct WebhookBackend: SignInBackend {
 
     public func signIn(_ request: BackendSignInRequest) async throws(BackendError) -> JSONValue? {
         let sensitive = SensitiveValues(request.sensitiveValues + [secret.reveal()])
+        let deliveryId: String
+        do {
+            deliveryId = Hex.lowercase(try SecureRandom.bytes(16))
+        } catch {
+            throw .transient(reason: "no delivery id could be drawn: \(error.description)")
+        }
         let body: [UInt8]
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = Array(try encoder.encode(WebhookPayload(request)))
+            body = Array(try encoder.encode(WebhookPayload(request, deliveryId: deliveryId)))
         } catch {
             throw .rejected(reason: "the webhook body could not be encoded as JSON")
         }

@@ -324,7 +324,9 @@ public final class RunningService: Sendable {
                 return (
                     try RedisSessionStore(
                         address: address, password: password,
-                        keyPrefix: config.keyPrefix ?? RedisSessionStore.defaultKeyPrefix), nil
+                        keyPrefix: config.keyPrefix ?? RedisSessionStore.defaultKeyPrefix,
+                        commandTimeout: config.commandTimeoutSeconds.map { .seconds($0) }
+                            ?? RedisSessionStore.defaultCommandTimeout), nil
                 )
             } catch {
                 throw ServiceStartError(exitCode: .config, message: "cannot set up the Redis store: \(error)")

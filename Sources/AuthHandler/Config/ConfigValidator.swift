@@ -16,7 +16,7 @@ struct ConfigValidator {
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
         "startRateLimit", "trustedProxies", "opsListen", "logFormat", "branding",
     ]
-    static let storeKeys = ["kind", "path", "url", "password", "keyPrefix"]
+    static let storeKeys = ["kind", "path", "url", "password", "keyPrefix", "commandTimeoutSeconds"]
     static let startRateLimitKeys = ["perMinute", "burst"]
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
@@ -221,12 +221,12 @@ struct ConfigValidator {
         }
         switch store.kind {
         case .memory:
-            ignored(["path", "url", "password", "keyPrefix"])
+            ignored(["path", "url", "password", "keyPrefix", "commandTimeoutSeconds"])
         case .sqlite:
             if let pathValue = fields["path"], let text = string(pathValue, at: path.key("path")) {
                 store.path = absolutePath(text)
             }
-            ignored(["url", "password", "keyPrefix"])
+            ignored(["url", "password", "keyPrefix", "commandTimeoutSeconds"])
         case .redis:
             ignored(["path"])
             if let urlValue = fields["url"] {
@@ -244,6 +244,9 @@ struct ConfigValidator {
             if let passwordValue = fields["password"] {
                 store.password = secret(passwordValue, at: path.key("password"))
             }
+            if let address = store.redisAddress {
+                warnIfPlaintext(address, password: fields["password"] != nil, at: path.key("url"))
+            }
             if let prefixValue = fields["keyPrefix"], let prefix = string(prefixValue, at: path.key("keyPrefix")) {
                 if prefix.isEmpty {
                     warn(
@@ -251,8 +254,36 @@ struct ConfigValidator {
                 }
                 store.keyPrefix = prefix
             }
+            if let timeoutValue = fields["commandTimeoutSeconds"],
+                let seconds = positiveInteger(timeoutValue, at: path.key("commandTimeoutSeconds"))
+            {
+                if seconds > StoreConfig.maximumCommandTimeoutSeconds {
+                    fail(
+                        path.key("commandTimeoutSeconds"),
+                        "\(seconds) is too long: a stalled Redis would hold every sign-in that long; expected 1 to "
+                            + "\(StoreConfig.maximumCommandTimeoutSeconds) seconds")
+                } else {
+                    store.commandTimeoutSeconds = seconds
+                }
+            }
         }
         return store
+    }
+
+    /// Redis over TCP to a host that is not loopback: this build's hiredis has no TLS (docs/CONFIG.md, `store`), so
+    /// whoever is on the path reads `AUTH`'s password and can forge replies — a `SET NX` or a claim that says "first",
+    /// which defeats replay protection. Warned about as plain `http` to a non-loopback `publicURL` is.
+    private mutating func warnIfPlaintext(_ address: RedisAddress, password: Bool, at path: ConfigPath) {
+        guard case .tcp(let host, _) = address.endpoint, !ListenAddress.isLoopback(host: host) else { return }
+        let exposed =
+            password
+            ? "store.password would be sent with AUTH in plain text, and replies could be forged"
+            : "replies could be forged"
+        warn(
+            path,
+            "plain TCP to the non-loopback host \(host); \(exposed) (a used state reported new defeats replay "
+                + "protection); use a unix: socket, a loopback address, or a local TLS tunnel such as stunnel "
+                + "(redis://127.0.0.1:PORT): this build's hiredis has no TLS")
     }
 
     private mutating func redirectURLs(_ value: JSONValue, at path: ConfigPath) -> [URL] {

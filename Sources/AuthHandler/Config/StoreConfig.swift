@@ -20,16 +20,23 @@ public struct StoreConfig: Sendable, Hashable, Codable {
     public var password: SecretReference?
     /// Redis: what every key starts with (`keyPrefix`); nil means ``RedisSessionStore/defaultKeyPrefix``.
     public var keyPrefix: String?
+    /// Redis: how long an operation may take, in seconds (`commandTimeoutSeconds`); nil means
+    /// ``RedisSessionStore/defaultCommandTimeout``.
+    public var commandTimeoutSeconds: Int?
+
+    /// The longest `commandTimeoutSeconds` accepted: beyond it a stalled Redis holds a sign-in longer than a user waits.
+    public static let maximumCommandTimeoutSeconds = 60
 
     /// Creates a store config.
     public init(
         kind: Kind = .sqlite, path: String? = nil, redisAddress: RedisAddress? = nil,
-        password: SecretReference? = nil, keyPrefix: String? = nil
+        password: SecretReference? = nil, keyPrefix: String? = nil, commandTimeoutSeconds: Int? = nil
     ) {
         self.kind = kind
         self.path = path
         self.redisAddress = redisAddress
         self.password = password
         self.keyPrefix = keyPrefix
+        self.commandTimeoutSeconds = commandTimeoutSeconds
     }
 }

@@ -17,6 +17,16 @@ enum ResultSeal {
         return AES256GCM.open(sealed, key: key, associatedData: associatedData)
     }
 
+    /// The result's id for backends (the webhook's `resultId`, HTTP-API.md §2.8): 32 lowercase hex digits, HKDF-SHA256
+    /// of the code under an `info` of its own, so it is the same for every redemption of one code, tells nothing of the
+    /// code, and is neither the sealing key nor the store's SHA-256 index.
+    static func resultID(_ code: String) throws(CryptoError) -> String {
+        Hex.lowercase(
+            try HKDF.sha256(inputKeyMaterial: Array(code.utf8), salt: salt, info: resultIDInfo, length: 16))
+    }
+
+    private static let resultIDInfo = Array("result id".utf8)
+
     private static func key(_ code: String) throws(CryptoError) -> [UInt8] {
         try HKDF.sha256(inputKeyMaterial: Array(code.utf8), salt: salt, info: info, length: AES256GCM.keyLength)
     }

@@ -27,7 +27,7 @@ extension SignInFlow {
         // Claimed for as long as the result lives; released below only when the code stays redeemable.
         _ = try await lookUpResult(code: code, claiming: true, peeked: peeked)
         do throws(RedeemFailure) {
-            let answer = try await signIn(result, fields: fields)
+            let answer = try await signIn(result, code: code, fields: fields)
             do {
                 try await finish(code: code, redeemed: true)
             } catch {
@@ -120,9 +120,18 @@ extension SignInFlow {
         }
     }
 
-    private func signIn(_ result: StoredResult, fields: [URLFormField]) async throws(RedeemFailure) -> RedemptionAnswer
-    {
+    private func signIn(
+        _ result: StoredResult, code: String, fields: [URLFormField]
+    ) async throws(RedeemFailure) -> RedemptionAnswer {
         let idToken = fields.first(named: "idToken")
+        let resultId: String
+        do {
+            resultId = try ResultSeal.resultID(code)
+        } catch {
+            throw RedeemFailure(
+                error: HandlerError(.internalError, "the result id could not be derived: \(error.description)"),
+                keepsCode: true)
+        }
         guard let provider = providers[result.providerID] else {
             throw RedeemFailure(
                 error: HandlerError(.backendError, "\(result.providerID) is no longer configured"), keepsCode: false)
@@ -130,7 +139,8 @@ extension SignInFlow {
         let request = BackendSignInRequest(
             providerId: result.providerID, protocolKind: provider.protocolKind, credential: result.credential,
             profile: result.profile, authType: result.authType, requestUri: result.requestURI,
-            idToken: result.authType.requiresIDToken ? idToken : nil, eventId: result.eventID)
+            idToken: result.authType.requiresIDToken ? idToken : nil, eventId: result.eventID,
+            resultId: resultId)
         let signIn: JSONValue?
         do {
             signIn = try await backend.signIn(request)

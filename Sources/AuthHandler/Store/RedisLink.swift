@@ -2,10 +2,12 @@ import Foundation
 
 /// The Redis store's connection and its reconnect policy, used only on the store's worker thread.
 ///
-/// It starts unconnected, so `serve` starts while Redis is down; the first operation connects. A connection that
-/// breaks is dropped; the next operation connects again at once, and a failed attempt backs off (250 ms doubling to
-/// 2 s) so an unreachable Redis is not hammered. While backing off, operations fail at once with `.unavailable`,
-/// which the flow answers with 503 and `Retry-After`.
+/// It starts unconnected, so `serve` starts while Redis is down; the first operation connects. A connection attempt
+/// that fails, and a connection that breaks — an I/O error, or a command that got no reply within the command
+/// timeout, as from a stalled Redis — back off (250 ms doubling to 2 s, reset by the next reply) so an unreachable
+/// Redis is not hammered and a stalled one does not hold every queued operation for a time-out of its own. While
+/// backing off, operations fail at once with `.unavailable`, which the flow answers with 503 and `Retry-After`. Every
+/// outcome is written to `readiness`, which `/readyz` reads (docs/ARCHITECTURE.md, "Request path").
 final class RedisLink {
     static let firstBackoff: Duration = .milliseconds(250)
     static let maximumBackoff: Duration = .seconds(2)
@@ -14,30 +16,47 @@ final class RedisLink {
     private let password: Secret?
     private let connectTimeout: Duration
     private let commandTimeout: Duration
+    private let readiness: RedisReadiness
     private let clock = ContinuousClock()
     private var connection: RedisConnection?
     private var backoff: Duration = .zero
     private var nextAttempt: ContinuousClock.Instant?
     private var lastFailure = ""
 
-    init(address: RedisAddress, password: Secret?, connectTimeout: Duration, commandTimeout: Duration) {
+    init(
+        address: RedisAddress, password: Secret?, connectTimeout: Duration, commandTimeout: Duration,
+        readiness: RedisReadiness
+    ) {
         self.address = address
         self.password = password
         self.connectTimeout = connectTimeout
         self.commandTimeout = commandTimeout
+        self.readiness = readiness
     }
 
     /// Runs one command, connecting first when needed. Throws `.unavailable` when Redis cannot be reached or the
     /// connection broke (the command may or may not have run then); an error reply is returned, not thrown.
     func command(_ arguments: [[UInt8]], operation: String) throws(StoreError) -> RedisReply {
-        let connection = try connected()
-        do {
-            return try connection.command(arguments, operation: "redis \(operation)")
+        let reply: RedisReply
+        do throws(StoreError) {
+            let connection = try connected()
+            do {
+                reply = try connection.command(arguments, operation: "redis \(operation)")
+            } catch {
+                // A broken hiredis context cannot be reused. Back off before the next attempt: after a time-out
+                // Redis is stalled or unreachable, and reconnecting at once would hold the operations queued behind
+                // this one for a time-out each.
+                self.connection = nil
+                backOff(after: error)
+                throw error
+            }
         } catch {
-            // A broken hiredis context cannot be reused; the next operation reconnects without waiting.
-            self.connection = nil
+            readiness.failed(error.detail)
             throw error
         }
+        backoff = .zero
+        readiness.replied()
+        return reply
     }
 
     private func connected() throws(StoreError) -> RedisConnection {
@@ -52,18 +71,22 @@ final class RedisLink {
                 address, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
             try prepare(opened)
             connection = opened
-            backoff = .zero
             nextAttempt = nil
             return opened
         } catch {
-            lastFailure = error.detail
-            backoff = backoff == .zero ? Self.firstBackoff : min(backoff * 2, Self.maximumBackoff)
-            nextAttempt = clock.now + backoff
+            backOff(after: error)
             throw error
         }
     }
 
-    /// Authenticates and selects the database on a new connection
+    /// The next connection attempt waits: 250 ms after a reply, doubling with every failure since, 2 s at most.
+    private func backOff(after error: StoreError) {
+        lastFailure = error.detail
+        backoff = backoff == .zero ? Self.firstBackoff : min(backoff * 2, Self.maximumBackoff)
+        nextAttempt = clock.now + backoff
+    }
+
+    /// Authenticates, checks the server's version and selects the database on a new connection
     /// (https://redis.io/docs/latest/commands/auth/, https://redis.io/docs/latest/commands/select/).
     private func prepare(_ connection: RedisConnection) throws(StoreError) {
         if let password {
@@ -75,6 +98,7 @@ final class RedisLink {
                 throw StoreError(.unavailable, detail: "redis AUTH at \(address) refused: \(Self.describe(reply))")
             }
         }
+        try checkVersion(connection)
         if address.database != 0 {
             let reply = try connection.command(
                 [Array("SELECT".utf8), Array(String(address.database).utf8)], operation: "redis SELECT")
@@ -83,6 +107,22 @@ final class RedisLink {
                     .unavailable,
                     detail: "redis SELECT \(address.database) at \(address) refused: \(Self.describe(reply))")
             }
+        }
+    }
+
+    /// Refuses a Redis older than ``RedisServerVersion/minimum``, naming the version found and the one needed. When
+    /// `INFO` is refused (an ACL without `@dangerous`, a renamed command) the check is skipped: such a server still
+    /// refuses the claim script with "unknown command 'PEXPIRETIME'" if it is too old.
+    private func checkVersion(_ connection: RedisConnection) throws(StoreError) {
+        let reply = try connection.command([Array("INFO".utf8), Array("server".utf8)], operation: "redis INFO server")
+        guard case .string(let bytes) = reply,
+            let version = RedisServerVersion(info: String(decoding: bytes, as: UTF8.self))
+        else { return }
+        guard version >= RedisServerVersion.minimum else {
+            throw StoreError(
+                .unavailable,
+                detail: "Redis \(version) at \(address) is too old: auth-handler needs Redis "
+                    + "\(RedisServerVersion.minimum) or later (its claim script uses PEXPIRETIME); upgrade Redis")
         }
     }
 

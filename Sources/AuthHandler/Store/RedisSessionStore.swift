@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A `SessionStore` in Redis, shared by every instance behind a load balancer (HTTP-API.md §2.5, `store.kind: redis`).
 ///
@@ -6,22 +7,31 @@ import Foundation
 /// `<prefix>state:<hex SHA-256>`, `<prefix>result:<hex>` and `<prefix>claim:<hex>`; values are `1` or the sealed
 /// payload, so Redis holds nothing readable or replayable. Expiry is Redis's own (`PXAT` on every key), by Redis's
 /// clock: the `now` arguments are not used, and `sweep` has nothing to do. Calls run on one worker thread of the
-/// store's own (``RedisWorker``); the store is created without connecting, so `serve` starts while Redis is down.
+/// store's own (``RedisWorker``), each answered within the command timeout; the store is created without waiting for a
+/// connection (it sends a first PING in the background), so `serve` starts while Redis is down.
 public final class RedisSessionStore: SessionStore {
     /// `store.keyPrefix`'s default.
     public static let defaultKeyPrefix = "auth-handler:"
+    /// `store.commandTimeoutSeconds`'s default.
+    public static let defaultCommandTimeout: Duration = .seconds(2)
+    /// How long ``healthProblem()`` waits for its PING before answering from the connection's last known state.
+    static let readinessWait: Duration = .milliseconds(250)
 
     private let worker: RedisWorker
     private let keyPrefix: String
+    private let readiness = RedisReadiness()
+    private let probe = ReadinessProbe()
 
-    /// A store on `address`, authenticating with `password` when given. Connects on first use.
+    /// A store on `address`, authenticating with `password` when given. It connects in the background (a first PING)
+    /// and never waits for that: `serve` starts while Redis is down.
     ///
     /// - Parameters:
     ///   - connectTimeout: how long a connection attempt may take.
-    ///   - commandTimeout: how long a command waits for its reply before the connection counts as broken.
+    ///   - commandTimeout: how long an operation may take, waiting in the queue included: a command that gets no reply
+    ///     in this time breaks the connection, and a caller still waiting then is answered `.unavailable`.
     public init(
         address: RedisAddress, password: Secret? = nil, keyPrefix: String = RedisSessionStore.defaultKeyPrefix,
-        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = .seconds(2)
+        connectTimeout: Duration = .seconds(1), commandTimeout: Duration = RedisSessionStore.defaultCommandTimeout
     ) throws(StoreError) {
         // hiredis writes with write(2): a server that closed the socket must be EPIPE, not a SIGPIPE that kills us.
         do {
@@ -30,10 +40,13 @@ public final class RedisSessionStore: SessionStore {
             throw StoreError(.unavailable, detail: "process setup: \(error)")
         }
         self.keyPrefix = keyPrefix
-        self.worker = RedisWorker(name: "auth-handler-redis") {
+        let readiness = self.readiness
+        self.worker = RedisWorker(name: "auth-handler-redis", commandTimeout: commandTimeout, readiness: readiness) {
             RedisLink(
-                address: address, password: password, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
+                address: address, password: password, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
+                readiness: readiness)
         }
+        probe.start(ping)
     }
 
     public func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
@@ -119,12 +132,22 @@ public final class RedisSessionStore: SessionStore {
     /// Redis removes expired keys itself (https://redis.io/docs/latest/commands/expire/#how-redis-expires-keys).
     public func sweep(now: Date) async throws(StoreError) -> Int { 0 }
 
+    /// The connection's last known state, after waiting at most ``readinessWait`` for a PING of its own (one at a time,
+    /// however many callers ask), so `/readyz` answers at once even while Redis stalls; the PING's outcome, a
+    /// time-out included, updates the state for the next call.
     public func healthProblem() async -> String? {
-        do {
-            let reply = try await run("PING", ["PING"])
-            return reply == .status("PONG") ? nil : "PING got an unexpected reply"
-        } catch {
-            return error.detail
+        await probe.wait(atMost: Self.readinessWait, ping)
+        return readiness.current
+    }
+
+    /// Queues a PING that answers `done` when it has run; a reply other than `PONG` (`-LOADING`, say) is a problem.
+    private func ping(_ done: @escaping @Sendable () -> Void) {
+        let readiness = self.readiness
+        worker.submit { link in
+            if let reply = try? link.command([Array("PING".utf8)], operation: "PING"), reply != .status("PONG") {
+                readiness.failed("PING answered \(RedisLink.describe(reply))")
+            }
+            done()
         }
     }
 
@@ -175,5 +198,49 @@ public final class RedisSessionStore: SessionStore {
 
     private static func unexpected(_ reply: RedisReply, _ operation: String) -> StoreError {
         StoreError(.unavailable, detail: "redis \(operation) answered \(RedisLink.describe(reply))")
+    }
+
+    /// At most one readiness PING queued at a time, and the callers waiting for it, each for a bounded time.
+    private final class ReadinessProbe: Sendable {
+        typealias Send = (@escaping @Sendable () -> Void) -> Void
+
+        private let state = Mutex<(running: Bool, waiters: [Int: CheckedContinuation<Void, Never>], nextID: Int)>(
+            (false, [:], 0))
+
+        /// Sends a probe unless one is under way, without waiting for it.
+        func start(_ send: Send) {
+            let idle = state.withLock { state in
+                defer { state.running = true }
+                return !state.running
+            }
+            if idle { send { self.finished() } }
+        }
+
+        /// Sends a probe unless one is under way, then waits until it is done or `limit` has passed.
+        func wait(atMost limit: Duration, _ send: Send) async {
+            let delay = RedisWorker.seconds(limit)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let id = state.withLock { state in
+                    defer { state.nextID += 1 }
+                    state.waiters[state.nextID] = continuation
+                    return state.nextID
+                }
+                start(send)
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+                    self.state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+                }
+            }
+        }
+
+        private func finished() {
+            let waiters = state.withLock { state in
+                defer {
+                    state.running = false
+                    state.waiters.removeAll()
+                }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 }
