@@ -3,8 +3,8 @@ SWIFT ?= swift
 BINARY = .build/debug/auth-handler
 SWIFT_SOURCES = Package.swift Sources Tests fuzz/Sources
 
-.PHONY: all deps build release install install-files deb package-test demo test browser-test fuzz fuzz-smoke lint format \
-	bench soak clean
+.PHONY: all deps build release install install-files deb package-test demo test unit browser-test fuzz fuzz-smoke lint \
+	format bench soak clean
 
 all: build
 
@@ -61,8 +61,12 @@ package-test:
 demo: build
 	$(BINARY) demo --headless
 
+## Formatting, then function length: a function (signature to closing brace) over LONG_FUNCTION_LIMIT lines fails.
+## `scripts/long-functions.py` with no arguments lists those over 60 lines, the ones worth splitting next.
+LONG_FUNCTION_LIMIT ?= 80
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
+	/usr/bin/python3 scripts/long-functions.py $(LONG_FUNCTION_LIMIT) Sources fuzz/Sources bench/Sources
 
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
@@ -87,6 +91,15 @@ test: deps lint
 	$(FUZZ_SMOKE)
 	$(BROWSER_TEST)
 	$(MAKE) --no-print-directory package-test
+
+## The in-process unit tests alone, for the edit-test loop: everything in AuthHandlerTests and AuthHandlerClientTests
+## but the HTTP layer's and the Redis store's timing tests; no fake-IdP process, no end-to-end, fuzz, browser or
+## packaging run. About 30 s on a warm build; `make test` runs the same tests as part of the whole suite.
+UNIT_TIME_LIMIT ?= 120
+unit:
+	$(SWIFT) build --build-tests
+	timeout --signal=KILL $(UNIT_TIME_LIMIT) $(SWIFT) test --skip-build --filter 'AuthHandlerTests|AuthHandlerClientTests' \
+		--skip 'AuthHandlerTests\.(HTTP|StoreRedis)'
 
 ## Real-browser sign-ins: headless Chromium through chromedriver against `serve` and `fake-idp`
 ## (Tests/Browser/): the sign-in endpoints themselves (browser_signin_test.py), then the browser module behind nginx

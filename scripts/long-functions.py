@@ -3,6 +3,7 @@
 
 Usage: scripts/long-functions.py [LIMIT] [DIR...]   (default: 60 Sources/AuthHandler)
 A function's length runs from its `func`/`init`/`deinit` line to its closing brace, signature included.
+Exits 1 when any function is over the limit, so `make lint` fails on one (it runs this with LONG_FUNCTION_LIMIT).
 Braces inside string literals and comments are skipped; the count is approximate for exotic syntax.
 """
 import os
@@ -112,7 +113,8 @@ def main():
     for length, name, path, start in long:
         print(f'{length:4d}  {name}  {path}:{start}')
     print(f'{len(long)} functions over {limit} lines')
+    return 1 if long else 0
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(main())

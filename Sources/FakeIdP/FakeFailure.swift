@@ -38,6 +38,9 @@ public enum FakeFailureKind: Sendable, Equatable {
     /// then publishes (until a reset) as a careless IdP does: with that byte dropped, 31 bytes where RFC 7518
     /// §6.2.1.2 requires 32.
     case shortCoordinateKey
+    /// OAuth 1.0a `request_token`: a token answered without `oauth_callback_confirmed`, as a server that predates
+    /// OAuth 1.0a (RFC 5849 §2.1) does; a client must refuse it.
+    case callbackUnconfirmed
 
     /// The control API's name for the kind.
     public var name: String {
@@ -53,6 +56,7 @@ public enum FakeFailureKind: Sendable, Equatable {
         case .unsignedIDToken: "unsigned-id-token"
         case .rotateKeys: "rotate-keys"
         case .shortCoordinateKey: "short-coordinate-key"
+        case .callbackUnconfirmed: "callback-unconfirmed"
         }
     }
 }
@@ -110,12 +114,13 @@ extension FakeFailure: Codable {
         case "unsigned-id-token": kind = .unsignedIDToken
         case "rotate-keys": kind = .rotateKeys
         case "short-coordinate-key": kind = .shortCoordinateKey
+        case "callback-unconfirmed": kind = .callbackUnconfirmed
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .kind, in: container,
                 debugDescription: "unknown kind '\(name)'; use oauth-error, http-status, delay, bad-signature, "
-                    + "wrong-iss, wrong-nonce, wrong-aud, expired-id-token, unsigned-id-token, rotate-keys or "
-                    + "short-coordinate-key")
+                    + "wrong-iss, wrong-nonce, wrong-aud, expired-id-token, unsigned-id-token, rotate-keys, "
+                    + "short-coordinate-key or callback-unconfirmed")
         }
     }
 

@@ -78,11 +78,14 @@ extension FakeIdPRouter {
         } catch {
             throw .internalFailure(error)
         }
-        return Self.formResponse([
+        var fields = [
             URLFormField(name: "oauth_token", value: token.token),
             URLFormField(name: "oauth_token_secret", value: token.secret),
-            URLFormField(name: "oauth_callback_confirmed", value: "true"),
-        ])
+        ]
+        if failure != .callbackUnconfirmed {
+            fields.append(URLFormField(name: "oauth_callback_confirmed", value: "true"))
+        }
+        return Self.formResponse(fields)
     }
 
     private func exchangeOAuth1RequestToken(_ request: ServerRequest, failure: FakeFailureKind?)

@@ -39,7 +39,10 @@ struct CLIProgramTests {
         ] {
             let (code, captured) = await run(arguments)
             #expect(code == .usage)
-            #expect(captured.standardError == "auth-handler: \(name) is not available in this build yet\n")
+            #expect(
+                captured.standardError
+                    == "auth-handler: \(name) is not available in this program; run the auth-handler executable, which has every command\n"
+            )
             #expect(captured.standardOutput == "")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandler
@@ -64,14 +65,22 @@ struct ConfigSecretTests {
         }
     }
 
-    /// Skipped as root, who reads any file whatever its mode.
-    @Test(.enabled(if: getuid() != 0)) func unreadableSecretFileIsReported() throws {
+    /// A file that exists but cannot be read is reported as unreadable. Root reads a file whatever its mode, and CI
+    /// runs as root, so the case that holds for every user is a socket: it exists and is no directory, and open(2)
+    /// refuses it to anyone with ENXIO. A mode-0 file is checked too when the tests do not run as root.
+    @Test func unreadableSecretFileIsReported() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
-        let path = try directory.write("locked", value, permissions: 0o000)
-        #expect(throws: SecretResolutionError.fileUnreadable(path: path)) {
-            try SecretReference.file(path).resolve(in: SecretEnvironment(variables: [:]))
+        let socketPath = directory.path + "/socket"
+        let socket = try NotifySocketListener(at: socketPath)
+        var unreadable = [socketPath]
+        if getuid() != 0 { unreadable.append(try directory.write("locked", value, permissions: 0o000)) }
+        for path in unreadable {
+            #expect(throws: SecretResolutionError.fileUnreadable(path: path)) {
+                try SecretReference.file(path).resolve(in: SecretEnvironment(variables: [:]))
+            }
         }
+        await socket.close()
     }
 
     @Test func referencesRoundTripThroughCodable() throws {

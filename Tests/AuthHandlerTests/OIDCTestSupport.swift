@@ -3,20 +3,21 @@ import Synchronization
 
 @testable import AuthHandler
 
-/// An `HTTPFetching` fake serving JSON documents from a dictionary by URL and counting requests per URL.
+/// An `HTTPFetching` fake serving JSON documents from a dictionary by URL, counting requests per URL and keeping them.
 final class OIDCFakeHTTP: HTTPFetching {
-    private let state: Mutex<(responses: [String: HTTPResponse], counts: [String: Int])>
+    private let state: Mutex<(responses: [String: HTTPResponse], counts: [String: Int], requests: [HTTPRequest])>
     /// When set, every request waits for it before answering (for coalescing tests).
     private let gate: HTTPTestGate?
 
     init(_ responses: [String: HTTPResponse] = [:], gate: HTTPTestGate? = nil) {
-        state = Mutex((responses, [:]))
+        state = Mutex((responses, [:], []))
         self.gate = gate
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let response = state.withLock { state in
             state.counts[request.url, default: 0] += 1
+            state.requests.append(request)
             return state.responses[request.url]
         }
         if let gate { await gate.wait() }
@@ -41,6 +42,11 @@ final class OIDCFakeHTTP: HTTPFetching {
 
     func fetchCount(_ url: String) -> Int {
         state.withLock { $0.counts[url, default: 0] }
+    }
+
+    /// The requests sent to `url` so far, in order.
+    func requests(to url: String) -> [HTTPRequest] {
+        state.withLock { $0.requests.filter { $0.url == url } }
     }
 }
 

@@ -4,15 +4,18 @@ import Testing
 @testable import AuthHandler
 
 struct ReservedParametersTests {
+    /// The OAuth 2 and OIDC names HTTP-API.md §3.1 ("Reserved custom parameters") reserves, written out here so that
+    /// a name dropped from the code's list fails the tests below.
+    static let documentedOAuth2Names = [
+        "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method",
+        "nonce", "response_mode", "request", "request_uri",
+    ]
+
     @Test func contractListIsComplete() {
-        #expect(
-            Set(ReservedParameters.oauth2Names) == [
-                "client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge",
-                "code_challenge_method", "nonce", "response_mode", "request", "request_uri",
-            ])
+        #expect(Set(ReservedParameters.oauth2Names) == Set(Self.documentedOAuth2Names))
     }
 
-    @Test(arguments: ReservedParameters.oauth2Names)
+    @Test(arguments: documentedOAuth2Names)
     func everyOAuth2NameIsRefused(_ name: String) {
         #expect(ReservedParameters.isReserved(name, for: .oauth2))
         #expect(throws: ReservedParameters.Violation.reserved(name: name, family: .oauth2)) {

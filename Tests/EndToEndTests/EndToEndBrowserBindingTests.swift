@@ -243,30 +243,44 @@ struct EndToEndBrowserBindingTests {
         }
     }
 
-    @Test("20,000 starts from one client lock nobody out: a normal sign-in completes right after")
+    /// The flood is of OAuth 1.0a starts, each of which would call the provider for a request token, so the start
+    /// rate limit (HTTP-API.md §2.4) must refuse the flooding address; the sign-in after it comes from another one.
+    @Test("20,000 starts from one client are limited to its allowance and lock nobody else out")
     func startFloodLocksNobodyOut() async throws {
-        try await withEndToEnd { e2e in
-            let url = e2e.startURL("google.com")
-            let refused = try await withThrowingTaskGroup(of: Int.self) { group in
-                var refused: [Int: Int] = [:]
+        let limit = StartRateLimit.default
+        try await withEndToEnd(settings: ["trustedProxies": #"["127.0.0.1"]"#]) { e2e in
+            let flood = HTTPRequest(
+                method: "GET", url: e2e.startURL("twitter.com"), headers: ["X-Forwarded-For": "198.51.100.7"])
+            let began = ContinuousClock.now
+            let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+                var answers: [Int: Int] = [:]
                 var sent = 0
                 for _ in 0..<32 {
-                    group.addTask { try await e2e.get(url, freshBrowser: true).status }
+                    group.addTask { try await e2e.send(flood, freshBrowser: true).status }
                     sent += 1
                 }
                 while let status = try await group.next() {
-                    if status != 302 { refused[status, default: 0] += 1 }
+                    answers[status, default: 0] += 1
                     if sent < 20_000 {
-                        group.addTask { try await e2e.get(url, freshBrowser: true).status }
+                        group.addTask { try await e2e.send(flood, freshBrowser: true).status }
                         sent += 1
                     }
                 }
-                return refused
+                return answers
             }
-            // Only the first wave may race the first discovery fetch and count against the start rate limit; a start
-            // that calls no provider is never refused, and nothing answers 503.
-            #expect(Set(refused.keys).isSubset(of: [429]) && refused[429, default: 0] <= 32, "refused: \(refused)")
-            let walk = try await e2e.signIn("google.com")
+            let seconds = (ContinuousClock.now - began).components.seconds + 1
+            // The burst, then one start per 60/perMinute seconds the flood lasted; every other start is refused.
+            let allowance = limit.burst + Int(seconds) * limit.perMinute / 60 + 1
+            #expect(Set(answers.keys).isSubset(of: [302, 429]), "answers: \(answers)")
+            #expect(answers[302, default: 0] <= allowance, "answers: \(answers), allowance \(allowance)")
+            #expect(answers[429, default: 0] >= 20_000 - allowance, "answers: \(answers)")
+            #expect(try await e2e.idpRequestCount(to: "/oauth1/request_token") <= allowance)
+            // The flooding address is still limited; the daemon's own peer, another client, signs in at once.
+            var floodForJSON = flood
+            floodForJSON.headers.set(name: "Accept", value: "application/json")
+            EndToEndRefusalTests.expectError(
+                try await e2e.send(floodForJSON, freshBrowser: true), status: 429, code: "too-many-requests")
+            let walk = try await e2e.signIn("twitter.com")
             let code = try #require(walk.appQuery.first(named: "code"), "\(walk.appQuery)")
             #expect(try await e2e.redeem(code: code).status == 200)
         }

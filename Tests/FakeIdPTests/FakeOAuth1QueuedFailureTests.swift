@@ -19,6 +19,21 @@ struct FakeOAuth1QueuedFailureTests {
         }
     }
 
+    @Test func callbackUnconfirmedOmitsTheConfirmationOnTheNextCallOnly() async throws {
+        try await withFakeIdP { idp, http in
+            let client = FakeOAuth1TestClient(idp, http)
+            await idp.queue(FakeFailure(endpoint: .oauth1RequestToken, kind: .callbackUnconfirmed))
+            let unconfirmed = try await client.requestTokenResponse()
+            #expect(unconfirmed.status == 200)
+            let fields = unconfirmed.formFields
+            #expect(fields.first(named: "oauth_token")?.isEmpty == false)
+            #expect(fields.first(named: "oauth_callback_confirmed") == nil, "\(fields)")
+            #expect(throws: OAuth1ClientError.self) { try OAuth1Client.temporaryCredentials(from: unconfirmed) }
+            let confirmed = try await client.requestTokenResponse().formFields
+            #expect(confirmed.first(named: "oauth_callback_confirmed") == "true")
+        }
+    }
+
     @Test func badSignatureOnAccessTokenStillUsesUpTheRequestToken() async throws {
         try await withFakeIdP { idp, http in
             let client = FakeOAuth1TestClient(idp, http)

@@ -42,7 +42,11 @@ public struct CommandLineProgram: Sendable {
     private func run<Options>(
         _ runner: CommandRunners.Runner<Options>?, _ options: Options, name: String
     ) async -> AuthHandlerExitCode {
-        guard let runner else { return context.fail(.usage, "\(name) is not available in this build yet") }
+        guard let runner else {
+            return context.fail(
+                .usage,
+                "\(name) is not available in this program; run the auth-handler executable, which has every command")
+        }
         return await runner(options, context)
     }
 }

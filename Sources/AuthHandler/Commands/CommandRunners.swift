@@ -1,8 +1,9 @@
 /// The implementations of the long-running commands, supplied by the main program.
 ///
-/// A command whose runner is nil exits with ``AuthHandlerExitCode/usage`` and the line
-/// `auth-handler: 'serve' is not available in this build yet`. To plug one in, set its runner in `main.swift`:
-/// `runners.serve = { options, context in await ... }`.
+/// The `auth-handler` executable's `main.swift` sets every runner: `runners.serve = { options, context in await ... }`.
+/// A program built on the library that leaves one nil (a test, a tool) exits for that command with
+/// ``AuthHandlerExitCode/usage`` and the line `auth-handler: 'serve' is not available in this program; run the
+/// auth-handler executable, which has every command`.
 public struct CommandRunners: Sendable {
     /// Runs a command with its parsed options; returns the exit code, after writing its one stderr line on failure.
     public typealias Runner<Options> = @Sendable (Options, CommandContext) async -> AuthHandlerExitCode
