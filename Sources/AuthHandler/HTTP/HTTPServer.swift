@@ -37,17 +37,17 @@ public final class HTTPServer: Sendable {
     /// Binds `addresses` (`"127.0.0.1:0"`, `"[::1]:8080"`) and starts serving with `handler`.
     public convenience init(
         listeningOn addresses: [String], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-        handler: @escaping HTTPServerHandler
+        immediate: HTTPServerImmediateHandler? = nil, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         var parsed: [ListenAddress] = []
         for address in addresses { parsed.append(try ListenAddress(address)) }
-        try self.init(listeningOn: parsed, configuration: configuration, handler: handler)
+        try self.init(listeningOn: parsed, configuration: configuration, immediate: immediate, handler: handler)
     }
 
     /// Binds `addresses` and starts serving with `handler`.
     public convenience init(
         listeningOn addresses: [ListenAddress], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-        handler: @escaping HTTPServerHandler
+        immediate: HTTPServerImmediateHandler? = nil, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         guard !addresses.isEmpty else {
             throw HTTPServerError(operation: "listen", subject: "[]", detail: "no listen address given")
@@ -57,7 +57,7 @@ public final class HTTPServer: Sendable {
         for address in addresses {
             sockets.append(try HTTPListeningSocket.open(address, backlog: configuration.listenBacklog))
         }
-        try self.init(ownedSockets: sockets, configuration: configuration, handler: handler)
+        try self.init(ownedSockets: sockets, configuration: configuration, immediate: immediate, handler: handler)
     }
 
     /// Serves already bound, listening TCP sockets, e.g. from systemd socket activation (`LISTEN_FDS`).
@@ -65,7 +65,7 @@ public final class HTTPServer: Sendable {
     /// The server owns the descriptors from here on, failure included, and closes them when it stops.
     public convenience init(
         adoptingListeningSockets fds: [Int32], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-        handler: @escaping HTTPServerHandler
+        immediate: HTTPServerImmediateHandler? = nil, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         // Owned from here: on failure they close as `sockets` goes.
         let sockets = fds.map { FileDescriptor(owning: $0, subject: "fd \($0)") }
@@ -85,19 +85,19 @@ public final class HTTPServer: Sendable {
                 try HTTPListeningSocket.makeNonBlocking(socket)
             }
         }
-        try self.init(ownedSockets: sockets, configuration: configuration, handler: handler)
+        try self.init(ownedSockets: sockets, configuration: configuration, immediate: immediate, handler: handler)
     }
 
     private init(
         ownedSockets sockets: [FileDescriptor], configuration: HTTPServerConfiguration,
-        handler: @escaping HTTPServerHandler
+        immediate: HTTPServerImmediateHandler?, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         do {
             try ProcessSetup.ensureInitialized()
         } catch {
             throw HTTPServerError(operation: error.operation, subject: "process setup", detail: error.detail)
         }
-        let core = HTTPListenerCore(handler: handler, configuration: configuration)
+        let core = HTTPListenerCore(handler: handler, immediate: immediate, configuration: configuration)
         // Retained for as long as any daemon may call back; released in `finishStop` after the last one stopped.
         let retained = Unmanaged.passRetained(core)
         var listeners: [Listener] = []
@@ -238,7 +238,8 @@ public final class HTTPServer: Sendable {
         // headers (microhttpd.h, MHD_OPTION_CONNECTION_MEMORY_LIMIT). Measured with 0.9.75 and a 64 KiB limit
         // (128 KiB pool): a 127 KiB single field still got the handler's 431 and 1,170 fields of 7 bytes were
         // served, while 2,340 such fields (16 KiB) or 3,276 cookies of "a=1" were not. Browsers send far fewer.
-        options.connection_memory_limit = max(32 * 1024, 2 * configuration.maxHeaderBytes)
+        options.connection_memory_limit =
+            configuration.connectionMemoryBytes ?? max(32 * 1024, 2 * configuration.maxHeaderBytes)
         // Why strict: at 1, MHD 0.9.75 answers an HTTP/1.1 request without `Host` itself (400, RFC 9112 §3.2) and
         // closes a connection whose request target holds a space instead of serving it (microhttpd.h,
         // MHD_OPTION_STRICT_FOR_CLIENT). It still accepts whitespace in header names, repeated `Content-Length`

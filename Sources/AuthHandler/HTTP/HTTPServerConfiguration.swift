@@ -18,6 +18,14 @@ public struct HTTPServerConfiguration: Sendable {
     public var perIPConnectionLimit: Int
     /// Seconds an idle or stalled connection is kept open.
     public var connectionTimeoutSeconds: Int
+    /// Bytes of libmicrohttpd's per-connection memory pool (MHD_OPTION_CONNECTION_MEMORY_LIMIT); nil: twice
+    /// `maxHeaderBytes`, at least 32 KiB.
+    ///
+    /// The pool holds the raw header block, one entry per parsed field and cookie, and the response head; a request
+    /// that does not fit gets libmicrohttpd's own `431` or `414` instead of this server's (HTTP-API.md §3.5), so it
+    /// must stay above `maxHeaderBytes`. The cost: libmicrohttpd zeroes the whole pool between keep-alive requests
+    /// (memorypool.c, MHD_pool_reset), which at 128 KiB is most of the listener's own CPU per request (BENCHMARKS.md).
+    public var connectionMemoryBytes: Int?
     /// MHD worker threads per listening socket (they only parse and write; handlers run as Swift tasks).
     public var threadPoolSize: Int
     /// The `listen(2)` backlog for sockets the server binds itself.
@@ -44,7 +52,7 @@ public struct HTTPServerConfiguration: Sendable {
     public init(
         maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
         perIPConnectionLimit: Int = 256, connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2,
-        listenBacklog: Int32 = 511,
+        listenBacklog: Int32 = 511, connectionMemoryBytes: Int? = nil,
         refusalHeaders: HTTPHeaders = HTTPServerConfiguration.defaultSecurityHeaders
     ) {
         self.maxHeaderBytes = maxHeaderBytes
@@ -54,6 +62,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.threadPoolSize = threadPoolSize
         self.listenBacklog = listenBacklog
+        self.connectionMemoryBytes = connectionMemoryBytes
         self.refusalHeaders = refusalHeaders
     }
 }
