@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The listener spike (BENCHMARKS.md "Choosing the listener"): the bare listener answering a static 302, in four
+# The listener spike (BENCHMARKS.md "Choosing the listener"): the bare listener answering a static 302, in five
 # libmicrohttpd configurations, against nginx's `return 302`, alternating within each round so that every variant and
 # the reference see the same neighbours. Each round measures every server once (wrk -t2 -c64); the ratio is taken
 # against nginx's figure from the same round. Prints one line per variant:
@@ -22,10 +22,10 @@ cpu_ticks() {
     done
     echo "$total"
 }
-# NAME and its serve-302 options: the pool twice the 64 KiB header limit (today) or libmicrohttpd's default 32 KiB,
-# and the answer from a suspended task (today) or at once on the MHD thread.
+# NAME and its serve-302 options: the pool twice the 64 KiB header limit (before), four times it (now) or
+# libmicrohttpd's default 32 KiB; the answer from a suspended task (before) or at once on the MHD thread.
 variants=("pool128k-task:--pool 131072" "pool32k-task:--pool 32768" "pool128k-immediate:--pool 131072 --immediate"
-    "pool32k-immediate:--pool 32768 --immediate")
+    "pool256k-immediate:--pool 262144 --immediate" "pool32k-immediate:--pool 32768 --immediate")
 for variant in "${variants[@]}"; do
     name=${variant%%:*}
     # shellcheck disable=SC2086 # the options are words

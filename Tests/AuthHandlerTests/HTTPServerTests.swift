@@ -55,17 +55,18 @@ struct HTTPServerTests {
     }
 
     @Test func aRequestMHDDropsBeforeTheHandlerRunsIsNotLeftInFlight() async throws {
-        // MHD closes without an answer when its pool cannot hold the split cookies (HTTP-API.md §3.5), after the URI
-        // log but before the access handler, and never calls NOTIFY_COMPLETED for such a request.
+        // MHD gives up when its pool cannot hold the split cookies (HTTP-API.md §3.5), after the URI log but before
+        // the access handler, and never calls NOTIFY_COMPLETED for such a request; it closes, with no answer or its own
+        // 431 depending on where the pool ran out. 10,000 cookies (50 KiB): the default 256 KiB pool holds 3,500.
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in .text("handled") }
         let port = server.firstPort
-        let cookies = Array(repeating: "a=1", count: 2000).joined(separator: "; ")
+        let cookies = Array(repeating: "a=1", count: 10000).joined(separator: "; ")
         let (text, closed) = await httpTestOffPool { () -> (String, Bool) in
             guard let connection = HTTPRawConnection(port: port) else { return ("", false) }
             connection.write("GET /x HTTP/1.1\r\nHost: x\r\nCookie: \(cookies)\r\n\r\n")
             return connection.readUntilClosed()
         }
-        #expect(closed && text.isEmpty, "MHD answered after all: \(text.prefix(80))")
+        #expect(closed && !text.contains("handled"), "the handler ran after all: \(text.prefix(200))")
         // MHD cleans the connection up shortly after closing it; wait for that, not for a fixed time.
         let deadline = ContinuousClock.now + .seconds(5)
         while server.requestsInFlight > 0, ContinuousClock.now < deadline {

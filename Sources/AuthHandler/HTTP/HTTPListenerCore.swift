@@ -216,6 +216,10 @@ final class HTTPListenerCore: @unchecked Sendable {
         // Only framing refusals and refusals of a request with a body are queued early.
         context.headers = Self.headers(of: connection)
         let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
+        if let refusal = Self.targetRefusal(context.rawURI, limit: configuration.maxHeaderBytes) {
+            context.stage = .answered
+            return queue(ownResponse(refusal), on: connection)
+        }
         if let refusal = Self.framingRefusal(context.headers, isHTTP10: isHTTP10) {
             // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
             // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
@@ -223,7 +227,9 @@ final class HTTPListenerCore: @unchecked Sendable {
             return queue(ownResponse(refusal), on: connection)
         }
         if let refusal = Self.hostRefusal(context.headers, isHTTP10: isHTTP10) {
-            return reject(context, ownResponse(refusal))
+            // Closing, like the framing refusals: a request without a usable Host may be a fragment of another.
+            context.stage = .answered
+            return queue(ownResponse(Self.closing(refusal)), on: connection)
         }
         let methodText = String(cString: method)
         if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
@@ -442,6 +448,23 @@ final class HTTPListenerCore: @unchecked Sendable {
         if let length = lengths.first, length.isEmpty || !length.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
             // RFC 9110 §8.6: Content-Length = 1*DIGIT.
             return closing(.text("Bad Request: invalid Content-Length\n", status: 400))
+        }
+        return nil
+    }
+
+    /// The refusal of a request target that is too long or not one token; it closes the connection.
+    ///
+    /// RFC 9112 §3.2: the target holds no whitespace or control character. MHD, told not to be strict, takes
+    /// everything between the method and the last space as the target, so `GET /a b HTTP/1.1` arrives as `/a b`;
+    /// a front end may have split that line differently, hence the close. Longer than the whole header limit: 414
+    /// (RFC 9110 §15.5.15).
+    static func targetRefusal(_ rawURI: String?, limit: Int) -> ServerResponse? {
+        guard let rawURI else { return nil }
+        if rawURI.utf8.count > limit {
+            return closing(.text("URI Too Long: the request target is over \(limit) bytes\n", status: 414))
+        }
+        if rawURI.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7f }) {
+            return closing(.text("Bad Request: whitespace or a control character in the request target\n", status: 400))
         }
         return nil
     }

@@ -232,19 +232,22 @@ public final class HTTPServer: Sendable {
         options.connection_limit = UInt32(clamping: configuration.connectionLimit)
         options.per_ip_connection_limit = UInt32(clamping: configuration.perIPConnectionLimit)
         options.connection_timeout_seconds = UInt32(clamping: configuration.connectionTimeoutSeconds)
-        // Why twice the header limit: the pool holds MHD's read buffer (the raw header block), one entry per
-        // parsed field and cookie, and the response head; when it runs out MHD answers its own 431 (or, while
-        // splitting a `Cookie` field, closes without an answer), before the access handler could add the refusal
-        // headers (microhttpd.h, MHD_OPTION_CONNECTION_MEMORY_LIMIT). Measured with 0.9.75 and a 64 KiB limit
-        // (128 KiB pool): a 127 KiB single field still got the handler's 431 and 1,170 fields of 7 bytes were
-        // served, while 2,340 such fields (16 KiB) or 3,276 cookies of "a=1" were not. Browsers send far fewer.
+        // Why four times the header limit: the pool holds MHD's read buffer (the raw header block), a copy of the
+        // `Cookie` field, one entry per parsed field and cookie, and the response head; when it runs out MHD answers
+        // its own 431 (a `Cookie` field it cannot copy gets that status line twice) or 414, or, while splitting a
+        // `Cookie` field into cookies, closes without an answer — all before the access handler could answer
+        // (microhttpd.h, MHD_OPTION_CONNECTION_MEMORY_LIMIT; connection.c, parse_cookie_header). Measured with 0.9.75
+        // and a 64 KiB limit: at a 128 KiB pool a 70 KB `Cookie` field got MHD's doubled 431, 1,800 cookies `a=1` no
+        // answer and a 140 KB request line MHD's 414; at 256 KiB all three reach the handler (BENCHMARKS.md).
         options.connection_memory_limit =
-            configuration.connectionMemoryBytes ?? max(32 * 1024, 2 * configuration.maxHeaderBytes)
-        // Why strict: at 1, MHD 0.9.75 answers an HTTP/1.1 request without `Host` itself (400, RFC 9112 §3.2) and
-        // closes a connection whose request target holds a space instead of serving it (microhttpd.h,
-        // MHD_OPTION_STRICT_FOR_CLIENT). It still accepts whitespace in header names, repeated `Content-Length`
-        // and `Host`, and `Content-Length` with `Transfer-Encoding`: the access handler refuses those.
-        options.strict_for_client = 1
+            configuration.connectionMemoryBytes ?? max(32 * 1024, 4 * configuration.maxHeaderBytes)
+        // Why 0, not strict: at 1, MHD 0.9.75 answers an HTTP/1.1 request without `Host` itself (its 400, status line
+        // twice, without the refusal headers) and closes a connection whose request target holds a space without an
+        // answer (connection.c, parse_connection_headers and parse_initial_message_line). At 0 both reach the access
+        // handler, which refuses them (HTTP-API.md §3.5); 0 and 1 differ in nothing else in 0.9.75. MHD still accepts
+        // whitespace in header names, repeated `Content-Length` and `Host`, and `Content-Length` with
+        // `Transfer-Encoding`: the access handler refuses those too.
+        options.strict_for_client = 0
         options.access_handler = { cls, connection, _, method, version, uploadData, uploadSize, requestContext in
             guard let cls, let connection, let method, let uploadSize, let requestContext else { return shim_mhd_no }
             return Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().access(

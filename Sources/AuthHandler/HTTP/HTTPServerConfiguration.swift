@@ -1,9 +1,7 @@
 /// Limits and tuning of `HTTPServer`; the defaults suit a sign-in handler facing browsers.
 public struct HTTPServerConfiguration: Sendable {
-    /// The most bytes the request line plus header fields may take; larger requests get 431.
-    ///
-    /// The default, 64 KiB, holds ten 4,000-byte cookies (sealed sign-in states, one per sign-in in flight in a
-    /// browser) beside a browser's other fields, in one `Cookie` field or in several.
+    /// The most bytes the request line plus header fields may take; larger requests get 431 (a request target
+    /// alone over it, 414).
     public var maxHeaderBytes: Int
     /// The most body bytes accepted; larger bodies get 413 and are not buffered.
     public var maxBodyBytes: Int
@@ -18,12 +16,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var perIPConnectionLimit: Int
     /// Seconds an idle or stalled connection is kept open.
     public var connectionTimeoutSeconds: Int
-    /// Bytes of libmicrohttpd's per-connection memory pool (MHD_OPTION_CONNECTION_MEMORY_LIMIT); nil: twice
+    /// Bytes of libmicrohttpd's per-connection memory pool (MHD_OPTION_CONNECTION_MEMORY_LIMIT); nil: four times
     /// `maxHeaderBytes`, at least 32 KiB.
     ///
     /// The pool holds the raw header block, one entry per parsed field and cookie, and the response head; a request
     /// that does not fit gets libmicrohttpd's own `431` or `414` instead of this server's (HTTP-API.md §3.5), so it
-    /// must stay above `maxHeaderBytes`. The cost: libmicrohttpd zeroes the whole pool between keep-alive requests
+    /// must stay well above `maxHeaderBytes`: a `Cookie` field is held twice, and each cookie takes an entry. The cost: libmicrohttpd zeroes the whole pool between keep-alive requests
     /// (memorypool.c, MHD_pool_reset), which at 128 KiB is most of the listener's own CPU per request (BENCHMARKS.md).
     public var connectionMemoryBytes: Int?
     /// MHD worker threads per listening socket (they only parse and write; handlers run as Swift tasks).
@@ -31,11 +29,16 @@ public struct HTTPServerConfiguration: Sendable {
     /// The `listen(2)` backlog for sockets the server binds itself.
     public var listenBacklog: Int32
     /// Header fields on every response the server builds itself, without calling the handler: its refusals
-    /// (400, 413, 431, 501, 503 while shutting down) and the 500 that replaces an invalid handler response.
+    /// (400, 413, 414, 431, 501, 503 while shutting down) and the 500 that replaces an invalid handler response.
     ///
-    /// Responses MHD composes on its own (a malformed request line or `Content-Length`, a missing `Host`, a
-    /// request past its memory pool) never reach this server's code and carry none of them.
+    /// Responses MHD composes on its own (an HTTP version other than 1.x, a malformed `Content-Length` or chunk
+    /// size, a request past its memory pool; HTTP-API.md §3.5) never reach this server's code and carry none of them.
     public var refusalHeaders: HTTPHeaders
+
+    /// The default `maxHeaderBytes`, 64 KiB: ten 4,000-byte cookies (sealed sign-in states, one per sign-in in flight
+    /// in a browser) beside a browser's other fields, in one `Cookie` field or in several. The memory pool follows
+    /// it (`connectionMemoryBytes`).
+    public static let defaultMaxHeaderBytes = 64 * 1024
 
     /// Fields for responses that must not be cached, framed, sniffed or leak a referrer: Cache-Control no-store
     /// (RFC 9111 §5.2.2.5), Referrer-Policy (W3C Referrer Policy §3.1), X-Frame-Options (RFC 7034),
@@ -50,7 +53,8 @@ public struct HTTPServerConfiguration: Sendable {
     ]
 
     public init(
-        maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 64 * 1024, connectionLimit: Int = 1024,
+        maxHeaderBytes: Int = HTTPServerConfiguration.defaultMaxHeaderBytes, maxBodyBytes: Int = 64 * 1024,
+        connectionLimit: Int = 1024,
         perIPConnectionLimit: Int = 256, connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2,
         listenBacklog: Int32 = 511, connectionMemoryBytes: Int? = nil,
         refusalHeaders: HTTPHeaders = HTTPServerConfiguration.defaultSecurityHeaders
