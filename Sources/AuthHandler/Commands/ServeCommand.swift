@@ -180,6 +180,16 @@ public final class RunningService: Sendable {
                 "addresses": server.addresses.map(\.description).joined(separator: ","), "publicURL": kept.publicURL,
                 "opsAddresses": opsServer?.addresses.map(\.description).joined(separator: ",") ?? "none",
             ])
+        let wanted = HTTPServerConfiguration().connectionLimit
+        if server.connectionLimit < wanted {
+            // HTTPServer lowered it to fit the descriptor limit (HTTP-API.md §3.5): slow clients fill it sooner.
+            log.log(
+                .warning, "listener.limit",
+                [
+                    "connections": String(server.connectionLimit), "wanted": String(wanted),
+                    "problem": "the descriptor limit (RLIMIT_NOFILE) is low; raise LimitNOFILE= or ulimit -n",
+                ])
+        }
         return RunningService(
             baseURL: baseURL, service: service, server: server, opsServer: opsServer, sweeper: sweeper, kept: kept)
     }
@@ -207,11 +217,13 @@ public final class RunningService: Sendable {
         opsHandler: @escaping HTTPServerHandler
     ) async throws(ServiceStartError) -> (server: HTTPServer, opsServer: HTTPServer?) {
         let server: HTTPServer
+        let configuration = config.listener.applied(to: HTTPServerConfiguration())
         do {
             if let listenFDs {
-                server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
+                server = try HTTPServer(
+                    adoptingListeningSockets: listenFDs, configuration: configuration, handler: handler)
             } else {
-                server = try HTTPServer(listeningOn: config.listen, handler: handler)
+                server = try HTTPServer(listeningOn: config.listen, configuration: configuration, handler: handler)
             }
         } catch {
             throw ServiceStartError(exitCode: .config, message: "cannot listen: \(error); check 'listen' in the config")
@@ -219,7 +231,7 @@ public final class RunningService: Sendable {
         // Bound by the daemon even under socket activation: the passed sockets are the main listener's.
         guard let opsListen = config.opsListen else { return (server, nil) }
         do {
-            return (server, try HTTPServer(listeningOn: opsListen, handler: opsHandler))
+            return (server, try HTTPServer(listeningOn: opsListen, configuration: configuration, handler: opsHandler))
         } catch {
             await server.stop(gracePeriod: .zero)
             throw ServiceStartError(

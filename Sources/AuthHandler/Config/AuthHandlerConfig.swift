@@ -39,6 +39,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var startRateLimit: StartRateLimit
     /// The proxies whose `X-Forwarded-For` names the client (see ``ClientAddress``).
     public var trustedProxies: [IPAddressRange]
+    /// How the HTTP listener bounds slow clients.
+    public var listener: ListenerLimits = .default
 
     /// The default listen address.
     public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]

@@ -62,6 +62,8 @@ final class HTTPListenerCore: @unchecked Sendable {
     private let retainedRequests = Mutex<[UInt: Unmanaged<HTTPRequestContext>]>([:])
     /// Whether responses should carry `Connection: close` because the server is stopping.
     let draining = Atomic<Bool>(false)
+    /// The request deadline of every connection; nil when `requestDeadlineSeconds` is 0.
+    let deadlines: HTTPReceiveDeadlines?
 
     init(
         handler: @escaping HTTPServerHandler, immediate: HTTPServerImmediateHandler?,
@@ -70,6 +72,11 @@ final class HTTPListenerCore: @unchecked Sendable {
         self.handler = handler
         self.immediate = immediate
         self.configuration = configuration
+        deadlines =
+            configuration.requestDeadlineSeconds > 0
+            ? HTTPReceiveDeadlines(
+                seconds: configuration.requestDeadlineSeconds, idleSeconds: configuration.connectionTimeoutSeconds)
+            : nil
     }
 
     /// Returns once no request is in flight (`liveRequests` is 0), or when `limit` has passed.
@@ -135,6 +142,7 @@ final class HTTPListenerCore: @unchecked Sendable {
     /// Why here: MHD unescapes the path and splits off the query before the access handler sees it; this is
     /// the only place the raw query string is available. The context returned becomes `*req_cls`.
     func requestStarted(uri: UnsafePointer<CChar>?, connection: OpaquePointer) -> UnsafeMutableRawPointer {
+        deadlines?.requestLineArrived(connection)
         let rawURI = uri.flatMap { String(validatingCString: $0) }
         let context = Unmanaged.passRetained(HTTPRequestContext(rawURI: rawURI, connection: connection))
         liveRequests.add(1, ordering: .relaxed)
@@ -148,6 +156,7 @@ final class HTTPListenerCore: @unchecked Sendable {
     ) {
         guard let raw = requestContext.pointee else { return }
         requestContext.pointee = nil
+        if let connection { deadlines?.answered(connection) }
         let key = UInt(bitPattern: connection)
         let owned = retainedRequests.withLock { retained -> Bool in
             guard retained[key]?.toOpaque() == raw else { return false }
@@ -157,8 +166,14 @@ final class HTTPListenerCore: @unchecked Sendable {
         if owned { release(Unmanaged<HTTPRequestContext>.fromOpaque(raw)) }
     }
 
+    /// MHD_OPTION_NOTIFY_CONNECTION, on accept: the connection's first request is due (`requestDeadlineSeconds`).
+    func connectionStarted(_ connection: OpaquePointer) {
+        deadlines?.connectionStarted(connection, socket: shim_mhd_connection_fd(connection))
+    }
+
     /// MHD_OPTION_NOTIFY_CONNECTION, on close: releases a request context MHD never completed.
     func connectionClosed(_ connection: OpaquePointer?) {
+        if let connection { deadlines?.connectionClosed(connection) }
         let key = UInt(bitPattern: connection)
         if let leftover = retainedRequests.withLock({ $0.removeValue(forKey: key) }) { release(leftover) }
     }
@@ -263,6 +278,8 @@ final class HTTPListenerCore: @unchecked Sendable {
             }
             return shim_mhd_yes
         }
+        // The final call: the whole request has arrived, so its deadline no longer applies.
+        deadlines?.requestReceived(connection)
         if let rejection = context.pendingRejection {
             context.stage = .answered
             return queue(rejection, on: connection)

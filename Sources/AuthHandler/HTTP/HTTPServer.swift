@@ -31,6 +31,9 @@ public final class HTTPServer: Sendable {
 
     /// Where the server listens, with the real port when port 0 was asked for; in the order given.
     public let addresses: [ListenAddress]
+    /// The most simultaneous connections per listening socket: the configured `connectionLimit`, or less when the
+    /// process's descriptor limit (RLIMIT_NOFILE) leaves room for fewer.
+    public let connectionLimit: Int
     private let core: HTTPListenerCore
     private let state: Mutex<State>
 
@@ -89,7 +92,7 @@ public final class HTTPServer: Sendable {
     }
 
     private init(
-        ownedSockets sockets: [FileDescriptor], configuration: HTTPServerConfiguration,
+        ownedSockets sockets: [FileDescriptor], configuration requested: HTTPServerConfiguration,
         immediate: HTTPServerImmediateHandler?, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         do {
@@ -97,6 +100,8 @@ public final class HTTPServer: Sendable {
         } catch {
             throw HTTPServerError(operation: error.operation, subject: "process setup", detail: error.detail)
         }
+        var configuration = requested
+        configuration.connectionLimit = try Self.connectionLimit(requested.connectionLimit, listeners: sockets.count)
         let core = HTTPListenerCore(handler: handler, immediate: immediate, configuration: configuration)
         // Retained for as long as any daemon may call back; released in `finishStop` after the last one stopped.
         let retained = Unmanaged.passRetained(core)
@@ -112,10 +117,12 @@ public final class HTTPServer: Sendable {
         } catch {
             // Sockets not handed to a daemon close as `sockets` goes; the daemons' are closed exactly once, in `stop`.
             for listener in listeners { Self.stop(listener, reclaimed: Self.quiesce(listener)) }
+            core.deadlines?.stop()
             retained.release()
             throw error
         }
         self.addresses = addresses
+        connectionLimit = configuration.connectionLimit
         self.core = core
         self.state = Mutex(State(listeners: listeners, core: retained))
     }
@@ -174,6 +181,7 @@ public final class HTTPServer: Sendable {
         // Only handler tasks between settling and leaving the registry remain: a few instructions each.
         core.waitForNoSuspendedRequests(within: .seconds(2))
         for (listener, reclaimed) in listeners { Self.stop(listener, reclaimed: reclaimed) }
+        core.deadlines?.stop()
         state.withLock { state in
             state.core?.release()
             state.core = nil
@@ -189,6 +197,38 @@ public final class HTTPServer: Sendable {
         MHD_stop_daemon(listener.daemon)
         // MHD_stop_daemon closed the socket itself unless quiescing handed it back (microhttpd.h, MHD_quiesce_daemon).
         try? reclaimed?.close()
+    }
+
+    /// Descriptors the rest of the process may need beside the connections: the store, outbound HTTP, logs, and
+    /// MHD's own epoll and wake-up descriptors per thread.
+    static let reservedDescriptors = 128
+    /// Fewer connections per listening socket than this is a misconfiguration, not a limit.
+    static let minimumConnectionLimit = 16
+
+    /// `requested` connections per listening socket, lowered to what the soft descriptor limit allows for `listeners`
+    /// sockets beside `reservedDescriptors`.
+    ///
+    /// Why: past the descriptor limit `accept` fails with EMFILE and libmicrohttpd stops accepting, so new clients
+    /// wait in the backlog while the slow ones hold every descriptor (getrlimit(2), accept(2)). The systemd unit sets
+    /// `LimitNOFILE=` for the default 1,024 per socket.
+    static func connectionLimit(_ requested: Int, listeners: Int) throws(HTTPServerError) -> Int {
+        var limit = rlimit()
+        try HTTPServerError.converting { () throws(SystemCallError) in
+            try SystemCall.run("getrlimit(RLIMIT_NOFILE)", subject: "") {
+                getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            }
+        }
+        // RLIM_INFINITY is all ones (getrlimit(2)).
+        let soft = limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
+        let room = (soft - reservedDescriptors) / max(1, listeners)
+        guard room >= min(requested, minimumConnectionLimit) else {
+            throw HTTPServerError(
+                operation: "getrlimit(RLIMIT_NOFILE)", subject: "\(listeners) listening socket(s)",
+                detail: "the descriptor limit \(soft) leaves room for \(max(0, room)) connections per socket after "
+                    + "\(reservedDescriptors) for the rest of the process; raise it (LimitNOFILE= in the unit, ulimit -n) "
+                    + "to at least \(reservedDescriptors + listeners * requested)")
+        }
+        return min(requested, room)
     }
 
     private static func startDaemon(
@@ -268,8 +308,13 @@ public final class HTTPServer: Sendable {
         }
         options.request_completed_context = context
         options.connection_notify = { cls, connection, _, code in
-            guard let cls, code == .CONNECTION_NOTIFY_CLOSED else { return }
-            Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().connectionClosed(connection)
+            guard let cls else { return }
+            let core = Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue()
+            switch code {
+            case .CONNECTION_NOTIFY_STARTED: if let connection { core.connectionStarted(connection) }
+            case .CONNECTION_NOTIFY_CLOSED: core.connectionClosed(connection)
+            default: break
+            }
         }
         options.connection_notify_context = context
         return options

@@ -5,17 +5,25 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxHeaderBytes: Int
     /// The most body bytes accepted; larger bodies get 413 and are not buffered.
     public var maxBodyBytes: Int
-    /// The most simultaneous connections per listening socket.
+    /// The most simultaneous connections per listening socket; lowered at start to what the process's descriptor
+    /// limit allows (`HTTPServer.connectionLimit`). Each one that has completed a request holds its memory pool
+    /// (`connectionMemoryBytes`) in RAM.
     public var connectionLimit: Int
     /// The most simultaneous connections from one IP address per listening socket; 0 means no limit. Further
     /// connections from that address are closed as soon as they are accepted.
     ///
-    /// Behind a reverse proxy every connection comes from the proxy's address, so this must stay well above
-    /// the proxy's own connection pool; the default, 256, leaves room for that and still stops one client
-    /// from taking all of `connectionLimit` (microhttpd.h, MHD_OPTION_PER_IP_CONNECTION_LIMIT).
+    /// The default, 256, is a sixteenth of the default `connectionLimit`, so a client needs more than a handful of
+    /// addresses to fill the listener, and the request deadline frees what slow ones hold meanwhile
+    /// (microhttpd.h, MHD_OPTION_PER_IP_CONNECTION_LIMIT). Behind a reverse proxy every connection comes from the
+    /// proxy's address, so there it must stay above the proxy's connections to this server, or be 0.
     public var perIPConnectionLimit: Int
-    /// Seconds an idle or stalled connection is kept open.
+    /// Seconds a connection may stay silent — idle between requests, or stalled — before it is closed.
     public var connectionTimeoutSeconds: Int
+    /// Seconds a client has to deliver a whole request, head and body, however it spaces its bytes; then the connection
+    /// is closed. 0 turns the deadline off. A connection's first request counts from the accept, a later one from its
+    /// request line (and at most `connectionTimeoutSeconds` plus this after the previous answer); while the handler
+    /// runs and the answer is sent no deadline applies (`HTTPReceiveDeadlines`).
+    public var requestDeadlineSeconds: Int
     /// Bytes of libmicrohttpd's per-connection memory pool (MHD_OPTION_CONNECTION_MEMORY_LIMIT); nil: four times
     /// `maxHeaderBytes`, at least 32 KiB.
     ///
@@ -54,8 +62,9 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(
         maxHeaderBytes: Int = HTTPServerConfiguration.defaultMaxHeaderBytes, maxBodyBytes: Int = 64 * 1024,
-        connectionLimit: Int = 1024,
-        perIPConnectionLimit: Int = 256, connectionTimeoutSeconds: Int = 30, threadPoolSize: Int = 2,
+        connectionLimit: Int = 4096,
+        perIPConnectionLimit: Int = 256, connectionTimeoutSeconds: Int = 30, requestDeadlineSeconds: Int = 10,
+        threadPoolSize: Int = 2,
         listenBacklog: Int32 = 511, connectionMemoryBytes: Int? = nil,
         refusalHeaders: HTTPHeaders = HTTPServerConfiguration.defaultSecurityHeaders
     ) {
@@ -64,6 +73,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.connectionLimit = connectionLimit
         self.perIPConnectionLimit = perIPConnectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.requestDeadlineSeconds = requestDeadlineSeconds
         self.threadPoolSize = threadPoolSize
         self.listenBacklog = listenBacklog
         self.connectionMemoryBytes = connectionMemoryBytes
