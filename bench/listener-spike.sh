@@ -6,6 +6,8 @@
 # `NAME median-ratio min-ratio max-ratio median-rps median-cpu-us-per-request` (nginx's own line has ratio 1), where the
 # CPU is the server's user + system time over the run (its worker processes for nginx), from /proc/PID/stat: on a
 # shared machine it moves less with the neighbours than requests per second. BENCH_ROUNDS (default 5) rounds.
+# With BENCH_WITH_START=1 the sign-in start (`auth-handler serve`, memory store, as in bench/start.sh) joins the rounds
+# as `start-memory`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-3}
@@ -33,6 +35,23 @@ for variant in "${variants[@]}"; do
     urls[$name]="http://$started_url/__/auth/handler"
     server_pid[$name]=${pids[-2]} # the server (the last pid is its stdout drain)
 done
+names=("${variants[@]%%:*}")
+if [[ ${BENCH_WITH_START:-0} == 1 ]]; then
+    binary=${BENCH_BIN_DIR:-.build/release}/auth-handler
+    start_server fake-idp "fake-idp listening on " "$binary" fake-idp --listen 127.0.0.1:0
+    idp=$started_url
+    printf 'fake-client-secret' >"$work/client-secret"
+    new_state_key
+    redirect=http://127.0.0.1/app
+    write_daemon_config start-memory '{"kind": "memory"}'
+    start_server start-memory "auth-handler listening on " "$binary" serve --config "$work/start-memory.json"
+    server_pid[start-memory]=${pids[-2]}
+    challenge=$(printf 'bench-verifier' | openssl dgst -sha256 -binary | basenc --base64url | tr -d '=')
+    urls[start-memory]="$started_url/__/auth/handler?providerId=google.com&redirectUrl=$redirect&resultChallenge=$challenge"
+    # Warm-up: the first start fetches the discovery document.
+    curl -sS -o /dev/null --max-time 10 "${urls[start-memory]}"
+    names+=(start-memory)
+fi
 start_nginx
 urls[nginx]="$nginx_url/__/auth/handler"
 server_pid[nginx]=${pids[-1]}
@@ -40,7 +59,7 @@ ticks_per_second=$(getconf CLK_TCK)
 
 results=""
 for round in $(seq "$rounds"); do
-    for name in nginx "${variants[@]%%:*}"; do
+    for name in nginx "${names[@]}"; do
         before=$(cpu_ticks "${server_pid[$name]}")
         rps=$(measure "${urls[$name]}" "$name" | awk '{print $1}')
         after=$(cpu_ticks "${server_pid[$name]}")

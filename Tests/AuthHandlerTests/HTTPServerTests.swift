@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -179,6 +180,30 @@ struct HTTPServerTests {
         #expect(second?.status == 200)
         #expect(second?.body.contains("path=/two") == true)
         await server.stop()
+    }
+
+    @Test func anImmediateAnswerSkipsTheHandlerAndKeepsTheConnectionAlive() async throws {
+        let handled = Mutex<[String]>([])
+        let server = try HTTPServer(
+            listeningOn: ["127.0.0.1:0"],
+            immediate: { request in request.path == "/fast" ? .text("fast \(request.rawQuery)") : nil }
+        ) { request in
+            handled.withLock { $0.append(request.path) }
+            return .text("slow")
+        }
+        let port = server.firstPort
+        let answers = await httpTestOffPool { () -> [HTTPRawResponse?] in
+            guard let connection = HTTPRawConnection(port: port) else { return [] }
+            return ["/fast?a=1", "/slow", "/fast?b=2"].map { target in
+                connection.write("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n")
+                return connection.readResponse()
+            }
+        }
+        #expect(answers.map { $0?.body } == ["fast a=1", "slow", "fast b=2"])
+        #expect(answers.allSatisfy { $0?.head.lowercased().contains("connection: close") == false })
+        #expect(handled.withLock { $0 } == ["/slow"], "the async handler ran only for the declined request")
+        await server.stop()
+        #expect(server.requestsInFlight == 0)
     }
 
     @Test func answers413ToAnAnnouncedOversizeBodyWithoutReadingItAndKeepsServing() async throws {
