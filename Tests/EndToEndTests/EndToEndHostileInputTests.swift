@@ -443,6 +443,12 @@ struct EndToEndHostileInputTests {
         if !hostile.library, !answer.statuses.isEmpty {
             // The daemon's own answer: one response, with the security headers (HTTP-API.md §3.5).
             #expect(answer.statuses.count == 1, "\(hostile.name): \(answer.statuses) status lines")
+            if let status = answer.statuses.first, status >= 400 {
+                // The error format of HTTP-API.md §3.5: JSON with a code, or the HTML page showing it.
+                #expect(
+                    answer.errorCode != nil || answer.body.contains("id=\"error-code\""),
+                    "\(hostile.name): no error code in \(answer.body.prefix(200))")
+            }
             for (name, value) in HTTPServerConfiguration.defaultSecurityHeaders.map({ ($0.name, $0.value) }) {
                 #expect(answer.header(name) == value, "\(hostile.name): \(name) is \(answer.header(name) ?? "missing")")
             }

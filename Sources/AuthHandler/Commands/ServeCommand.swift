@@ -231,7 +231,8 @@ public final class RunningService: Sendable {
         _ config: AuthHandlerConfig, adopting listenFDs: [Int32]?, handlers: ListenerHandlers
     ) async throws(ServiceStartError) -> (server: HTTPServer, opsServer: HTTPServer?) {
         let server: HTTPServer
-        let configuration = config.listener.applied(to: HTTPServerConfiguration())
+        var configuration = config.listener.applied(to: HTTPServerConfiguration())
+        configuration.refusalRenderer = ResponseRendering.listenerRefusal
         do {
             if let listenFDs {
                 server = try HTTPServer(

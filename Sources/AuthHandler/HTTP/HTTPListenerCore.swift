@@ -233,24 +233,25 @@ final class HTTPListenerCore: @unchecked Sendable {
         let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
         if let refusal = HTTPRequestChecks.targetRefusal(context.rawURI, limit: configuration.maxHeaderBytes) {
             context.stage = .answered
-            return queue(ownResponse(refusal), on: connection)
+            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
         }
         if let refusal = HTTPRequestChecks.framingRefusal(context.headers, isHTTP10: isHTTP10) {
             // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
             // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
             context.stage = .answered
-            return queue(ownResponse(refusal), on: connection)
+            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
         }
         if let refusal = HTTPRequestChecks.hostRefusal(context.headers, isHTTP10: isHTTP10) {
             context.stage = .answered
-            return queue(ownResponse(refusal), on: connection)
+            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
         }
         let methodText = String(cString: method)
         if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
-            return reject(context, ownText("Request header fields too large\n", status: 431))
+            return reject(
+                context, ownText("Request header fields too large\n", status: 431, accept: context.headers["Accept"]))
         }
         if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
-            return reject(context, ownText("Request body too large\n", status: 413))
+            return reject(context, ownText("Request body too large\n", status: 413, accept: context.headers["Accept"]))
         }
         return shim_mhd_yes
     }
@@ -270,7 +271,8 @@ final class HTTPListenerCore: @unchecked Sendable {
             }
             guard context.body.count + size <= configuration.maxBodyBytes, let uploadData else {
                 context.body = []
-                return reject(context, ownText("Request body too large\n", status: 413))
+                return reject(
+                    context, ownText("Request body too large\n", status: 413, accept: context.headers["Accept"]))
             }
             uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
                 context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
@@ -308,7 +310,9 @@ final class HTTPListenerCore: @unchecked Sendable {
         }
         guard admitted else {
             context.stage = .answered
-            return queue(ownText("Service Unavailable: shutting down\n", status: 503), on: context.connection)
+            return queue(
+                ownText("Service Unavailable: shutting down\n", status: 503, accept: context.headers["Accept"]),
+                on: context.connection)
         }
         context.stage = .suspended
         MHD_suspend_connection(context.connection)
@@ -347,7 +351,8 @@ final class HTTPListenerCore: @unchecked Sendable {
             return (registry.suspended, registry.tasks)
         }
         for (key, context) in contexts {
-            let unavailable = ownText("Service Unavailable: shutting down\n", status: 503)
+            let unavailable = ownText(
+                "Service Unavailable: shutting down\n", status: 503, accept: context.headers["Accept"])
             guard context.settle(.abandoned(unavailable)) else { continue }
             tasks[key]?.cancel()
             MHD_resume_connection(context.connection)
@@ -380,7 +385,10 @@ final class HTTPListenerCore: @unchecked Sendable {
 
     private func makeRequest(method: String, context: HTTPRequestContext) -> Parsed {
         guard let rawURI = context.rawURI else {
-            return .refused(ownText("Bad Request: the request target is not valid UTF-8\n", status: 400))
+            return .refused(
+                ownText(
+                    "Bad Request: the request target is not valid UTF-8\n", status: 400,
+                    accept: context.headers["Accept"]))
         }
         let path: Substring
         let rawQuery: Substring
@@ -395,14 +403,18 @@ final class HTTPListenerCore: @unchecked Sendable {
         do {
             queryItems = try FormURLEncoding.decode(String(rawQuery))
         } catch {
-            return .refused(ownText("Bad Request: query string: \(error)\n", status: 400))
+            return .refused(
+                ownText(
+                    "Bad Request: query string: \(error)\n", status: 400, accept: context.headers["Accept"]))
         }
         var formFields: [URLFormField] = []
         if ServerRequest.isFormURLEncoded(contentType: context.headers["Content-Type"]) {
             do {
                 formFields = try FormURLEncoding.decode(bytes: context.body)
             } catch {
-                return .refused(ownText("Bad Request: form body: \(error)\n", status: 400))
+                return .refused(
+                    ownText(
+                        "Bad Request: form body: \(error)\n", status: 400, accept: context.headers["Accept"]))
             }
         }
         let remote = shim_mhd_connection_client_address(context.connection).flatMap {
@@ -415,15 +427,25 @@ final class HTTPListenerCore: @unchecked Sendable {
     }
 
     /// A plain-text response this server sends on its own, with the configured refusal headers.
-    private func ownText(_ text: String, status: Int) -> ServerResponse {
-        ownResponse(.text(text, status: status))
+    private func ownText(_ text: String, status: Int, accept: String? = nil) -> ServerResponse {
+        ownResponse(.text(text, status: status), accept: accept)
     }
 
-    /// `response` with the configured refusal headers, replacing any of the same names.
-    private func ownResponse(_ response: ServerResponse) -> ServerResponse {
-        var response = response
-        for field in configuration.refusalHeaders { response.headers.set(name: field.name, value: field.value) }
-        return response
+    /// `response` in the configured refusal format (`HTTPServerConfiguration.refusalRenderer`, for a request whose
+    /// `Accept` is `accept`) with the configured refusal headers, replacing any of the same names.
+    private func ownResponse(_ response: ServerResponse, accept: String? = nil) -> ServerResponse {
+        var own = response
+        if let render = configuration.refusalRenderer {
+            var message = response.body[...]
+            while message.last == UInt8(ascii: "\n") { message = message.dropLast() }
+            own = render(response.status, String(decoding: message, as: UTF8.self), accept)
+            // Whether the connection closes is the listener's decision, not the renderer's.
+            if let connection = response.headers["Connection"] {
+                own.headers.set(name: "Connection", value: connection)
+            }
+        }
+        for field in configuration.refusalHeaders { own.headers.set(name: field.name, value: field.value) }
+        return own
     }
 
     /// Bytes of the request line and header block as sent (`name: value\r\n` per field).

@@ -1,3 +1,7 @@
+/// Renders a refusal the listener sends on its own — its status, a plain-text message, the request's `Accept` (nil
+/// when unknown) — as the service's error format (HTTP-API.md §3.5).
+public typealias HTTPRefusalRenderer = @Sendable (_ status: Int, _ message: String, _ accept: String?) -> ServerResponse
+
 /// Limits and tuning of `HTTPServer`; the defaults suit a sign-in handler facing browsers.
 public struct HTTPServerConfiguration: Sendable {
     /// The most bytes the request line plus header fields may take; larger requests get 431 (a request target
@@ -42,6 +46,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Responses MHD composes on its own (an HTTP version other than 1.x, a malformed `Content-Length` or chunk
     /// size, a request past its memory pool; HTTP-API.md §3.5) never reach this server's code and carry none of them.
     public var refusalHeaders: HTTPHeaders
+    /// How the server's own refusals are written; nil: plain text. The refusal headers are added after it.
+    public var refusalRenderer: HTTPRefusalRenderer?
 
     /// The default `maxHeaderBytes`, 64 KiB: ten 4,000-byte cookies (sealed sign-in states, one per sign-in in flight
     /// in a browser) beside a browser's other fields, in one `Cookie` field or in several. The memory pool follows
@@ -78,5 +84,6 @@ public struct HTTPServerConfiguration: Sendable {
         self.listenBacklog = listenBacklog
         self.connectionMemoryBytes = connectionMemoryBytes
         self.refusalHeaders = refusalHeaders
+        refusalRenderer = nil
     }
 }

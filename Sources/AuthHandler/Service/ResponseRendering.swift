@@ -25,6 +25,19 @@ public enum ResponseRendering {
         return response
     }
 
+    /// A refusal of the HTTP listener's own (`HTTPRefusalRenderer`) in the error format: `unavailable` for 503,
+    /// `internal-error` for a 5xx, and `invalid-request` with the listener's status (400, 413, 414, 431, 501) for the rest
+    /// (HTTP-API.md §3.5).
+    public static func listenerRefusal(status: Int, message: String, accept: String?) -> ServerResponse {
+        let code: HandlerError.Code =
+            switch status {
+            case 503: .unavailable
+            case 500...: .internalError
+            default: .invalidRequest
+            }
+        return errorBody(status: status, code: code.rawValue, message: message, details: [:], accept: accept)
+    }
+
     /// An error page for a code that is not the handler's own: the `--once` done page echoes the `error` its URL
     /// carries, already reduced to a safe character set (`SignInFlow.safeErrorCode`).
     static func error(status: Int, echoedCode code: String, message: String, accept: String?) -> ServerResponse {
