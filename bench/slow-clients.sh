@@ -13,6 +13,9 @@ bench=${BENCH_BIN_DIR:-.build/release}/auth-handler-bench
 source bench/lib.sh
 
 [[ -x $binary && -x $bench ]] || { echo "slow-clients bench: build the release binaries first" >&2; exit 1; }
+# 1,024 connections need more descriptors than a shell's usual soft limit of 1,024 (the daemon would lower its
+# connection limit to fit, HTTP-API.md §3.5): raise it as the systemd unit's LimitNOFILE= does, up to the hard limit.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 start_server fake-idp "fake-idp listening on " "$binary" fake-idp --listen 127.0.0.1:0
 idp=$started_url
