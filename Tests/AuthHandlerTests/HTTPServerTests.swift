@@ -182,6 +182,30 @@ struct HTTPServerTests {
         await server.stop()
     }
 
+    @Test func theRequestDeadlineClosesASlowHeadButNotASlowHandler() async throws {
+        let server = try HTTPServer(
+            listeningOn: ["127.0.0.1:0"], configuration: HTTPServerConfiguration(requestDeadlineSeconds: 1)
+        ) { request in
+            // Longer than the deadline: the deadline is for receiving the request, not for answering it.
+            if request.path == "/slow-handler" { try? await Task.sleep(for: .milliseconds(1600)) }
+            return .text("answered")
+        }
+        let port = server.firstPort
+        let (slowHead, slowHandler) = await httpTestOffPool { () -> ((String, Bool), HTTPRawResponse?) in
+            guard let head = HTTPRawConnection(port: port, timeout: .seconds(4)),
+                let handled = HTTPRawConnection(port: port, timeout: .seconds(4))
+            else { return (("", false), nil) }
+            head.write("GET /x HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            handled.write("GET /slow-handler HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = handled.readResponse()
+            // Its head never ends: closed at the deadline (checked every 250 ms), unanswered, within the 4 s timeout.
+            return (head.readUntilClosed(), response)
+        }
+        #expect(slowHead.1 && slowHead.0.isEmpty, "the slow head was not closed unanswered: \(slowHead.0.prefix(80))")
+        #expect(slowHandler?.status == 200 && slowHandler?.body == "answered")
+        await server.stop()
+    }
+
     @Test func anImmediateAnswerSkipsTheHandlerAndKeepsTheConnectionAlive() async throws {
         let handled = Mutex<[String]>([])
         let server = try HTTPServer(
