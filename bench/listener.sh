@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-3}
 source bench/lib.sh
 
-start_server ours "listening on " ${BENCH_BIN_DIR:-.build/release}/auth-handler-bench serve-302
+# --immediate: answered on the listener's thread, as the daemon answers /healthz and /metrics (BENCHMARKS.md).
+start_server ours "listening on " ${BENCH_BIN_DIR:-.build/release}/auth-handler-bench serve-302 --immediate
 result=$(measure "http://$started_url/__/auth/handler" ours)
 echo "ours $result"
 kill "${pids[0]}"

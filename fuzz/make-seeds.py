@@ -182,6 +182,17 @@ def seeds():
             '{"a": 1, "a": 2}',
             "[",
         ],
+        # A flags byte (bit 0: HTTP/1.0), the request target, then header lines (ListenerTarget.swift).
+        "listener": [
+            b"\x00/__/auth/handler?providerId=google.com\r\nHost: 127.0.0.1:8080\r\nAccept: text/html\r\n",
+            b"\x00/__/auth/result\r\nHost: [::1]:8080\r\nContent-Length: 12\r\n",
+            b"\x00/x\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n",
+            b"\x00/x\r\nHost: a\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+            b"\x01/x\r\nTransfer-Encoding: chunked\r\n",
+            b"\x00/a b\r\nHost: a\r\n",
+            b"\x00/x\r\nHost: evil.example/x\r\nHost: b\r\n",
+            b"\x00/x\r\nHost: %zz\r\nX-A: a\rb\r\nTransfer-Encoding : chunked\r\n",
+        ],
     }
 
 

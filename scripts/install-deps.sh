@@ -22,6 +22,8 @@ if [[ $level == test || $level == bench ]]; then
 fi
 if [[ $level == bench ]]; then
     packages+=(wrk hyperfine openssl curl)
+    # The relying party operators would pick instead, run beside ours in the same run (bench/openidc.sh).
+    packages+=(apache2 libapache2-mod-auth-openidc)
 fi
 
 missing=()

@@ -222,6 +222,15 @@ struct ConfigValidationTests {
             expects: "CIDR block"),
         .init(overrides: #"{"trustedProxies": ["10.0.0.0/33"]}"#, path: "trustedProxies[0]", expects: "IP address"),
         .init(overrides: #"{"trustedProxies": ["[::1]:80"]}"#, path: "trustedProxies[0]", expects: "IP address"),
+        .init(
+            overrides: #"{"listener": {"requestDeadlineSeconds": 0}}"#, path: "listener.requestDeadlineSeconds",
+            expects: "positive whole number of seconds"),
+        .init(
+            overrides: #"{"listener": {"connectionsPerAddress": -1}}"#, path: "listener.connectionsPerAddress",
+            expects: "or 0 for no limit"),
+        .init(
+            overrides: #"{"listener": {"requestTimeoutSeconds": 5}}"#, path: "listener.requestTimeoutSeconds",
+            expects: "unknown key"),
     ]
 
     /// A valid state key, as `openssl rand 32 | basenc --base64url | tr -d =` prints one.
@@ -241,7 +250,8 @@ struct ConfigValidationTests {
             overriding: """
                 {"stateKey": {"env": "STATE_KEY"}, "previousStateKeys": [{"env": "STATE_KEY"}],
                  "requireResultChallenge": true, "startRateLimit": {"perMinute": 12, "burst": 3},
-                 "trustedProxies": ["10.0.0.0/8", "::1/128", "192.0.2.7"]}
+                 "trustedProxies": ["10.0.0.0/8", "::1/128", "192.0.2.7"],
+                 "listener": {"requestDeadlineSeconds": 5, "connectionsPerAddress": 0}}
                 """)
         #expect(report.problems == [])
         let config = try #require(report.config)
@@ -250,6 +260,9 @@ struct ConfigValidationTests {
         #expect(config.requireResultChallenge)
         #expect(config.startRateLimit == StartRateLimit(perMinute: 12, burst: 3))
         #expect(config.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1", "192.0.2.7"])
+        #expect(config.listener == ListenerLimits(requestDeadlineSeconds: 5, connectionsPerAddress: 0))
+        let applied = config.listener.applied(to: HTTPServerConfiguration())
+        #expect(applied.requestDeadlineSeconds == 5 && applied.perIPConnectionLimit == 0)
     }
 
     @Test(arguments: [

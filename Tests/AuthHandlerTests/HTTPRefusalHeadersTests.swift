@@ -83,4 +83,24 @@ struct HTTPRefusalHeadersTests {
         #expect(handled?.head.contains("X-Own") == false)
         await server.stop()
     }
+
+    @Test func theRendererWritesRefusalsAndTheListenerKeepsClosingThem() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.refusalRenderer = { status, message, accept in
+            .text("rendered \(status) [\(message)] for \(accept ?? "nil")", status: status)
+        }
+        let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], configuration: configuration) { _ in .text("handled")
+        }
+        // A space in the target: 400, closing (HTTP-API.md §3.5).
+        let refused = await refusalResponse(
+            "GET /a b HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n", port: server.firstPort)
+        #expect(refused?.status == 400)
+        #expect(
+            refused?.body
+                == "rendered 400 [Bad Request: whitespace or a control character in the request target] for application/json"
+        )
+        #expect(refused?.head.lowercased().contains("connection: close") == true)
+        #expect(missingSecurityHeaders(refused) == [])
+        await server.stop()
+    }
 }

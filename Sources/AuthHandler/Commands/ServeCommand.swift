@@ -160,9 +160,16 @@ public final class RunningService: Sendable {
             }
             return await service.handleOperations(request)
         }
+        // Health and metrics wait on nothing: answered on the listener's thread, without the hop to a task.
+        let immediate: HTTPServerImmediateHandler = { request in slot.withLock { $0 }?.answerAtOnce(request) }
+        let opsImmediate: HTTPServerImmediateHandler = { request in
+            slot.withLock { $0 }?.answerOperationsAtOnce(request)
+        }
         let adoptedSockets = listenFDs.map { !$0.isEmpty } ?? false
         let (server, opsServer) = try await startServers(
-            config, adopting: adoptedSockets ? listenFDs : nil, handler: handler, opsHandler: opsHandler)
+            config, adopting: adoptedSockets ? listenFDs : nil,
+            handlers: ListenerHandlers(
+                main: handler, mainImmediate: immediate, operations: opsHandler, operationsImmediate: opsImmediate))
         let baseURL = "http://\(server.addresses[0])"
         let kept = KeptParts(
             config: config, store: store, sqlitePath: sqlitePath, http: http, log: log, metrics: metrics,
@@ -180,6 +187,16 @@ public final class RunningService: Sendable {
                 "addresses": server.addresses.map(\.description).joined(separator: ","), "publicURL": kept.publicURL,
                 "opsAddresses": opsServer?.addresses.map(\.description).joined(separator: ",") ?? "none",
             ])
+        let wanted = HTTPServerConfiguration().connectionLimit
+        if server.connectionLimit < wanted {
+            // HTTPServer lowered it to fit the descriptor limit (HTTP-API.md §3.5): slow clients fill it sooner.
+            log.log(
+                .warning, "listener.limit",
+                [
+                    "connections": String(server.connectionLimit), "wanted": String(wanted),
+                    "problem": "the descriptor limit (RLIMIT_NOFILE) is low; raise LimitNOFILE= or ulimit -n",
+                ])
+        }
         return RunningService(
             baseURL: baseURL, service: service, server: server, opsServer: opsServer, sweeper: sweeper, kept: kept)
     }
@@ -202,16 +219,37 @@ public final class RunningService: Sendable {
 
     /// The main listener (on the adopted sockets when given, else on `listen`) and the operations listener, when
     /// `opsListen` asks for one.
+    /// The handlers of the main and the operations listener.
+    private struct ListenerHandlers {
+        let main: HTTPServerHandler
+        let mainImmediate: HTTPServerImmediateHandler
+        let operations: HTTPServerHandler
+        let operationsImmediate: HTTPServerImmediateHandler
+    }
+
     private static func startServers(
-        _ config: AuthHandlerConfig, adopting listenFDs: [Int32]?, handler: @escaping HTTPServerHandler,
-        opsHandler: @escaping HTTPServerHandler
+        _ config: AuthHandlerConfig, adopting listenFDs: [Int32]?, handlers: ListenerHandlers
     ) async throws(ServiceStartError) -> (server: HTTPServer, opsServer: HTTPServer?) {
         let server: HTTPServer
+        var configuration = config.listener.applied(to: HTTPServerConfiguration())
+        // The listener refuses before any flow runs, so its pages name the product the service started with.
+        let audience = PageAudience(productName: config.branding?.name, starter: .app)
+        configuration.refusalRenderer = { status, message, accept in
+            ResponseRendering.listenerRefusal(status: status, message: message, accept: accept, audience: audience)
+        }
+        // Rendered refusals are the service's pages, so they carry the service's headers (HTTP-API.md §3.5), whose
+        // policy admits the pages' stylesheet.
+        configuration.refusalHeaders = ResponseRendering.securityHeaders
         do {
             if let listenFDs {
-                server = try HTTPServer(adoptingListeningSockets: listenFDs, handler: handler)
+                server = try HTTPServer(
+                    adoptingListeningSockets: listenFDs, configuration: configuration,
+                    immediate: handlers.mainImmediate,
+                    handler: handlers.main)
             } else {
-                server = try HTTPServer(listeningOn: config.listen, handler: handler)
+                server = try HTTPServer(
+                    listeningOn: config.listen, configuration: configuration, immediate: handlers.mainImmediate,
+                    handler: handlers.main)
             }
         } catch {
             throw ServiceStartError(exitCode: .config, message: "cannot listen: \(error); check 'listen' in the config")
@@ -219,7 +257,12 @@ public final class RunningService: Sendable {
         // Bound by the daemon even under socket activation: the passed sockets are the main listener's.
         guard let opsListen = config.opsListen else { return (server, nil) }
         do {
-            return (server, try HTTPServer(listeningOn: opsListen, handler: opsHandler))
+            return (
+                server,
+                try HTTPServer(
+                    listeningOn: opsListen, configuration: configuration, immediate: handlers.operationsImmediate,
+                    handler: handlers.operations)
+            )
         } catch {
             await server.stop(gracePeriod: .zero)
             throw ServiceStartError(

@@ -41,6 +41,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var trustedProxies: [IPAddressRange]
     /// The operator's product name on the pages people see; nil means pages without one (HTTP-API.md §2.11).
     public var branding: Branding?
+    /// How the HTTP listener bounds slow clients.
+    public var listener: ListenerLimits = .default
 
     /// The default listen address.
     public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]

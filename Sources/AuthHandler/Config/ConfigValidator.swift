@@ -15,9 +15,11 @@ struct ConfigValidator {
         "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "providerTimeoutSeconds",
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
         "startRateLimit", "trustedProxies", "opsListen", "logFormat", "branding",
+        "listener",
     ]
     static let storeKeys = ["kind", "path", "url", "password", "keyPrefix", "commandTimeoutSeconds"]
     static let startRateLimitKeys = ["perMinute", "burst"]
+    static let listenerKeys = ["requestDeadlineSeconds", "connectionsPerAddress"]
     static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
         "protocol", "consumerKey", "consumerSecret", "clientId", "clientSecret", "issuer", "endpoints", "scopes",
@@ -114,9 +116,10 @@ struct ConfigValidator {
         }
     }
 
-    /// `startRateLimit` and `trustedProxies`.
+    /// `startRateLimit`, `trustedProxies` and `listener`.
     private mutating func validateRequestLimits(_ fields: [String: JSONValue], into config: inout AuthHandlerConfig) {
         let path = ConfigPath.root
+        if let value = fields["listener"] { config.listener = listenerLimits(value, at: path.key("listener")) }
         if let value = fields["startRateLimit"] {
             config.startRateLimit = startRateLimit(value, at: path.key("startRateLimit"))
         }
@@ -384,6 +387,27 @@ struct ConfigValidator {
             limit.burst = burst
         }
         return limit
+    }
+
+    private mutating func listenerLimits(_ value: JSONValue, at path: ConfigPath) -> ListenerLimits {
+        var limits = ListenerLimits.default
+        guard let fields = object(value, at: path, allowedKeys: Self.listenerKeys) else { return limits }
+        if let seconds = fields["requestDeadlineSeconds"].flatMap({
+            positiveInteger($0, at: path.key("requestDeadlineSeconds"))
+        }) {
+            limits.requestDeadlineSeconds = seconds
+        }
+        if let value = fields["connectionsPerAddress"] {
+            // 0 turns the limit off (behind a reverse proxy); otherwise a positive count.
+            if value == .integer(0) {
+                limits.connectionsPerAddress = 0
+            } else if let count = positiveInteger(
+                value, at: path.key("connectionsPerAddress"), counting: "connections (or 0 for no limit)")
+            {
+                limits.connectionsPerAddress = count
+            }
+        }
+        return limits
     }
 
     private mutating func trustedProxies(_ value: JSONValue, at path: ConfigPath) -> [IPAddressRange] {

@@ -6,6 +6,14 @@ import Synchronization
 /// An async request handler: it may suspend as long as it likes without holding an MHD thread.
 public typealias HTTPServerHandler = @Sendable (ServerRequest) async -> ServerResponse
 
+/// A synchronous first try at a complete request, run on the MHD thread that received it: the response to send at
+/// once, or nil to decline, and the request goes to the `HTTPServerHandler` as usual.
+///
+/// Why: an answer that needs no waiting (health, metrics, a start whose provider metadata is cached) would otherwise
+/// pay for suspending the connection, a task and resuming it, 6–7 system calls and two thread wake-ups per request
+/// (docs/ARCHITECTURE.md "Request path"). It must not block: while it runs, the thread serves no other connection.
+public typealias HTTPServerImmediateHandler = @Sendable (ServerRequest) -> ServerResponse?
+
 /// The object behind MHD's callback context pointer: turns MHD callbacks into Swift handler tasks.
 ///
 /// `@unchecked Sendable`: its stored properties are immutable, atomics, or behind `registry`'s mutex; MHD calls
@@ -39,6 +47,7 @@ final class HTTPListenerCore: @unchecked Sendable {
     }
 
     let handler: HTTPServerHandler
+    let immediate: HTTPServerImmediateHandler?
     let configuration: HTTPServerConfiguration
     private let registry = Mutex(Registry())
     private let idleWaiters = Mutex(IdleWaiters())
@@ -53,10 +62,21 @@ final class HTTPListenerCore: @unchecked Sendable {
     private let retainedRequests = Mutex<[UInt: Unmanaged<HTTPRequestContext>]>([:])
     /// Whether responses should carry `Connection: close` because the server is stopping.
     let draining = Atomic<Bool>(false)
+    /// The request deadline of every connection; nil when `requestDeadlineSeconds` is 0.
+    let deadlines: HTTPReceiveDeadlines?
 
-    init(handler: @escaping HTTPServerHandler, configuration: HTTPServerConfiguration) {
+    init(
+        handler: @escaping HTTPServerHandler, immediate: HTTPServerImmediateHandler?,
+        configuration: HTTPServerConfiguration
+    ) {
         self.handler = handler
+        self.immediate = immediate
         self.configuration = configuration
+        deadlines =
+            configuration.requestDeadlineSeconds > 0
+            ? HTTPReceiveDeadlines(
+                seconds: configuration.requestDeadlineSeconds, idleSeconds: configuration.connectionTimeoutSeconds)
+            : nil
     }
 
     /// Returns once no request is in flight (`liveRequests` is 0), or when `limit` has passed.
@@ -122,6 +142,7 @@ final class HTTPListenerCore: @unchecked Sendable {
     /// Why here: MHD unescapes the path and splits off the query before the access handler sees it; this is
     /// the only place the raw query string is available. The context returned becomes `*req_cls`.
     func requestStarted(uri: UnsafePointer<CChar>?, connection: OpaquePointer) -> UnsafeMutableRawPointer {
+        deadlines?.requestLineArrived(connection)
         let rawURI = uri.flatMap { String(validatingCString: $0) }
         let context = Unmanaged.passRetained(HTTPRequestContext(rawURI: rawURI, connection: connection))
         liveRequests.add(1, ordering: .relaxed)
@@ -135,6 +156,7 @@ final class HTTPListenerCore: @unchecked Sendable {
     ) {
         guard let raw = requestContext.pointee else { return }
         requestContext.pointee = nil
+        if let connection { deadlines?.answered(connection) }
         let key = UInt(bitPattern: connection)
         let owned = retainedRequests.withLock { retained -> Bool in
             guard retained[key]?.toOpaque() == raw else { return false }
@@ -144,8 +166,14 @@ final class HTTPListenerCore: @unchecked Sendable {
         if owned { release(Unmanaged<HTTPRequestContext>.fromOpaque(raw)) }
     }
 
+    /// MHD_OPTION_NOTIFY_CONNECTION, on accept: the connection's first request is due (`requestDeadlineSeconds`).
+    func connectionStarted(_ connection: OpaquePointer) {
+        deadlines?.connectionStarted(connection, socket: shim_mhd_connection_fd(connection))
+    }
+
     /// MHD_OPTION_NOTIFY_CONNECTION, on close: releases a request context MHD never completed.
     func connectionClosed(_ connection: OpaquePointer?) {
+        if let connection { deadlines?.connectionClosed(connection) }
         let key = UInt(bitPattern: connection)
         if let leftover = retainedRequests.withLock({ $0.removeValue(forKey: key) }) { release(leftover) }
     }
@@ -203,21 +231,27 @@ final class HTTPListenerCore: @unchecked Sendable {
         // Only framing refusals and refusals of a request with a body are queued early.
         context.headers = Self.headers(of: connection)
         let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
-        if let refusal = Self.framingRefusal(context.headers, isHTTP10: isHTTP10) {
+        if let refusal = HTTPRequestChecks.targetRefusal(context.rawURI, limit: configuration.maxHeaderBytes) {
+            context.stage = .answered
+            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
+        }
+        if let refusal = HTTPRequestChecks.framingRefusal(context.headers, isHTTP10: isHTTP10) {
             // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
             // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
             context.stage = .answered
-            return queue(ownResponse(refusal), on: connection)
+            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
         }
-        if let refusal = Self.hostRefusal(context.headers, isHTTP10: isHTTP10) {
-            return reject(context, ownResponse(refusal))
+        if let refusal = HTTPRequestChecks.hostRefusal(context.headers, isHTTP10: isHTTP10) {
+            context.stage = .answered
+            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
         }
         let methodText = String(cString: method)
         if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
-            return reject(context, ownText("Request header fields too large\n", status: 431))
+            return reject(
+                context, ownText("Request header fields too large\n", status: 431, accept: context.headers["Accept"]))
         }
         if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
-            return reject(context, ownText("Request body too large\n", status: 413))
+            return reject(context, ownText("Request body too large\n", status: 413, accept: context.headers["Accept"]))
         }
         return shim_mhd_yes
     }
@@ -237,19 +271,26 @@ final class HTTPListenerCore: @unchecked Sendable {
             }
             guard context.body.count + size <= configuration.maxBodyBytes, let uploadData else {
                 context.body = []
-                return reject(context, ownText("Request body too large\n", status: 413))
+                return reject(
+                    context, ownText("Request body too large\n", status: 413, accept: context.headers["Accept"]))
             }
             uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
                 context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
             }
             return shim_mhd_yes
         }
+        // The final call: the whole request has arrived, so its deadline no longer applies.
+        deadlines?.requestReceived(connection)
         if let rejection = context.pendingRejection {
             context.stage = .answered
             return queue(rejection, on: connection)
         }
         switch makeRequest(method: String(cString: method), context: context) {
         case .request(let request):
+            if let immediate, let response = immediate(request) {
+                context.stage = .answered
+                return queue(response, on: connection)
+            }
             return run(request, context: context)
         case .refused(let refusal):
             context.stage = .answered
@@ -269,7 +310,9 @@ final class HTTPListenerCore: @unchecked Sendable {
         }
         guard admitted else {
             context.stage = .answered
-            return queue(ownText("Service Unavailable: shutting down\n", status: 503), on: context.connection)
+            return queue(
+                ownText("Service Unavailable: shutting down\n", status: 503, accept: context.headers["Accept"]),
+                on: context.connection)
         }
         context.stage = .suspended
         MHD_suspend_connection(context.connection)
@@ -308,7 +351,8 @@ final class HTTPListenerCore: @unchecked Sendable {
             return (registry.suspended, registry.tasks)
         }
         for (key, context) in contexts {
-            let unavailable = ownText("Service Unavailable: shutting down\n", status: 503)
+            let unavailable = ownText(
+                "Service Unavailable: shutting down\n", status: 503, accept: context.headers["Accept"])
             guard context.settle(.abandoned(unavailable)) else { continue }
             tasks[key]?.cancel()
             MHD_resume_connection(context.connection)
@@ -341,7 +385,10 @@ final class HTTPListenerCore: @unchecked Sendable {
 
     private func makeRequest(method: String, context: HTTPRequestContext) -> Parsed {
         guard let rawURI = context.rawURI else {
-            return .refused(ownText("Bad Request: the request target is not valid UTF-8\n", status: 400))
+            return .refused(
+                ownText(
+                    "Bad Request: the request target is not valid UTF-8\n", status: 400,
+                    accept: context.headers["Accept"]))
         }
         let path: Substring
         let rawQuery: Substring
@@ -356,14 +403,18 @@ final class HTTPListenerCore: @unchecked Sendable {
         do {
             queryItems = try FormURLEncoding.decode(String(rawQuery))
         } catch {
-            return .refused(ownText("Bad Request: query string: \(error)\n", status: 400))
+            return .refused(
+                ownText(
+                    "Bad Request: query string: \(error)\n", status: 400, accept: context.headers["Accept"]))
         }
         var formFields: [URLFormField] = []
         if ServerRequest.isFormURLEncoded(contentType: context.headers["Content-Type"]) {
             do {
                 formFields = try FormURLEncoding.decode(bytes: context.body)
             } catch {
-                return .refused(ownText("Bad Request: form body: \(error)\n", status: 400))
+                return .refused(
+                    ownText(
+                        "Bad Request: form body: \(error)\n", status: 400, accept: context.headers["Accept"]))
             }
         }
         let remote = shim_mhd_connection_client_address(context.connection).flatMap {
@@ -375,130 +426,26 @@ final class HTTPListenerCore: @unchecked Sendable {
                 headers: context.headers, body: context.body, formFields: formFields, remoteAddress: remote))
     }
 
-    /// The refusal of a request whose body length two parsers could disagree on; it closes the connection.
-    ///
-    /// MHD 0.9.75 itself refuses a single malformed `Content-Length` (400) or one past its range (413) before
-    /// the access handler runs; what it lets through is handled here (RFC 9112 §6.1, §6.3).
-    static func framingRefusal(_ headers: HTTPHeaders, isHTTP10: Bool) -> ServerResponse? {
-        if headers.contains(where: { $0.name.utf8.contains { $0 <= 0x20 || $0 == 0x7f } }) {
-            // RFC 9112 §5.1: whitespace before the colon must be refused (400). MHD keeps it in the name, so
-            // "Transfer-Encoding : chunked" is no framing header here but may be one to a front end that trims it.
-            // A control character is no token character either (RFC 9110 §5.1); MHD refuses a NUL itself.
-            return closing(
-                .text("Bad Request: whitespace or a control character in a header field name\n", status: 400))
-        }
-        if headers.contains(where: { $0.value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7f } }) {
-            // RFC 9110 §5.5 / RFC 9112 §2.2: a bare CR (or another control) in a field value; a front end that ends
-            // lines at CR would read a different header block (MHD keeps the CR in the value). A NUL cannot be seen
-            // here: MHD hands fields over as C strings, so the value ends at it (HTTP-API.md §3.5).
-            return closing(.text("Bad Request: a control character in a header field value\n", status: 400))
-        }
-        let codings = headers.values(for: "Transfer-Encoding")
-        let lengths = headers.values(for: "Content-Length")
-        if !codings.isEmpty, !lengths.isEmpty {
-            // RFC 9112 §6.3 item 3: MHD would let Transfer-Encoding win; a front end may have used the length.
-            return closing(.text("Bad Request: both Content-Length and Transfer-Encoding\n", status: 400))
-        }
-        if !codings.isEmpty, isHTTP10 {
-            // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means faulty framing.
-            return closing(.text("Bad Request: Transfer-Encoding in an HTTP/1.0 request\n", status: 400))
-        }
-        if !codings.isEmpty, codings.count > 1 || codings[0].lowercased() != "chunked" {
-            // Only chunked alone is framed by MHD; anything else would leave it waiting for a body it cannot delimit
-            // until the idle timeout. RFC 9112 §6.3 item 4: when chunked is not the final coding the body length
-            // cannot be determined, and §6.1: chunked is applied once at most — 400 and close. Chunked last after
-            // another coding (`gzip, chunked`) is framed, but that coding is not implemented: 501 (RFC 9112 §6.1).
-            let names = codings.flatMap { $0.split(separator: ",") }.map {
-                String($0.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-                    .lowercased()
-            }
-            guard names.last == "chunked", names.filter({ $0 == "chunked" }).count == 1 else {
-                return closing(
-                    .text("Bad Request: Transfer-Encoding must end in chunked, applied once\n", status: 400))
-            }
-            return closing(.text("Not Implemented: only Transfer-Encoding: chunked is supported\n", status: 501))
-        }
-        if lengths.count > 1 || lengths.contains(where: { $0.utf8.contains(UInt8(ascii: ",")) }) {
-            // RFC 9110 §8.6 lets a recipient accept repeated equal values; MHD uses the first of any, so refuse all.
-            return closing(.text("Bad Request: more than one Content-Length\n", status: 400))
-        }
-        if let length = lengths.first, length.isEmpty || !length.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-            // RFC 9110 §8.6: Content-Length = 1*DIGIT.
-            return closing(.text("Bad Request: invalid Content-Length\n", status: 400))
-        }
-        return nil
-    }
-
-    /// The refusal of a request without exactly one valid `Host` (RFC 9112 §3.2); nil when it is fine.
-    static func hostRefusal(_ headers: HTTPHeaders, isHTTP10: Bool) -> ServerResponse? {
-        let hosts = headers.values(for: "Host")
-        switch hosts.count {
-        case 0 where isHTTP10:
-            return nil
-        case 0:
-            return .text("Bad Request: an HTTP/1.1 request needs a Host header\n", status: 400)
-        case 1 where isValidHost(hosts[0]):
-            return nil
-        case 1:
-            return .text("Bad Request: invalid Host header\n", status: 400)
-        default:
-            return .text("Bad Request: more than one Host header\n", status: 400)
-        }
-    }
-
-    /// Whether `value` is `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2–3.2.3) with a non-empty host.
-    ///
-    /// The empty host RFC 9112 §3.2 allows is for targets without an authority, which this server never has.
-    static func isValidHost(_ value: String) -> Bool {
-        let bytes = Array(value.utf8)
-        var index = 0
-        // unreserved / sub-delims (RFC 3986 §2.2–2.3); "%" is checked separately as pct-encoded.
-        let isNameByte = { (byte: UInt8) in RFC3986.isUnreserved(byte) || "!$&'()*+,;=".utf8.contains(byte) }
-        let isHex = { (byte: UInt8) in RFC3986.hexValue(byte) != nil }
-        if bytes.first == UInt8(ascii: "[") {
-            // IP-literal: IPv6address or IPvFuture, whose characters are all name bytes or ":".
-            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,
-                bytes[1..<close].allSatisfy({ isNameByte($0) || $0 == UInt8(ascii: ":") })
-            else { return false }
-            index = close + 1
-        } else {
-            // reg-name = *( unreserved / pct-encoded / sub-delims ), here at least one character.
-            while index < bytes.count, bytes[index] != UInt8(ascii: ":") {
-                if bytes[index] == UInt8(ascii: "%") {
-                    guard index + 2 < bytes.count, isHex(bytes[index + 1]), isHex(bytes[index + 2]) else {
-                        return false
-                    }
-                    index += 3
-                } else {
-                    guard isNameByte(bytes[index]) else { return false }
-                    index += 1
-                }
-            }
-            guard index > 0 else { return false }
-        }
-        guard index < bytes.count else { return true }
-        // port = *DIGIT after ":".
-        guard bytes[index] == UInt8(ascii: ":") else { return false }
-        return bytes[(index + 1)...].allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-    }
-
     /// A plain-text response this server sends on its own, with the configured refusal headers.
-    private func ownText(_ text: String, status: Int) -> ServerResponse {
-        ownResponse(.text(text, status: status))
+    private func ownText(_ text: String, status: Int, accept: String? = nil) -> ServerResponse {
+        ownResponse(.text(text, status: status), accept: accept)
     }
 
-    /// `response` with the configured refusal headers, replacing any of the same names.
-    private func ownResponse(_ response: ServerResponse) -> ServerResponse {
-        var response = response
-        for field in configuration.refusalHeaders { response.headers.set(name: field.name, value: field.value) }
-        return response
-    }
-
-    /// `response` with `Connection: close`, which makes MHD close the connection once it is sent.
-    static func closing(_ response: ServerResponse) -> ServerResponse {
-        var response = response
-        response.headers.set(name: "Connection", value: "close")
-        return response
+    /// `response` in the configured refusal format (`HTTPServerConfiguration.refusalRenderer`, for a request whose
+    /// `Accept` is `accept`) with the configured refusal headers, replacing any of the same names.
+    private func ownResponse(_ response: ServerResponse, accept: String? = nil) -> ServerResponse {
+        var own = response
+        if let render = configuration.refusalRenderer {
+            var message = response.body[...]
+            while message.last == UInt8(ascii: "\n") { message = message.dropLast() }
+            own = render(response.status, String(decoding: message, as: UTF8.self), accept)
+            // Whether the connection closes is the listener's decision, not the renderer's.
+            if let connection = response.headers["Connection"] {
+                own.headers.set(name: "Connection", value: connection)
+            }
+        }
+        for field in configuration.refusalHeaders { own.headers.set(name: field.name, value: field.value) }
+        return own
     }
 
     /// Bytes of the request line and header block as sent (`name: value\r\n` per field).

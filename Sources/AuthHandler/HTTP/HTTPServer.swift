@@ -31,23 +31,26 @@ public final class HTTPServer: Sendable {
 
     /// Where the server listens, with the real port when port 0 was asked for; in the order given.
     public let addresses: [ListenAddress]
+    /// The most simultaneous connections per listening socket: the configured `connectionLimit`, or less when the
+    /// process's descriptor limit (RLIMIT_NOFILE) leaves room for fewer.
+    public let connectionLimit: Int
     private let core: HTTPListenerCore
     private let state: Mutex<State>
 
     /// Binds `addresses` (`"127.0.0.1:0"`, `"[::1]:8080"`) and starts serving with `handler`.
     public convenience init(
         listeningOn addresses: [String], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-        handler: @escaping HTTPServerHandler
+        immediate: HTTPServerImmediateHandler? = nil, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         var parsed: [ListenAddress] = []
         for address in addresses { parsed.append(try ListenAddress(address)) }
-        try self.init(listeningOn: parsed, configuration: configuration, handler: handler)
+        try self.init(listeningOn: parsed, configuration: configuration, immediate: immediate, handler: handler)
     }
 
     /// Binds `addresses` and starts serving with `handler`.
     public convenience init(
         listeningOn addresses: [ListenAddress], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-        handler: @escaping HTTPServerHandler
+        immediate: HTTPServerImmediateHandler? = nil, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         guard !addresses.isEmpty else {
             throw HTTPServerError(operation: "listen", subject: "[]", detail: "no listen address given")
@@ -57,7 +60,7 @@ public final class HTTPServer: Sendable {
         for address in addresses {
             sockets.append(try HTTPListeningSocket.open(address, backlog: configuration.listenBacklog))
         }
-        try self.init(ownedSockets: sockets, configuration: configuration, handler: handler)
+        try self.init(ownedSockets: sockets, configuration: configuration, immediate: immediate, handler: handler)
     }
 
     /// Serves already bound, listening TCP sockets, e.g. from systemd socket activation (`LISTEN_FDS`).
@@ -65,7 +68,7 @@ public final class HTTPServer: Sendable {
     /// The server owns the descriptors from here on, failure included, and closes them when it stops.
     public convenience init(
         adoptingListeningSockets fds: [Int32], configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-        handler: @escaping HTTPServerHandler
+        immediate: HTTPServerImmediateHandler? = nil, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         // Owned from here: on failure they close as `sockets` goes.
         let sockets = fds.map { FileDescriptor(owning: $0, subject: "fd \($0)") }
@@ -85,19 +88,21 @@ public final class HTTPServer: Sendable {
                 try HTTPListeningSocket.makeNonBlocking(socket)
             }
         }
-        try self.init(ownedSockets: sockets, configuration: configuration, handler: handler)
+        try self.init(ownedSockets: sockets, configuration: configuration, immediate: immediate, handler: handler)
     }
 
     private init(
-        ownedSockets sockets: [FileDescriptor], configuration: HTTPServerConfiguration,
-        handler: @escaping HTTPServerHandler
+        ownedSockets sockets: [FileDescriptor], configuration requested: HTTPServerConfiguration,
+        immediate: HTTPServerImmediateHandler?, handler: @escaping HTTPServerHandler
     ) throws(HTTPServerError) {
         do {
             try ProcessSetup.ensureInitialized()
         } catch {
             throw HTTPServerError(operation: error.operation, subject: "process setup", detail: error.detail)
         }
-        let core = HTTPListenerCore(handler: handler, configuration: configuration)
+        var configuration = requested
+        configuration.connectionLimit = try Self.connectionLimit(requested.connectionLimit, listeners: sockets.count)
+        let core = HTTPListenerCore(handler: handler, immediate: immediate, configuration: configuration)
         // Retained for as long as any daemon may call back; released in `finishStop` after the last one stopped.
         let retained = Unmanaged.passRetained(core)
         var listeners: [Listener] = []
@@ -112,10 +117,12 @@ public final class HTTPServer: Sendable {
         } catch {
             // Sockets not handed to a daemon close as `sockets` goes; the daemons' are closed exactly once, in `stop`.
             for listener in listeners { Self.stop(listener, reclaimed: Self.quiesce(listener)) }
+            core.deadlines?.stop()
             retained.release()
             throw error
         }
         self.addresses = addresses
+        connectionLimit = configuration.connectionLimit
         self.core = core
         self.state = Mutex(State(listeners: listeners, core: retained))
     }
@@ -174,6 +181,7 @@ public final class HTTPServer: Sendable {
         // Only handler tasks between settling and leaving the registry remain: a few instructions each.
         core.waitForNoSuspendedRequests(within: .seconds(2))
         for (listener, reclaimed) in listeners { Self.stop(listener, reclaimed: reclaimed) }
+        core.deadlines?.stop()
         state.withLock { state in
             state.core?.release()
             state.core = nil
@@ -189,6 +197,38 @@ public final class HTTPServer: Sendable {
         MHD_stop_daemon(listener.daemon)
         // MHD_stop_daemon closed the socket itself unless quiescing handed it back (microhttpd.h, MHD_quiesce_daemon).
         try? reclaimed?.close()
+    }
+
+    /// Descriptors the rest of the process may need beside the connections: the store, outbound HTTP, logs, and
+    /// MHD's own epoll and wake-up descriptors per thread.
+    static let reservedDescriptors = 128
+    /// Fewer connections per listening socket than this is a misconfiguration, not a limit.
+    static let minimumConnectionLimit = 16
+
+    /// `requested` connections per listening socket, lowered to what the soft descriptor limit allows for `listeners`
+    /// sockets beside `reservedDescriptors`.
+    ///
+    /// Why: past the descriptor limit `accept` fails with EMFILE and libmicrohttpd stops accepting, so new clients
+    /// wait in the backlog while the slow ones hold every descriptor (getrlimit(2), accept(2)). The systemd unit sets
+    /// `LimitNOFILE=` for the default 1,024 per socket.
+    static func connectionLimit(_ requested: Int, listeners: Int) throws(HTTPServerError) -> Int {
+        var limit = rlimit()
+        try HTTPServerError.converting { () throws(SystemCallError) in
+            try SystemCall.run("getrlimit(RLIMIT_NOFILE)", subject: "") {
+                getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+            }
+        }
+        // RLIM_INFINITY is all ones (getrlimit(2)).
+        let soft = limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
+        let room = (soft - reservedDescriptors) / max(1, listeners)
+        guard room >= min(requested, minimumConnectionLimit) else {
+            throw HTTPServerError(
+                operation: "getrlimit(RLIMIT_NOFILE)", subject: "\(listeners) listening socket(s)",
+                detail: "the descriptor limit \(soft) leaves room for \(max(0, room)) connections per socket after "
+                    + "\(reservedDescriptors) for the rest of the process; raise it (LimitNOFILE= in the unit, ulimit -n) "
+                    + "to at least \(reservedDescriptors + listeners * requested)")
+        }
+        return min(requested, room)
     }
 
     private static func startDaemon(
@@ -232,18 +272,22 @@ public final class HTTPServer: Sendable {
         options.connection_limit = UInt32(clamping: configuration.connectionLimit)
         options.per_ip_connection_limit = UInt32(clamping: configuration.perIPConnectionLimit)
         options.connection_timeout_seconds = UInt32(clamping: configuration.connectionTimeoutSeconds)
-        // Why twice the header limit: the pool holds MHD's read buffer (the raw header block), one entry per
-        // parsed field and cookie, and the response head; when it runs out MHD answers its own 431 (or, while
-        // splitting a `Cookie` field, closes without an answer), before the access handler could add the refusal
-        // headers (microhttpd.h, MHD_OPTION_CONNECTION_MEMORY_LIMIT). Measured with 0.9.75 and a 64 KiB limit
-        // (128 KiB pool): a 127 KiB single field still got the handler's 431 and 1,170 fields of 7 bytes were
-        // served, while 2,340 such fields (16 KiB) or 3,276 cookies of "a=1" were not. Browsers send far fewer.
-        options.connection_memory_limit = max(32 * 1024, 2 * configuration.maxHeaderBytes)
-        // Why strict: at 1, MHD 0.9.75 answers an HTTP/1.1 request without `Host` itself (400, RFC 9112 §3.2) and
-        // closes a connection whose request target holds a space instead of serving it (microhttpd.h,
-        // MHD_OPTION_STRICT_FOR_CLIENT). It still accepts whitespace in header names, repeated `Content-Length`
-        // and `Host`, and `Content-Length` with `Transfer-Encoding`: the access handler refuses those.
-        options.strict_for_client = 1
+        // Why four times the header limit: the pool holds MHD's read buffer (the raw header block), a copy of the
+        // `Cookie` field, one entry per parsed field and cookie, and the response head; when it runs out MHD answers
+        // its own 431 (a `Cookie` field it cannot copy gets that status line twice) or 414, or, while splitting a
+        // `Cookie` field into cookies, closes without an answer — all before the access handler could answer
+        // (microhttpd.h, MHD_OPTION_CONNECTION_MEMORY_LIMIT; connection.c, parse_cookie_header). Measured with 0.9.75
+        // and a 64 KiB limit: at a 128 KiB pool a 70 KB `Cookie` field got MHD's doubled 431, 1,800 cookies `a=1` no
+        // answer and a 140 KB request line MHD's 414; at 256 KiB all three reach the handler (BENCHMARKS.md).
+        options.connection_memory_limit =
+            configuration.connectionMemoryBytes ?? max(32 * 1024, 4 * configuration.maxHeaderBytes)
+        // Why 0, not strict: at 1, MHD 0.9.75 answers an HTTP/1.1 request without `Host` itself (its 400, status line
+        // twice, without the refusal headers) and closes a connection whose request target holds a space without an
+        // answer (connection.c, parse_connection_headers and parse_initial_message_line). At 0 both reach the access
+        // handler, which refuses them (HTTP-API.md §3.5); 0 and 1 differ in nothing else in 0.9.75. MHD still accepts
+        // whitespace in header names, repeated `Content-Length` and `Host`, and `Content-Length` with
+        // `Transfer-Encoding`: the access handler refuses those too.
+        options.strict_for_client = 0
         options.access_handler = { cls, connection, _, method, version, uploadData, uploadSize, requestContext in
             guard let cls, let connection, let method, let uploadSize, let requestContext else { return shim_mhd_no }
             return Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().access(
@@ -264,8 +308,13 @@ public final class HTTPServer: Sendable {
         }
         options.request_completed_context = context
         options.connection_notify = { cls, connection, _, code in
-            guard let cls, code == .CONNECTION_NOTIFY_CLOSED else { return }
-            Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue().connectionClosed(connection)
+            guard let cls else { return }
+            let core = Unmanaged<HTTPListenerCore>.fromOpaque(cls).takeUnretainedValue()
+            switch code {
+            case .CONNECTION_NOTIFY_STARTED: if let connection { core.connectionStarted(connection) }
+            case .CONNECTION_NOTIFY_CLOSED: core.connectionClosed(connection)
+            default: break
+            }
         }
         options.connection_notify_context = context
         return options

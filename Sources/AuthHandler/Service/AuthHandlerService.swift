@@ -63,6 +63,41 @@ public final class AuthHandlerService: Sendable {
         await EventLog.$requestID.withValue(Self.newRequestID()) { await route(request, on: .operations) }
     }
 
+    /// `/healthz` and `/metrics` on the main listener, answered at once on the listener's thread
+    /// (`HTTPServerImmediateHandler`): they wait on nothing. Nil for every other request, which goes to `handle`.
+    public func answerAtOnce(_ request: ServerRequest) -> ServerResponse? {
+        immediate(request, on: .main)
+    }
+
+    /// `answerAtOnce` for the operations listener (`opsListen`).
+    public func answerOperationsAtOnce(_ request: ServerRequest) -> ServerResponse? {
+        immediate(request, on: .operations)
+    }
+
+    /// The answers that need no waiting, with the same metrics as `route` records; nil for the rest.
+    private func immediate(_ request: ServerRequest, on listener: Listener) -> ServerResponse? {
+        guard listener == .operations || !operationsApart else { return nil }
+        let began = DispatchTime.now().uptimeNanoseconds
+        let response: ServerResponse
+        switch request.path {
+        case "/healthz": response = healthResponse()
+        case "/metrics": response = metricsResponse()
+        default: return nil
+        }
+        metrics.observe(route: "ops", seconds: Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
+        return response
+    }
+
+    private func healthResponse() -> ServerResponse {
+        ResponseRendering.secured(.text("ok\n"))
+    }
+
+    private func metricsResponse() -> ServerResponse {
+        var response = ServerResponse.text(metrics.render())
+        response.headers.set(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
+        return ResponseRendering.secured(response)
+    }
+
     /// A short random id that ties together the log lines of one request.
     static func newRequestID() -> String {
         let hex = String(UInt64.random(in: .min ... .max), radix: 16)
@@ -97,15 +132,13 @@ public final class AuthHandlerService: Sendable {
             }
         case "/healthz" where servesOperations:
             route = "ops"
-            response = ResponseRendering.secured(.text("ok\n"))
+            response = healthResponse()
         case "/readyz" where servesOperations:
             route = "ops"
             response = await readiness(on: listener)
         case "/metrics" where servesOperations:
             route = "ops"
-            var metricsResponse = ServerResponse.text(metrics.render())
-            metricsResponse.headers.set(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
-            response = ResponseRendering.secured(metricsResponse)
+            response = metricsResponse()
         default:
             if servesSignIns, let extra = extraRoutes[request.path] {
                 route = request.path

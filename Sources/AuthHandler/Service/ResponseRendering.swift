@@ -5,7 +5,7 @@ import Foundation
 public enum ResponseRendering {
     /// HTTP-API.md §3.5: on every response the service sends. The HTTP listener's own refusals carry the same fields
     /// (``HTTPServerConfiguration/defaultSecurityHeaders``), whose policy admits no style at all: they are plain text.
-    static let securityHeaders: HTTPHeaders = {
+    public static let securityHeaders: HTTPHeaders = {
         var headers = HTTPServerConfiguration.defaultSecurityHeaders
         headers.set(name: "Content-Security-Policy", value: PageStyle.contentSecurityPolicy)
         return headers
@@ -28,6 +28,23 @@ public enum ResponseRendering {
             message: error.message, details: error.details, accept: accept, audience: audience)
         if let seconds = error.retryAfterSeconds { response.headers.set(name: "Retry-After", value: String(seconds)) }
         return response
+    }
+
+    /// A refusal of the HTTP listener's own (`HTTPRefusalRenderer`) in the error format: `unavailable` for 503,
+    /// `internal-error` for a 5xx, and `invalid-request` with the listener's status (400, 413, 414, 431, 501) for the rest
+    /// (HTTP-API.md §3.5).
+    public static func listenerRefusal(status: Int, message: String, accept: String?, audience: PageAudience)
+        -> ServerResponse
+    {
+        let code: HandlerError.Code =
+            switch status {
+            case 503: .unavailable
+            case 500...: .internalError
+            default: .invalidRequest
+            }
+        return errorBody(
+            status: status, code: code.rawValue, explanation: code.explanationForPeople, message: message,
+            details: [:], accept: accept, audience: audience)
     }
 
     /// An error page for a code that is not the handler's own: the `--once` done page echoes the `error` its URL

@@ -51,4 +51,7 @@ struct MHD_Response *shim_mhd_create_response_copying(const void *bytes, size_t 
 
 /// The client's socket address (MHD_get_connection_info is variadic); NULL when unknown.
 const struct sockaddr *shim_mhd_connection_client_address(struct MHD_Connection *connection);
+
+/// The connection's socket (MHD_CONNECTION_INFO_CONNECTION_FD); -1 when unknown. MHD owns and closes it.
+int shim_mhd_connection_fd(struct MHD_Connection *connection);
 #endif

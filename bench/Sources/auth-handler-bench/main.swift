@@ -47,9 +47,24 @@ struct StaticDocument: HTTPFetching {
 let arguments = CommandLine.arguments.dropFirst()
 
 // `serve-302`: the HTTP listener alone answering a static redirect, for wrk (bench/listener.sh).
+// `serve-302 [--pool BYTES] [--immediate]`: with libmicrohttpd's pool set to BYTES, and answering on the MHD thread
+// (HTTPServerImmediateHandler) instead of in a task, for the listener comparison in BENCHMARKS.md.
 if arguments.first == "serve-302" {
-    let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
-        ServerResponse.redirect(to: "https://idp.example/authorize?client_id=bench")
+    let redirect = ServerResponse.redirect(to: "https://idp.example/authorize?client_id=bench")
+    var configuration = HTTPServerConfiguration()
+    var immediate: HTTPServerImmediateHandler?
+    var options = arguments.dropFirst().makeIterator()
+    while let option = options.next() {
+        switch option {
+        case "--pool": configuration.connectionMemoryBytes = options.next().flatMap { Int($0) }
+        case "--immediate": immediate = { _ in redirect }
+        default:
+            FileHandle.standardError.write(Data("serve-302: unknown option \(option)\n".utf8))
+            exit(2)
+        }
+    }
+    let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], configuration: configuration, immediate: immediate) { _ in
+        redirect
     }
     // Unbuffered, so that the script waiting for this line sees it at once.
     FileHandle.standardOutput.write(Data("listening on \(server.addresses[0])\n".utf8))

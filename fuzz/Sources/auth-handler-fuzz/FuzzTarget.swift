@@ -21,6 +21,8 @@ enum FuzzTarget: String, CaseIterable {
     case cookie
     /// A config document (`ConfigLoader`, `ConfigValidator`).
     case config
+    /// A request head: the listener's target, framing and `Host` checks (`HTTPRequestChecks`).
+    case listener
 
     func run(_ input: [UInt8]) {
         switch self {
@@ -32,6 +34,7 @@ enum FuzzTarget: String, CaseIterable {
         case .redirectURL: RedirectURLTarget.run(input)
         case .cookie: CookieTarget.run(input)
         case .config: ConfigTarget.run(input)
+        case .listener: ListenerTarget.run(input)
         }
     }
 }

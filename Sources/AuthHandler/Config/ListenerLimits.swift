@@ -1,0 +1,26 @@
+/// `listener` in the config (CONFIG.md): how the HTTP listener bounds slow clients.
+public struct ListenerLimits: Sendable, Hashable, Codable {
+    /// Seconds a client has to deliver a whole request, head and body (`HTTPServerConfiguration`).
+    public var requestDeadlineSeconds: Int
+    /// Simultaneous connections from one client address per listening socket; 0 means no limit.
+    public var connectionsPerAddress: Int
+
+    /// The documented defaults: 10 s, 256 connections.
+    public static let `default` = ListenerLimits(
+        requestDeadlineSeconds: HTTPServerConfiguration().requestDeadlineSeconds,
+        connectionsPerAddress: HTTPServerConfiguration().perIPConnectionLimit)
+
+    /// Creates limits.
+    public init(requestDeadlineSeconds: Int, connectionsPerAddress: Int) {
+        self.requestDeadlineSeconds = requestDeadlineSeconds
+        self.connectionsPerAddress = connectionsPerAddress
+    }
+
+    /// `base` with these limits applied.
+    public func applied(to base: HTTPServerConfiguration) -> HTTPServerConfiguration {
+        var configuration = base
+        configuration.requestDeadlineSeconds = requestDeadlineSeconds
+        configuration.perIPConnectionLimit = connectionsPerAddress
+        return configuration
+    }
+}
