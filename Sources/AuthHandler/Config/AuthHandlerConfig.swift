@@ -41,6 +41,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var trustedProxies: [IPAddressRange]
     /// The operator's product name on the pages people see; nil means pages without one (HTTP-API.md §2.11).
     public var branding: Branding?
+    /// The device sign-in of RFC 8628 (HTTP-API.md §2.12); off by default.
+    public var deviceAuthorization: DeviceAuthorizationConfig = .default
 
     /// The default listen address.
     public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]

@@ -56,7 +56,7 @@ extension SignInFlow {
         }
     }
 
-    private func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
+    func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
         let provider = request.provider
         guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
             throw HandlerError(
@@ -87,7 +87,7 @@ extension SignInFlow {
         return try seal(session, location: location, provider: provider)
     }
 
-    private func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
+    func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
         let provider = request.provider
         let endpoints = try await resolvedEndpoints(provider)
         guard let authorization = endpoints.authorization else {
@@ -184,6 +184,8 @@ struct StartRequest {
     let requestedScopes: [String]
     let customParameters: [URLFormField]
     let resultChallenge: String?
+    /// Set for a device sign-in's start (HTTP-API.md §3.8); carried into the pending sign-in.
+    var deviceResultCode: String? = nil
 
     static let maximumEventIDLength = 512
     /// The most bytes the custom parameters may take in the provider URL, percent-encoded: with the handler's own
@@ -349,6 +351,6 @@ struct StartRequest {
             providerID: provider.id, redirectURL: redirectURL, authType: authType, eventID: eventID,
             resultChallenge: resultChallenge, scopes: requestedScopes, codeVerifier: nil, nonce: nil,
             requestToken: nil, requestTokenSecret: nil, createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(ttl))
+            expiresAt: createdAt.addingTimeInterval(ttl), deviceResultCode: deviceResultCode)
     }
 }

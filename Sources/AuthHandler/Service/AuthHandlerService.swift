@@ -87,6 +87,11 @@ public final class AuthHandlerService: Sendable {
         case "/__/auth/signin" where servesSignIns && onceSignIn == nil:
             route = request.path
             response = picker(request, flow: flow)
+        case let path
+        where servesSignIns && onceSignIn == nil && flow.settings.deviceAuthorization.enabled
+            && Self.isDevicePath(path):
+            route = path
+            response = await device(request, flow: flow)
         case "/healthz" where servesOperations:
             route = "ops"
             response = ResponseRendering.secured(.text("ok\n"))
@@ -196,7 +201,7 @@ public final class AuthHandlerService: Sendable {
     }
 
     /// The encoder of redemption answers, made once: its settings never change.
-    private static let answerEncoder: JSONEncoder = {
+    static let answerEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
