@@ -67,7 +67,8 @@ public struct CommandLineParser: Sendable {
             }
             return .login(
                 LoginOptions(
-                    server: server, providerID: provider, scopes: seen.all(.scope), outputPath: seen.last(.output)))
+                    server: server, providerID: provider, scopes: seen.all(.scope),
+                    parameters: try Self.parameters(seen.all(.param)), outputPath: seen.last(.output)))
         }
     }
 
@@ -87,7 +88,7 @@ public struct CommandLineParser: Sendable {
         case .checkConfig: [.config]
         case .fakeIdP: [.listen, .config]
         case .demo: [.headless]
-        case .login: [.server, .provider, .scope, .output]
+        case .login: [.server, .provider, .scope, .param, .output]
         }
     }
 

@@ -114,7 +114,7 @@ public enum HelpText {
         """
 
     static let login = """
-        Usage: auth-handler login --server URL --provider ID [--scope S]... [--output FILE]
+        Usage: auth-handler login --server URL --provider ID [--scope S]... [--param K=V]... [--output FILE]
 
         Signs in on a machine without a browser (RFC 8628 device sign-in, HTTP-API.md §3.8): prints a URL and a
         code on stderr, to open and enter on any device, waits, and writes the result JSON to stdout.
@@ -124,6 +124,7 @@ public enum HelpText {
           --server URL          the auth-handler server's public URL, e.g. https://auth.example.com
           --provider ID         the provider to sign in with
           --scope S             an extra scope; repeat for more
+          --param K=V           a custom parameter for the provider (login_hint=...); repeat for more
           --output FILE         write the result to FILE (mode 0600) instead of stdout
         \(exitCodes)
 

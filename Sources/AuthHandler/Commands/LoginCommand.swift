@@ -8,13 +8,19 @@ public struct LoginOptions: Sendable, Hashable {
     public var providerID: String
     /// Extra scopes (`--scope`, repeatable), in order.
     public var scopes: [String] = []
+    /// Custom parameters for the provider (`--param K=V`, repeatable).
+    public var parameters: [OnceOptions.Parameter] = []
     /// Write the result to this file, mode 0600, instead of stdout (`--output`).
     public var outputPath: String?
 
-    public init(server: String, providerID: String, scopes: [String] = [], outputPath: String? = nil) {
+    public init(
+        server: String, providerID: String, scopes: [String] = [], parameters: [OnceOptions.Parameter] = [],
+        outputPath: String? = nil
+    ) {
         self.server = server
         self.providerID = providerID
         self.scopes = scopes
+        self.parameters = parameters
         self.outputPath = outputPath
     }
 }
@@ -62,6 +68,10 @@ public enum LoginCommand {
         ]
         if !options.scopes.isEmpty {
             fields.append(URLFormField(name: "scopes", value: options.scopes.joined(separator: ",")))
+        }
+        if !options.parameters.isEmpty {
+            let members = Dictionary(uniqueKeysWithValues: options.parameters.map { ($0.name, JSONValue.string($0.value)) })
+            fields.append(URLFormField(name: "customParameters", value: String(decoding: JSONValue.object(members).serialized, as: UTF8.self)))
         }
         let issued: [String: JSONValue]
         switch await post(fields, to: server + "/__/auth/device", client: client) {
