@@ -18,7 +18,7 @@ struct DeviceAuthorizationTests {
                                          "intervalSeconds": 1}}
                 """)
         #expect(report.problems.filter { $0.severity == .error }.isEmpty)
-        #expect(report.warnings.map(\.path.description) .contains("deviceAuthorization.enabled"))
+        #expect(report.warnings.map(\.path.description).contains("deviceAuthorization.enabled"))
         #expect(
             report.config?.deviceAuthorization
                 == DeviceAuthorizationConfig(
@@ -26,10 +26,19 @@ struct DeviceAuthorizationTests {
     }
 
     @Test(arguments: [
-        (#"{"deviceAuthorization": {"codeLifetimeSeconds": 29}}"#, "deviceAuthorization.codeLifetimeSeconds: 29 is out of range"),
+        (
+            #"{"deviceAuthorization": {"codeLifetimeSeconds": 29}}"#,
+            "deviceAuthorization.codeLifetimeSeconds: 29 is out of range"
+        ),
         (#"{"deviceAuthorization": {"intervalSeconds": 0}}"#, "deviceAuthorization.intervalSeconds: 0 is out of range"),
-        (#"{"deviceAuthorization": {"intervalSeconds": 61}}"#, "deviceAuthorization.intervalSeconds: 61 is out of range"),
-        (#"{"deviceAuthorization": {"providers": ["nope.example"]}}"#, "deviceAuthorization.providers[0]: \"nope.example\" is not a configured provider"),
+        (
+            #"{"deviceAuthorization": {"intervalSeconds": 61}}"#,
+            "deviceAuthorization.intervalSeconds: 61 is out of range"
+        ),
+        (
+            #"{"deviceAuthorization": {"providers": ["nope.example"]}}"#,
+            "deviceAuthorization.providers[0]: \"nope.example\" is not a configured provider"
+        ),
         (#"{"deviceAuthorization": {"enabled": "yes"}}"#, "deviceAuthorization.enabled: expected true or false"),
         (#"{"deviceAuthorization": {"interval": 5}}"#, "deviceAuthorization.interval: unknown key"),
     ])

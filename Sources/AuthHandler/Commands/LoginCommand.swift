@@ -46,7 +46,8 @@ public enum LoginCommand {
             url.host != nil, url.query == nil
         else {
             return context.fail(
-                .usage, "'--server' expects the server's URL, such as https://auth.example.com; got '\(options.server)'")
+                .usage, "'--server' expects the server's URL, such as https://auth.example.com; got '\(options.server)'"
+            )
         }
         let client: any HTTPFetching
         do {
@@ -70,8 +71,12 @@ public enum LoginCommand {
             fields.append(URLFormField(name: "scopes", value: options.scopes.joined(separator: ",")))
         }
         if !options.parameters.isEmpty {
-            let members = Dictionary(uniqueKeysWithValues: options.parameters.map { ($0.name, JSONValue.string($0.value)) })
-            fields.append(URLFormField(name: "customParameters", value: String(decoding: JSONValue.object(members).serialized, as: UTF8.self)))
+            let members = Dictionary(
+                uniqueKeysWithValues: options.parameters.map { ($0.name, JSONValue.string($0.value)) })
+            fields.append(
+                URLFormField(
+                    name: "customParameters",
+                    value: String(decoding: JSONValue.object(members).serialized, as: UTF8.self)))
         }
         let issued: [String: JSONValue]
         switch await post(fields, to: server + "/__/auth/device", client: client) {

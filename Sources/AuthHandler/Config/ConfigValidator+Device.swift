@@ -32,7 +32,8 @@ extension ConfigValidator {
             [
                 (
                     "codeLifetimeSeconds", \.codeLifetimeSeconds,
-                    DeviceAuthorizationConfig.minimumCodeLifetimeSeconds...DeviceAuthorizationConfig
+                    DeviceAuthorizationConfig
+                        .minimumCodeLifetimeSeconds...DeviceAuthorizationConfig
                         .maximumCodeLifetimeSeconds
                 ),
                 (
@@ -43,7 +44,9 @@ extension ConfigValidator {
         for (key, setting, range) in limits {
             guard let value = fields[key], let seconds = positiveInteger(value, at: path.key(key)) else { continue }
             guard range.contains(seconds) else {
-                fail(path.key(key), "\(seconds) is out of range; expected \(range.lowerBound) to \(range.upperBound) seconds")
+                fail(
+                    path.key(key),
+                    "\(seconds) is out of range; expected \(range.lowerBound) to \(range.upperBound) seconds")
                 continue
             }
             device[keyPath: setting] = seconds

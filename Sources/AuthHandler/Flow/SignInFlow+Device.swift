@@ -33,7 +33,8 @@ extension SignInFlow {
         guard device.providers.isEmpty || device.providers.contains(provider.id) else {
             throw HandlerError(
                 .invalidProvider,
-                "\(provider.id) is not offered for device sign-in; offered: \(device.providers.joined(separator: ", "))")
+                "\(provider.id) is not offered for device sign-in; offered: \(device.providers.joined(separator: ", "))"
+            )
         }
         let authType = try StartRequest.authType(fields.first(named: "authType"))
         let scopes = try StartRequest.scopes(fields.first(named: "scopes"))
@@ -132,7 +133,8 @@ extension SignInFlow {
             StartRequest(deviceRequest: request, provider: provider, customParameters: [])
         }
         return DeviceConfirmation(
-            userCode: DeviceAuthorization.displayed(userCode), providerName: provider?.displayName ?? request.providerID,
+            userCode: DeviceAuthorization.displayed(userCode),
+            providerName: provider?.displayName ?? request.providerID,
             scopes: start?.providerScopes ?? request.scopes, client: request.client,
             age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: token,
             setCookie: "\(deviceCookieName)=\(cookieNonce); Path=/; Max-Age="
@@ -155,7 +157,8 @@ extension SignInFlow {
             .invalidRequest,
             "this confirmation did not come from the confirmation page in this browser; open the link your terminal "
                 + "shows, or enter the code again")
-        guard let typed = fields.first(named: "user_code"), let userCode = DeviceAuthorization.normalizedUserCode(typed),
+        guard let typed = fields.first(named: "user_code"),
+            let userCode = DeviceAuthorization.normalizedUserCode(typed),
             let presented = fields.first(named: "confirm"),
             let decision = fields.first(named: "decision"), ["continue", "cancel"].contains(decision)
         else { throw refused }

@@ -82,7 +82,10 @@ extension AuthHandlerService {
         case .delivered(let answer):
             guard let response = try? ServerResponse.json(answer, encoder: Self.answerEncoder) else {
                 return ResponseRendering.json(
-                    .object(["error": .string("server_error"), "error_description": .string("the result could not be encoded")]),
+                    .object([
+                        "error": .string("server_error"),
+                        "error_description": .string("the result could not be encoded"),
+                    ]),
                     status: 500)
             }
             return ResponseRendering.secured(response)

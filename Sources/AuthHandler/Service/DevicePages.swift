@@ -56,7 +56,8 @@ enum DevicePages {
             return HTMLPage(
                 heading: audience.successHeading(), tone: .success,
                 content: [
-                    HTMLPage.paragraph("Return to your terminal: the sign-in is done there.", id: "device-done",
+                    HTMLPage.paragraph(
+                        "Return to your terminal: the sign-in is done there.", id: "device-done",
                         class: "lead"),
                     HTMLPage.paragraph("You can close this window.", class: "muted"),
                 ].joined(separator: "\n")
@@ -65,7 +66,8 @@ enum DevicePages {
             return HTMLPage(
                 heading: audience.failureHeading(), tone: .failure,
                 content: [
-                    HTMLPage.paragraph("The sign-in was cancelled; nobody was signed in.", id: "device-done",
+                    HTMLPage.paragraph(
+                        "The sign-in was cancelled; nobody was signed in.", id: "device-done",
                         class: "lead"),
                     HTMLPage.paragraph("Return to your terminal. You can close this window.", class: "next"),
                 ].joined(separator: "\n")
