@@ -89,11 +89,13 @@ test: deps lint
 ## (Tests/Browser/). Debian's python3 has python3-selenium. `timeout` sends SIGTERM first, so the test stops
 ## its browsers and servers; SIGKILL 15 s later if it has not. Then the pages people see (browser_pages_test.py):
 ## the error page, the sign-in picker and the --once done page, whose screenshots at 360, 390 and 1280 px (and 390 px
-## dark) are kept as test artifacts in .build/test-artifacts/pages/ (under .build/, so git ignores them).
+## dark) are kept as test artifacts in .build/test-artifacts/pages/ (under .build/, so git ignores them). Then device
+## sign-in (browser_device_test.py): `auth-handler login` waits while Chromium enters its code and confirms or cancels.
 BROWSER_TEST_TIME_LIMIT ?= 300
 BROWSER_PYTHON ?= /usr/bin/python3
 BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_signin_test.py \
-	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_pages_test.py
+	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_pages_test.py \
+	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_device_test.py
 browser-test: build
 	$(BROWSER_TEST)
 
