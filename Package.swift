@@ -34,13 +34,19 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // The QR code `login` draws on a terminal (HTTP-API.md §1.7).
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]
         ),
         .target(
             name: "AuthHandler",
-            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CShims"]
+            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CQREncode", "CShims"]
         ),
         .target(
             name: "FakeIdP",

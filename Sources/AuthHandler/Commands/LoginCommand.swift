@@ -31,9 +31,12 @@ public enum LoginCommand {
     /// The interval when the server names none (RFC 8628 §3.2).
     static let defaultInterval = 5
 
-    public static func run(_ options: LoginOptions, context: CommandContext, http: (any HTTPFetching)? = nil) async
-        -> AuthHandlerExitCode
-    {
+    /// Runs `login`; `showQRCode` draws `verification_uri_complete` as a QR code (by default, when stderr is a
+    /// terminal, isatty(3)).
+    public static func run(
+        _ options: LoginOptions, context: CommandContext, http: (any HTTPFetching)? = nil,
+        showQRCode: Bool = isatty(STDERR_FILENO) == 1
+    ) async -> AuthHandlerExitCode {
         for scope in options.scopes where scope.contains(",") {
             return context.fail(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
         }
@@ -98,7 +101,11 @@ public enum LoginCommand {
         }
         let complete = issued["verification_uri_complete"]?.stringValue
         var message = "To sign in, open \(uri) on any device and enter the code\n\n    \(userCode)\n\n"
-        if let complete { message += "or open \(complete)\n" }
+        if let complete {
+            message += "or open \(complete)\n"
+            // The QR code only where a person looks at it: not in a pipe, a log or a file.
+            if showQRCode, let code = TerminalQRCode(complete) { message += "\n" + code.rendered() + "\n" }
+        }
         message += "Waiting for you to sign in...\n"
         context.output.writeError(message)
 
