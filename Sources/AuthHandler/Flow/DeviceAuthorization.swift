@@ -59,12 +59,24 @@ enum DeviceAuthorization {
     /// The used-state key that lets a user code be confirmed or declined once.
     static func usedKey(resultCode: String) -> String { "device-used:" + resultCode }
 
-    /// The store keys a user code may be under: its HMAC under the current state key, then under each previous one.
+    /// The store keys a user code may be under: its HMAC under a key derived from the current state key, then from
+    /// each previous one.
     static func requestKeys(userCode: String, keys: StateKeyRing) -> [String] {
         ([keys.current] + keys.previous).compactMap { key in
-            (try? HMAC.sha256(key: key, message: Array(("auth-handler device user code\u{0}" + userCode).utf8)))
-                .map { "device-user:" + Base64.urlEncode($0) }
+            mac(Array(userCode.utf8), stateKey: key, purpose: "user code").map { "device-user:" + $0 }
         }
+    }
+
+    /// HMAC-SHA256 of `message` under a key derived by HKDF-SHA256 from `stateKey` for `purpose`: the state key
+    /// itself is an AES-256-GCM key, and one key serves one algorithm.
+    static func mac(_ message: [UInt8], stateKey: [UInt8], purpose: String) -> String? {
+        guard
+            let key = try? HKDF.sha256(
+                inputKeyMaterial: stateKey, salt: Array("auth-handler device v1".utf8), info: Array(purpose.utf8),
+                length: 32),
+            let code = try? HMAC.sha256(key: key, message: message)
+        else { return nil }
+        return Base64.urlEncode(code)
     }
 
     /// The sealing context of ``DeviceRequest``s under the state key ring.

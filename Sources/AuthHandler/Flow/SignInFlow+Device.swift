@@ -204,11 +204,13 @@ extension SignInFlow {
             customParameters: try StartRequest.customParameters(request.customParameters, provider: provider))
         let began = now()
         do {
-            let answer: StartAnswer
+            var answer: StartAnswer
             switch provider.protocolKind {
             case .oauth1: answer = try await startOAuth1(start)
             case .oauth2, .oidc: answer = try await startOAuth2(start)
             }
+            // As on any start: a browser keeps at most maximumPendingPerBrowser pending sign-ins.
+            answer.evictions = evictions(cookieHeaders)
             observer.stepSucceeded(.start, provider: provider.id, latencyMilliseconds: milliseconds(since: began))
             return .started(answer)
         } catch {
@@ -227,9 +229,8 @@ extension SignInFlow {
 
     /// The confirmation form's `confirm` value for a cookie nonce and a user code.
     private func deviceFormToken(nonce: String, userCode: String) -> String? {
-        (try? HMAC.sha256(
-            key: settings.stateKeys.current,
-            message: Array("auth-handler device confirm\u{0}\(nonce)\u{0}\(userCode)".utf8))).map(Base64.urlEncode)
+        DeviceAuthorization.mac(
+            Array("\(nonce)\u{0}\(userCode)".utf8), stateKey: settings.stateKeys.current, purpose: "confirm form")
     }
 
     /// The device request under a normalized user code, or nil.

@@ -126,7 +126,7 @@ extension SignInFlow {
 
     /// Clearing `Set-Cookie`s for the browser's pending sign-ins beyond the newest ``maximumPendingPerBrowser`` − 1
     /// (the new one makes the maximum): cookies that do not open first, then the oldest.
-    private func evictions(_ cookieHeaders: [String]) -> [String] {
+    func evictions(_ cookieHeaders: [String]) -> [String] {
         let pending = SignInCookie.all(in: cookieHeaders)
         guard pending.count >= Self.maximumPendingPerBrowser else { return [] }
         let ranked = pending.map { cookie in

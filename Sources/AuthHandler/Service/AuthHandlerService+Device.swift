@@ -51,6 +51,7 @@ extension AuthHandlerService {
                 {
                 case .started(let answer):
                     var response = ResponseRendering.secured(.redirect(to: answer.location, status: 303))
+                    for eviction in answer.evictions { response.headers.add(name: "Set-Cookie", value: eviction) }
                     response.headers.add(name: "Set-Cookie", value: answer.setCookie)
                     return response
                 case .declined:
