@@ -58,33 +58,46 @@ extension SignInFlow {
         let created = now()
         let expires = created.addingTimeInterval(TimeInterval(device.codeLifetimeSeconds))
         let deviceCode: String
-        let userCode: String
         let resultCode: String
         let sealedGrant: [UInt8]
-        let sealedRequest: String
         do {
             deviceCode = try SecureRandom.base64URLString(byteCount: 32)
-            userCode = try DeviceAuthorization.makeUserCode()
             resultCode = try DeviceAuthorization.resultCode(deviceCode: deviceCode)
             let grant = DeviceGrant(expiresAt: expires, interval: device.intervalSeconds, idToken: idToken)
             sealedGrant = try ResultSeal.seal(try Self.encode(grant), code: deviceCode)
-            let request = DeviceRequest(
-                providerID: provider.id, scopes: scopes, customParameters: customText, authType: authType,
-                resultChallenge: resultChallenge, client: client, createdAt: created, expiresAt: expires,
-                resultCode: resultCode)
-            sealedRequest = try settings.stateKeys.seal(
-                try Self.encode(request), context: DeviceAuthorization.requestContext)
         } catch {
             throw HandlerError(.internalError, "the device codes could not be made")
         }
-        guard let requestKey = DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys).first
-        else { throw HandlerError(.internalError, "the device codes could not be made") }
+        let request = DeviceRequest(
+            providerID: provider.id, scopes: scopes, customParameters: customText, authType: authType,
+            resultChallenge: resultChallenge, client: client, createdAt: created, expiresAt: expires,
+            resultCode: resultCode)
+        // The store refuses a second record under one key, atomically across instances: a user code already in use
+        // (one chance in 10^7 with a thousand pending) is drawn again.
+        var userCode = ""
+        for attempt in 1...3 {
+            let sealedRequest: String
+            do {
+                userCode = try DeviceAuthorization.makeUserCode()
+                sealedRequest = try settings.stateKeys.seal(
+                    try Self.encode(request), context: DeviceAuthorization.requestContext)
+            } catch {
+                throw HandlerError(.internalError, "the device codes could not be made")
+            }
+            guard let requestKey = DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys).first
+            else { throw HandlerError(.internalError, "the device codes could not be made") }
+            do {
+                try await store.insertResult(code: requestKey, payload: Array(sealedRequest.utf8), expiresAt: expires)
+                break
+            } catch {
+                if attempt == 3 { throw Self.storeFailure(error) }
+            }
+        }
         do {
             // Kept one lifetime past expiry, so a late poll is told expired_token rather than invalid_grant.
             try await store.insertResult(
                 code: DeviceAuthorization.grantKey(deviceCode: deviceCode), payload: sealedGrant,
                 expiresAt: expires.addingTimeInterval(TimeInterval(device.codeLifetimeSeconds)))
-            try await store.insertResult(code: requestKey, payload: Array(sealedRequest.utf8), expiresAt: expires)
         } catch {
             throw Self.storeFailure(error)
         }
