@@ -80,6 +80,16 @@ struct LoginCommandTests {
         #expect(code == expected)
     }
 
+    @Test func givesUpWhenTheCodeHasExpiredThoughTheServerNeverSaysSo() async {
+        let shortLived = Self.json(
+            #"{"device_code":"dc","user_code":"BCDF-GHJK","verification_uri":"https://a.example/__/auth/device","#
+                + #""expires_in":1,"interval":1}"#)
+        let pending = Array(repeating: Self.error("authorization_pending"), count: 10)
+        let (code, output) = await run(ScriptedServer(issue: shortLived, polls: pending))
+        #expect(code == .timedOut)
+        #expect(output.standardError.contains("expired"))
+    }
+
     @Test func slowDownRaisesTheWaitToTheNamedInterval() async {
         let server = ScriptedServer(
             issue: Self.issued, polls: [Self.error("slow_down", interval: 2), Self.error("access_denied")])

@@ -110,11 +110,17 @@ public enum LoginCommand {
         context.output.writeError(message)
 
         var interval = integer(issued["interval"]) ?? defaultInterval
+        // A server that never says expired_token does not keep the command waiting past the code's life (RFC 8628
+        // §3.2 expires_in, 600 s when it names none).
+        let deadline = ContinuousClock.now + .seconds(integer(issued["expires_in"]) ?? 600)
         let poll = [
             URLFormField(name: "grant_type", value: DeviceAuthorization.grantType),
             URLFormField(name: "device_code", value: deviceCode), URLFormField(name: "verifier", value: verifier),
         ]
         while true {
+            if ContinuousClock.now > deadline {
+                return context.fail(.timedOut, "the code expired before anyone signed in; run the command again")
+            }
             do {
                 try await Task.sleep(for: .seconds(interval))
             } catch {
