@@ -172,6 +172,56 @@ import Testing
         }
     }
 
+    @Test func issuingIsChargedToTheStartLimitOfItsOwnAddress() async throws {
+        let settings = Self.settings(extra: [
+            "trustedProxies": #"["127.0.0.1/32"]"#, "startRateLimit": #"{"perMinute": 1, "burst": 2}"#,
+        ])
+        try await withEndToEnd(settings: settings) { e2e in
+            func issue(from address: String) async throws -> HTTPResponse {
+                try await e2e.send(
+                    HTTPRequest(
+                        method: "POST", url: e2e.daemonURL + "/__/auth/device",
+                        headers: [
+                            "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": address,
+                        ],
+                        body: Array(
+                            FormURLEncoding.encode([
+                                URLFormField(name: "providerId", value: "google.com"),
+                                URLFormField(
+                                    name: "resultChallenge", value: try PKCE.challenge(forVerifier: Self.verifier)),
+                            ]).utf8)), freshBrowser: true)
+            }
+            #expect(try await issue(from: "203.0.113.5").status == 200)
+            #expect(try await issue(from: "203.0.113.5").status == 200)
+            let limited = try await issue(from: "203.0.113.5")
+            #expect(limited.status == 429 && limited.headers["Retry-After"] != nil)
+            #expect(try await issue(from: "203.0.113.6").status == 200)
+        }
+    }
+
+    @Test func theSQLiteFileHoldsNoUsableCode() async throws {
+        try await withEndToEnd(settings: Self.settings()) { e2e in
+            let issued = try await Self.issue(e2e, "google.com")
+            let deviceCode = try #require(issued["device_code"]?.stringValue)
+            let userCode = try #require(issued["user_code"]?.stringValue)
+            let done = try await Self.confirm(
+                e2e, completeURI: try #require(issued["verification_uri_complete"]?.stringValue))
+            #expect(done == "done")
+            var bytes = Data()
+            for name in ["state.sqlite", "state.sqlite-wal"] {
+                bytes += (try? Data(contentsOf: e2e.directory.appendingPathComponent(name))) ?? Data()
+            }
+            #expect(bytes.count > 0)
+            let text = String(decoding: bytes, as: UTF8.self)
+            for secret in [deviceCode, userCode, userCode.replacingOccurrences(of: "-", with: ""), "alice@example.com"]
+            {
+                #expect(!text.contains(secret), "the store holds \(secret.prefix(4))…")
+            }
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try await Self.poll(e2e, deviceCode).status == 200)
+        }
+    }
+
     @Test func aCrossSiteConfirmationIsRefused() async throws {
         try await withEndToEnd(settings: Self.settings()) { e2e in
             let issued = try await Self.issue(e2e, "google.com")
