@@ -112,6 +112,13 @@ import Testing
             #expect(done == "done")
             let cancelled = try await Self.poll(e2e, try #require(denied["device_code"]?.stringValue))
             #expect(cancelled.json?["error"]?.stringValue == "access_denied", "\(cancelled.text)")
+            // Operators see device sign-ins asked for and declined, by provider, with no code in the line.
+            await e2e.daemon.stop()
+            let lines = e2e.daemon.standardError.split(separator: "\n")
+            #expect(lines.filter { $0.contains("device.issue") && $0.contains("google.com") }.count == 2)
+            #expect(lines.contains { $0.contains("device.decline") && $0.contains("user-cancelled") })
+            let deviceCode = try #require(declined["device_code"]?.stringValue)
+            #expect(!e2e.daemon.standardError.contains(deviceCode))
         }
     }
 

@@ -101,6 +101,7 @@ extension SignInFlow {
         } catch {
             throw Self.storeFailure(error)
         }
+        observer.stepSucceeded(.deviceIssue, provider: provider.id, latencyMilliseconds: milliseconds(since: created))
         let uri = deviceVerificationURI
         return DeviceIssue(
             deviceCode: deviceCode, userCode: DeviceAuthorization.displayed(userCode), verificationURI: uri,
@@ -200,6 +201,9 @@ extension SignInFlow {
             try await recordDeviceDecision(
                 DeviceDecision(outcome: .declined, message: "the sign-in was declined on the confirmation page"),
                 resultCode: request.resultCode)
+            observer.stepFailed(
+                .deviceDecline, provider: request.providerID, code: .userCancelled, latencyMilliseconds: nil,
+                reason: "declined on the confirmation page")
             return .declined
         }
         guard let provider = providers[request.providerID] else {
