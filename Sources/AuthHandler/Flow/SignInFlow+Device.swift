@@ -112,7 +112,7 @@ extension SignInFlow {
     // MARK: - The pages
 
     /// The confirmation page's facts for the user code `typed`, entered from `client`; wrong codes are limited per
-    /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie (`existingNonce` when it has one).
+    /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie, keeping the value it already holds.
     public func deviceConfirmation(userCode typed: String, client: String, cookieHeaders: [String])
         async throws(HandlerError) -> DeviceConfirmation
     {
