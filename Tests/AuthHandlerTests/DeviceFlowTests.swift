@@ -41,11 +41,11 @@ struct DeviceFlowTests {
         func healthProblem() async -> String? { nil }
     }
 
-    static func flow(store: any SessionStore) throws -> SignInFlow {
+    static func flow(store: any SessionStore, providers offered: [String] = []) throws -> SignInFlow {
         let base = try ServiceSignInPickerTests.flow()
         var settings = base.settings
         settings.deviceAuthorization = DeviceAuthorizationConfig(
-            enabled: true, providers: [], codeLifetimeSeconds: 600, intervalSeconds: 5)
+            enabled: true, providers: offered, codeLifetimeSeconds: 600, intervalSeconds: 5)
         return SignInFlow(
             settings: settings, providers: base.providers, store: store, backend: NoSignInBackend(),
             http: ProviderFakeHTTP([]),
@@ -87,6 +87,39 @@ struct DeviceFlowTests {
                 ServiceSignInPickerTests.fields([("grant_type", "authorization_code"), ("device_code", "nope")]))
         else { return }
         #expect(grant == "unsupported_grant_type")
+    }
+
+    @Test func onlyTheOfferedProvidersAndAStartsParametersAreAccepted() async throws {
+        let flow = try Self.flow(store: MemorySessionStore(), providers: ["twitter.com"])
+        let cases: [([URLFormField], HandlerError.Code)] = [
+            (Self.request, .invalidProvider),
+            (ServiceSignInPickerTests.fields([("providerId", "twitter.com")]), .invalidRequest),
+            (
+                ServiceSignInPickerTests.fields([
+                    ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                    ("authType", "linkViaRedirect"),
+                ]), .invalidRequest
+            ),
+            (
+                ServiceSignInPickerTests.fields([
+                    ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                    ("customParameters", #"{"oauth_token":"x"}"#),
+                ]), .reservedCustomParameter
+            ),
+        ]
+        for (fields, expected) in cases {
+            do throws(HandlerError) {
+                _ = try await flow.issueDevice(fields, client: "203.0.113.9")
+                Issue.record("issued for \(fields)")
+            } catch {
+                #expect(error.code == expected, "\(fields): \(error)")
+            }
+        }
+        let issued = try await flow.issueDevice(
+            ServiceSignInPickerTests.fields([
+                ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+            ]), client: "203.0.113.9")
+        #expect(DeviceAuthorization.normalizedUserCode(issued.userCode) != nil)
     }
 
     @Test func aUserCodeInUseIsDrawnAgain() async throws {
