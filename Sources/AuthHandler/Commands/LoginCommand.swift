@@ -31,41 +31,86 @@ public enum LoginCommand {
     /// The interval when the server names none (RFC 8628 §3.2).
     static let defaultInterval = 5
 
+    /// Why `login` ends without a result: its exit code and its one stderr line.
+    struct Failure: Error {
+        var code: AuthHandlerExitCode
+        var message: String
+
+        init(_ code: AuthHandlerExitCode, _ message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// The device request's answer (RFC 8628 §3.2).
+    struct Issued {
+        var deviceCode: String
+        var userCode: String
+        var verificationURI: String
+        var verificationURIComplete: String?
+        var interval: Int
+        var expiresIn: Int
+    }
+
     /// Runs `login`; `showQRCode` draws `verification_uri_complete` as a QR code (by default, when stderr is a
     /// terminal, isatty(3)).
     public static func run(
         _ options: LoginOptions, context: CommandContext, http: (any HTTPFetching)? = nil,
         showQRCode: Bool = isatty(STDERR_FILENO) == 1
     ) async -> AuthHandlerExitCode {
+        do throws(Failure) {
+            let server = try checkUsage(options)
+            let client: any HTTPFetching
+            let verifier: String
+            let challenge: String
+            do {
+                client = try http ?? HTTPClient()
+                verifier = try PKCE.makeVerifier()
+                challenge = try PKCE.challenge(forVerifier: verifier)
+            } catch {
+                throw Failure(.providerError, "cannot set up the sign-in: \(error)")
+            }
+            let issued = try await requestCodes(options, challenge: challenge, server: server, client: client)
+            context.output.writeError(instructions(issued, showQRCode: showQRCode))
+            let result = try await poll(issued, verifier: verifier, server: server, client: client, context: context)
+            if let path = options.outputPath {
+                if let problem = ResultFile.save(result + [UInt8(ascii: "\n")], to: path) {
+                    throw Failure(.providerError, problem)
+                }
+            } else {
+                context.output.writeOutput(String(decoding: result, as: UTF8.self) + "\n")
+            }
+            return .success
+        } catch {
+            return context.fail(error.code, error.message)
+        }
+    }
+
+    /// The usage checks (exit 64): the `--scope`s, the `--output` path and the `--server` URL, returned without a
+    /// trailing `/`.
+    static func checkUsage(_ options: LoginOptions) throws(Failure) -> String {
         for scope in options.scopes where scope.contains(",") {
-            return context.fail(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
+            throw Failure(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
         }
         if let path = options.outputPath, let problem = ResultFile.problem(at: path) {
-            return context.fail(.usage, problem)
+            throw Failure(.usage, problem)
         }
         var server = options.server
         while server.hasSuffix("/") { server.removeLast() }
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
             url.host != nil, url.query == nil
         else {
-            return context.fail(
+            throw Failure(
                 .usage, "'--server' expects the server's URL, such as https://auth.example.com; got '\(options.server)'"
             )
         }
-        let client: any HTTPFetching
-        do {
-            client = try http ?? HTTPClient()
-        } catch {
-            return context.fail(.providerError, "cannot make an HTTP client: \(error)")
-        }
-        let verifier: String
-        let challenge: String
-        do {
-            verifier = try PKCE.makeVerifier()
-            challenge = try PKCE.challenge(forVerifier: verifier)
-        } catch {
-            return context.fail(.providerError, "the random generator failed")
-        }
+        return server
+    }
+
+    /// `POST /__/auth/device` with the provider, scopes, custom parameters and `resultChallenge`.
+    static func requestCodes(_ options: LoginOptions, challenge: String, server: String, client: any HTTPFetching)
+        async throws(Failure) -> Issued
+    {
         var fields = [
             URLFormField(name: "providerId", value: options.providerID),
             URLFormField(name: "resultChallenge", value: challenge),
@@ -81,90 +126,82 @@ public enum LoginCommand {
                     name: "customParameters",
                     value: String(decoding: JSONValue.object(members).serialized, as: UTF8.self)))
         }
-        let issued: [String: JSONValue]
-        switch await post(fields, to: server + "/__/auth/device", client: client) {
-        case .failure(let problem):
-            return context.fail(.providerError, problem.description)
-        case .success(let answer) where answer.status == 200:
-            guard let object = JSONValue.parse(answer.body)?.objectValue else {
-                return context.fail(.providerError, "\(server) did not answer with a device code")
-            }
-            issued = object
-        case .success(let answer):
-            return context.fail(.providerError, "\(server) refused the device sign-in: \(refusal(answer))")
+        let answer = try await post(fields, to: server + "/__/auth/device", client: client)
+        guard answer.status == 200 else {
+            throw Failure(.providerError, "\(server) refused the device sign-in: \(refusal(answer))")
         }
-        guard let deviceCode = issued["device_code"]?.stringValue,
-            let userCode = issued["user_code"]?.stringValue,
-            let uri = issued["verification_uri"]?.stringValue
+        guard let object = JSONValue.parse(answer.body)?.objectValue,
+            let deviceCode = object["device_code"]?.stringValue, let userCode = object["user_code"]?.stringValue,
+            let uri = object["verification_uri"]?.stringValue
         else {
-            return context.fail(.providerError, "\(server) answered without device_code, user_code or verification_uri")
+            throw Failure(.providerError, "\(server) answered without device_code, user_code or verification_uri")
         }
-        let complete = issued["verification_uri_complete"]?.stringValue
-        var message = "To sign in, open \(uri) on any device and enter the code\n\n    \(userCode)\n\n"
-        if let complete {
+        // RFC 8628 §3.2: interval defaults to 5 s; a server that names no expires_in gets 600 s.
+        return Issued(
+            deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
+            verificationURIComplete: object["verification_uri_complete"]?.stringValue,
+            interval: integer(object["interval"]) ?? defaultInterval, expiresIn: integer(object["expires_in"]) ?? 600)
+    }
+
+    /// What the person is told on stderr: where to go, the code, and the QR code when `showQRCode`.
+    static func instructions(_ issued: Issued, showQRCode: Bool) -> String {
+        var message =
+            "To sign in, open \(issued.verificationURI) on any device and enter the code\n\n    \(issued.userCode)\n\n"
+        if let complete = issued.verificationURIComplete {
             message += "or open \(complete)\n"
             // The QR code only where a person looks at it: not in a pipe, a log or a file.
             if showQRCode, let code = TerminalQRCode(complete) { message += "\n" + code.rendered() + "\n" }
         }
-        message += "Waiting for you to sign in...\n"
-        context.output.writeError(message)
+        return message + "Waiting for you to sign in...\n"
+    }
 
-        var interval = integer(issued["interval"]) ?? defaultInterval
-        // A server that never says expired_token does not keep the command waiting past the code's life (RFC 8628
-        // §3.2 expires_in, 600 s when it names none).
-        let deadline = ContinuousClock.now + .seconds(integer(issued["expires_in"]) ?? 600)
-        let poll = [
+    /// Polls `POST /__/auth/device/token` as RFC 8628 §3.4 and §3.5 say until it answers the result (returned) or an
+    /// error that ends the sign-in, or `expires_in` has passed.
+    static func poll(
+        _ issued: Issued, verifier: String, server: String, client: any HTTPFetching, context: CommandContext
+    ) async throws(Failure) -> [UInt8] {
+        var interval = issued.interval
+        let expired = Failure(.timedOut, "the code expired before anyone signed in; run the command again")
+        let deadline = ContinuousClock.now + .seconds(issued.expiresIn)
+        let fields = [
             URLFormField(name: "grant_type", value: DeviceAuthorization.grantType),
-            URLFormField(name: "device_code", value: deviceCode), URLFormField(name: "verifier", value: verifier),
+            URLFormField(name: "device_code", value: issued.deviceCode),
+            URLFormField(name: "verifier", value: verifier),
         ]
-        while true {
-            if ContinuousClock.now > deadline {
-                return context.fail(.timedOut, "the code expired before anyone signed in; run the command again")
-            }
+        while ContinuousClock.now <= deadline {
             do {
                 try await Task.sleep(for: .seconds(interval))
             } catch {
-                return context.fail(.cancelled, "stopped before the sign-in finished")
+                throw Failure(.cancelled, "stopped before the sign-in finished")
             }
             let answer: HTTPResponse
-            switch await post(poll, to: server + "/__/auth/device/token", client: client) {
-            case .failure(let problem):
+            do throws(Failure) {
+                answer = try await post(fields, to: server + "/__/auth/device/token", client: client)
+            } catch {
                 // RFC 8628 §3.5: a client keeps polling through a failed request, waiting longer.
-                context.output.errorLine("\(problem); retrying")
+                context.output.errorLine("\(error.message); retrying")
                 interval += 5
                 continue
-            case .success(let response):
-                answer = response
             }
-            if answer.status == 200 {
-                if let path = options.outputPath {
-                    if let problem = ResultFile.save(answer.body + [UInt8(ascii: "\n")], to: path) {
-                        return context.fail(.providerError, problem)
-                    }
-                } else {
-                    context.output.writeOutput(String(decoding: answer.body, as: UTF8.self) + "\n")
-                }
-                return .success
-            }
+            if answer.status == 200 { return answer.body }
             let object = JSONValue.parse(answer.body)?.objectValue
             let error = object?["error"]?.stringValue ?? "HTTP \(answer.status)"
             let description = object?["error_description"]?.stringValue ?? ""
             switch error {
-            case "authorization_pending":
+            case "authorization_pending", "temporarily_unavailable":
                 continue
             case "slow_down":
                 // RFC 8628 §3.5: 5 seconds more for this and every later request.
                 interval = integer(object?["interval"]) ?? interval + 5
-            case "temporarily_unavailable":
-                continue
             case "access_denied":
-                return context.fail(.cancelled, "the sign-in was declined or cancelled: \(description)")
+                throw Failure(.cancelled, "the sign-in was declined or cancelled: \(description)")
             case "expired_token":
-                return context.fail(.timedOut, "the code expired before anyone signed in; run the command again")
+                throw expired
             default:
-                return context.fail(.providerError, "the sign-in failed: \(error): \(description)")
+                throw Failure(.providerError, "the sign-in failed: \(error): \(description)")
             }
         }
+        throw expired
     }
 
     private static func integer(_ value: JSONValue?) -> Int? {
@@ -172,17 +209,17 @@ public enum LoginCommand {
         return Int(number)
     }
 
-    private static func post(_ fields: [URLFormField], to url: String, client: any HTTPFetching) async
-        -> Result<HTTPResponse, LoginProblem>
+    private static func post(_ fields: [URLFormField], to url: String, client: any HTTPFetching) async throws(Failure)
+        -> HTTPResponse
     {
         let request = HTTPRequest(
             method: "POST", url: url,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
             body: Array(FormURLEncoding.encode(fields).utf8), timeout: .seconds(30))
         do {
-            return .success(try await client.send(request))
+            return try await client.send(request)
         } catch {
-            return .failure(LoginProblem(description: "cannot reach \(url): \(error)"))
+            throw Failure(.providerError, "cannot reach \(url): \(error)")
         }
     }
 
@@ -191,9 +228,4 @@ public enum LoginCommand {
         let code = error?["code"]?.stringValue ?? "HTTP \(answer.status)"
         return code + (error?["message"]?.stringValue.map { ": \($0)" } ?? "")
     }
-}
-
-/// Why a request of `login` got no answer.
-struct LoginProblem: Error, CustomStringConvertible {
-    var description: String
 }
