@@ -25,31 +25,9 @@ extension SignInFlow {
     /// client's `startRateLimit`.
     public func issueDevice(_ fields: [URLFormField], client: String) async throws(HandlerError) -> DeviceIssue {
         let device = settings.deviceAuthorization
-        for name in ["providerId", "scopes", "customParameters", "authType", "idToken", "resultChallenge"]
-        where fields.all(named: name).count > 1 {
-            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
-        }
-        let provider = try StartRequest.provider(fields.first(named: "providerId"), in: providers)
-        guard device.providers.isEmpty || device.providers.contains(provider.id) else {
-            throw HandlerError(
-                .invalidProvider,
-                "\(provider.id) is not offered for device sign-in; offered: \(device.providers.joined(separator: ", "))"
-            )
-        }
-        let authType = try StartRequest.authType(fields.first(named: "authType"))
-        let scopes = try StartRequest.scopes(fields.first(named: "scopes"))
-        let customText = fields.first(named: "customParameters")
-        _ = try StartRequest.customParameters(customText, provider: provider)
-        let resultChallenge = try StartRequest.resultChallenge(
-            fields.first(named: "resultChallenge"), required: settings.requireResultChallenge)
-        let idToken = fields.first(named: "idToken").flatMap { $0.isEmpty ? nil : $0 }
-        if authType.requiresIDToken, idToken == nil {
-            throw HandlerError(
-                .invalidRequest, "idToken is required for \(authType.rawValue): send the user's current ID token")
-        }
-        if let idToken, idToken.utf8.count > Self.maximumDeviceIDTokenBytes {
-            throw HandlerError(.invalidRequest, "idToken is longer than \(Self.maximumDeviceIDTokenBytes) bytes")
-        }
+        let ask = try DeviceAsk(fields: fields, flow: self)
+        let provider = ask.provider
+        let idToken = ask.idToken
         if case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client)) {
             throw HandlerError(
                 .tooManyRequests, "too many sign-ins started from this address; retry in \(seconds) s",
@@ -69,30 +47,10 @@ extension SignInFlow {
             throw HandlerError(.internalError, "the device codes could not be made")
         }
         let request = DeviceRequest(
-            providerID: provider.id, scopes: scopes, customParameters: customText, authType: authType,
-            resultChallenge: resultChallenge, client: client, createdAt: created, expiresAt: expires,
-            resultCode: resultCode)
-        // The store refuses a second record under one key, atomically across instances: a user code already in use
-        // (one chance in 10^7 with a thousand pending) is drawn again.
-        var userCode = ""
-        for attempt in 1...3 {
-            let sealedRequest: String
-            do {
-                userCode = try DeviceAuthorization.makeUserCode()
-                sealedRequest = try settings.stateKeys.seal(
-                    try Self.encode(request), context: DeviceAuthorization.requestContext)
-            } catch {
-                throw HandlerError(.internalError, "the device codes could not be made")
-            }
-            guard let requestKey = DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys).first
-            else { throw HandlerError(.internalError, "the device codes could not be made") }
-            do {
-                try await store.insertResult(code: requestKey, payload: Array(sealedRequest.utf8), expiresAt: expires)
-                break
-            } catch {
-                if attempt == 3 { throw Self.storeFailure(error) }
-            }
-        }
+            providerID: provider.id, scopes: ask.scopes, customParameters: ask.customParameters,
+            authType: ask.authType, resultChallenge: ask.resultChallenge, client: client, createdAt: created,
+            expiresAt: expires, resultCode: resultCode)
+        let userCode = try await storeDeviceRequest(request)
         do {
             // Kept one lifetime past expiry, so a late poll is told expired_token rather than invalid_grant.
             try await store.insertResult(
@@ -107,6 +65,33 @@ extension SignInFlow {
             deviceCode: deviceCode, userCode: DeviceAuthorization.displayed(userCode), verificationURI: uri,
             verificationURIComplete: uri + "?user_code=" + DeviceAuthorization.displayed(userCode),
             expiresIn: device.codeLifetimeSeconds, interval: device.intervalSeconds)
+    }
+
+    /// Keeps `request` under a fresh user code, returned. The store refuses a second record under one key,
+    /// atomically across instances: a user code already in use (one chance in 10^7 with a thousand pending) is drawn
+    /// again, twice at most.
+    private func storeDeviceRequest(_ request: DeviceRequest) async throws(HandlerError) -> String {
+        for attempt in 1...3 {
+            let userCode: String
+            let sealedRequest: String
+            do {
+                userCode = try DeviceAuthorization.makeUserCode()
+                sealedRequest = try settings.stateKeys.seal(
+                    try Self.encode(request), context: DeviceAuthorization.requestContext)
+            } catch {
+                throw HandlerError(.internalError, "the device codes could not be made")
+            }
+            guard let requestKey = DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys).first
+            else { throw HandlerError(.internalError, "the device codes could not be made") }
+            do {
+                try await store.insertResult(
+                    code: requestKey, payload: Array(sealedRequest.utf8), expiresAt: request.expiresAt)
+                return userCode
+            } catch {
+                if attempt == 3 { throw Self.storeFailure(error) }
+            }
+        }
+        throw HandlerError(.internalError, "the device codes could not be made")
     }
 
     // MARK: - The pages
@@ -164,24 +149,7 @@ extension SignInFlow {
     public func deviceDecision(_ fields: [URLFormField], client: String, cookieHeaders: [String])
         async throws(HandlerError) -> DeviceDecisionAnswer
     {
-        for name in ["user_code", "confirm", "decision"] where fields.all(named: name).count != 1 {
-            throw HandlerError(.invalidRequest, "\(name) must be given once; use the form on the confirmation page")
-        }
-        let refused = HandlerError(
-            .invalidRequest,
-            "this confirmation did not come from the confirmation page in this browser; open the link your terminal "
-                + "shows, or enter the code again")
-        guard let typed = fields.first(named: "user_code"),
-            let userCode = DeviceAuthorization.normalizedUserCode(typed),
-            let presented = fields.first(named: "confirm"),
-            let decision = fields.first(named: "decision"), ["continue", "cancel"].contains(decision)
-        else { throw refused }
-        let nonces = SignInCookie.values(named: deviceCookieName, in: cookieHeaders)
-        guard
-            nonces.contains(where: { nonce in
-                deviceFormToken(nonce: nonce, userCode: userCode).map { ConstantTime.equals($0, presented) } ?? false
-            })
-        else { throw refused }
+        let (userCode, decision) = try checkedDecision(fields, cookieHeaders: cookieHeaders)
         guard let request = try await deviceRequest(userCode: userCode), request.expiresAt > now() else {
             throw HandlerError(
                 .invalidRequest, "this code has expired; run the command on your device again for a new one")
@@ -206,6 +174,40 @@ extension SignInFlow {
                 reason: "declined on the confirmation page")
             return .declined
         }
+        return try await startDeviceSignIn(request, client: client, cookieHeaders: cookieHeaders)
+    }
+
+    /// The user code and decision of a confirmation form, after checking that it came from the confirmation page in
+    /// this browser: its `confirm` must be the HMAC of the browser's confirmation cookie and the user code.
+    private func checkedDecision(_ fields: [URLFormField], cookieHeaders: [String]) throws(HandlerError)
+        -> (userCode: String, decision: String)
+    {
+        for name in ["user_code", "confirm", "decision"] where fields.all(named: name).count != 1 {
+            throw HandlerError(.invalidRequest, "\(name) must be given once; use the form on the confirmation page")
+        }
+        let refused = HandlerError(
+            .invalidRequest,
+            "this confirmation did not come from the confirmation page in this browser; open the link your terminal "
+                + "shows, or enter the code again")
+        guard let typed = fields.first(named: "user_code"),
+            let userCode = DeviceAuthorization.normalizedUserCode(typed),
+            let presented = fields.first(named: "confirm"),
+            let decision = fields.first(named: "decision"), ["continue", "cancel"].contains(decision)
+        else { throw refused }
+        let nonces = SignInCookie.values(named: deviceCookieName, in: cookieHeaders)
+        guard
+            nonces.contains(where: { nonce in
+                deviceFormToken(nonce: nonce, userCode: userCode).map { ConstantTime.equals($0, presented) } ?? false
+            })
+        else { throw refused }
+        return (userCode, decision)
+    }
+
+    /// "Continue": the start of HTTP-API.md §3.1 for the device's provider, scopes and parameters, carrying its
+    /// result code into the pending sign-in.
+    private func startDeviceSignIn(_ request: DeviceRequest, client: String, cookieHeaders: [String])
+        async throws(HandlerError) -> DeviceDecisionAnswer
+    {
         guard let provider = providers[request.providerID] else {
             throw HandlerError(.invalidProvider, "\(request.providerID) is no longer configured")
         }
@@ -299,78 +301,85 @@ extension SignInFlow {
 
     /// A poll (RFC 8628 §3.4, §3.5): the result once, or why not yet or never.
     public func pollDevice(_ fields: [URLFormField]) async -> DeviceTokenAnswer {
-        func refuse(_ error: String, _ description: String, status: Int = 400, interval: Int? = nil)
-            -> DeviceTokenAnswer
-        {
-            .refused(error: error, description: description, status: status, interval: interval)
-        }
-        for name in ["grant_type", "device_code", "verifier"] where fields.all(named: name).count > 1 {
-            return refuse("invalid_request", "\(name) is given more than once; send it once")
-        }
-        guard let grantType = fields.first(named: "grant_type") else {
-            return refuse("invalid_request", "grant_type is required: \(DeviceAuthorization.grantType)")
-        }
-        guard grantType == DeviceAuthorization.grantType else {
-            return refuse("unsupported_grant_type", "this endpoint takes grant_type=\(DeviceAuthorization.grantType)")
-        }
-        guard let deviceCode = fields.first(named: "device_code"), !deviceCode.isEmpty, deviceCode.utf8.count <= 512
-        else {
-            return refuse("invalid_request", "device_code is required: the device_code of POST /__/auth/device")
-        }
-        let unknown = refuse(
-            "invalid_grant", "the device code is unknown, was already used, or expired long ago; ask for a new one")
-        let grant: DeviceGrant
-        let resultCode: String
-        do {
-            guard
-                case .available(let sealed) = try await store.peekResult(
-                    code: DeviceAuthorization.grantKey(deviceCode: deviceCode), now: now()),
-                let plaintext = ResultSeal.open(sealed, code: deviceCode),
-                let opened = Self.decode(DeviceGrant.self, from: plaintext)
-            else { return unknown }
-            grant = opened
-            resultCode = try DeviceAuthorization.resultCode(deviceCode: deviceCode)
-        } catch let error as StoreError {
-            return storeUnavailable(error)
-        } catch {
-            return refuse("server_error", "the device code could not be read", status: 500)
-        }
-        let tag = resultCode
-        let remaining = max(1, grant.expiresAt.timeIntervalSince(now()))
-        let pace = devicePacing.poll(tag, interval: grant.interval, lifetime: .seconds(remaining))
-        if pace.tooSoon {
-            return refuse(
-                "slow_down", "polled sooner than the interval; wait \(pace.interval) s between polls from now on",
-                interval: pace.interval)
-        }
-        do {
+        do throws(DeviceTokenRefusal) {
+            let deviceCode = try Self.polledDeviceCode(fields)
+            let (grant, resultCode) = try await polledGrant(deviceCode)
+            let remaining = max(1, grant.expiresAt.timeIntervalSince(now()))
+            let pace = devicePacing.poll(resultCode, interval: grant.interval, lifetime: .seconds(remaining))
+            if pace.tooSoon {
+                throw DeviceTokenRefusal(
+                    "slow_down", "polled sooner than the interval; wait \(pace.interval) s between polls from now on",
+                    interval: pace.interval)
+            }
             let decisionKey = DeviceAuthorization.decisionKey(resultCode: resultCode)
-            if case .available(let sealed) = try await store.peekResult(code: decisionKey, now: now()),
+            if case .available(let sealed) = try await peek(decisionKey),
                 let plaintext = ResultSeal.open(sealed, code: decisionKey),
                 let decision = Self.decode(DeviceDecision.self, from: plaintext)
             {
                 switch decision.outcome {
-                case .declined, .cancelled: return refuse("access_denied", decision.message)
-                case .failed: return refuse("server_error", decision.message)
+                case .declined, .cancelled: throw DeviceTokenRefusal("access_denied", decision.message)
+                case .failed: throw DeviceTokenRefusal("server_error", decision.message)
                 }
             }
-            switch try await store.peekResult(code: resultCode, now: now()) {
+            switch try await peek(resultCode) {
             case .available:
                 return await deliver(resultCode: resultCode, deviceCode: deviceCode, grant: grant, fields: fields)
             case .claimed:
-                return refuse("authorization_pending", "the result is being delivered to another poll")
+                throw DeviceTokenRefusal("authorization_pending", "the result is being delivered to another poll")
             case .absent:
                 break
             }
-        } catch let error as StoreError {
-            return storeUnavailable(error)
+            if grant.expiresAt <= now() {
+                throw DeviceTokenRefusal("expired_token", "the code expired before anyone signed in; ask for a new one")
+            }
+            throw DeviceTokenRefusal("authorization_pending", "waiting for the user to enter the code and sign in")
         } catch {
-            return refuse("server_error", "the device sign-in could not be read", status: 500)
+            return .refused(
+                error: error.error, description: error.description, status: error.status, interval: error.interval)
         }
-        if grant.expiresAt <= now() {
-            return refuse("expired_token", "the code expired before anyone signed in; ask for a new one")
+    }
+
+    /// The poll's `device_code`, after its `grant_type` (RFC 8628 §3.4).
+    private static func polledDeviceCode(_ fields: [URLFormField]) throws(DeviceTokenRefusal) -> String {
+        for name in ["grant_type", "device_code", "verifier"] where fields.all(named: name).count > 1 {
+            throw DeviceTokenRefusal("invalid_request", "\(name) is given more than once; send it once")
         }
-        return refuse("authorization_pending", "waiting for the user to enter the code and sign in")
+        guard let grantType = fields.first(named: "grant_type") else {
+            throw DeviceTokenRefusal("invalid_request", "grant_type is required: \(DeviceAuthorization.grantType)")
+        }
+        guard grantType == DeviceAuthorization.grantType else {
+            throw DeviceTokenRefusal(
+                "unsupported_grant_type", "this endpoint takes grant_type=\(DeviceAuthorization.grantType)")
+        }
+        guard let deviceCode = fields.first(named: "device_code"), !deviceCode.isEmpty, deviceCode.utf8.count <= 512
+        else {
+            throw DeviceTokenRefusal(
+                "invalid_request", "device_code is required: the device_code of POST /__/auth/device")
+        }
+        return deviceCode
+    }
+
+    /// The grant of `deviceCode` and the result code derived from it; `invalid_grant` when there is none.
+    private func polledGrant(_ deviceCode: String) async throws(DeviceTokenRefusal) -> (DeviceGrant, String) {
+        guard case .available(let sealed) = try await peek(DeviceAuthorization.grantKey(deviceCode: deviceCode)),
+            let plaintext = ResultSeal.open(sealed, code: deviceCode),
+            let grant = Self.decode(DeviceGrant.self, from: plaintext),
+            let resultCode = try? DeviceAuthorization.resultCode(deviceCode: deviceCode)
+        else {
+            throw DeviceTokenRefusal(
+                "invalid_grant", "the device code is unknown, was already used, or expired long ago; ask for a new one")
+        }
+        return (grant, resultCode)
+    }
+
+    /// `store.peekResult`, a store failure answered `503 temporarily_unavailable`.
+    private func peek(_ key: String) async throws(DeviceTokenRefusal) -> ResultLookup {
+        do {
+            return try await store.peekResult(code: key, now: now())
+        } catch {
+            throw DeviceTokenRefusal(
+                "temporarily_unavailable", Self.storeFailure(error).message, status: 503)
+        }
     }
 
     /// Redeems the result for the device, as `POST /__/auth/result` would (HTTP-API.md §3.3): the backend runs here,
@@ -402,11 +411,6 @@ extension SignInFlow {
             }
         }
     }
-
-    private func storeUnavailable(_ error: StoreError) -> DeviceTokenAnswer {
-        let mapped = Self.storeFailure(error)
-        return .refused(error: "temporarily_unavailable", description: mapped.message, status: 503, interval: nil)
-    }
 }
 
 extension StartRequest {
@@ -421,5 +425,60 @@ extension StartRequest {
         self.customParameters = customParameters
         resultChallenge = request.resultChallenge
         deviceResultCode = request.resultCode
+    }
+}
+
+/// A device request's parameters (`POST /__/auth/device`), each checked as a start checks it (HTTP-API.md §3.8).
+struct DeviceAsk {
+    let provider: ProviderDescriptor
+    let authType: AuthType
+    let scopes: [String]
+    /// The `customParameters` JSON as given, checked; the start "Continue" makes parses it again.
+    let customParameters: String?
+    let resultChallenge: String?
+    let idToken: String?
+
+    init(fields: [URLFormField], flow: SignInFlow) throws(HandlerError) {
+        for name in ["providerId", "scopes", "customParameters", "authType", "idToken", "resultChallenge"]
+        where fields.all(named: name).count > 1 {
+            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
+        }
+        provider = try StartRequest.provider(fields.first(named: "providerId"), in: flow.providers)
+        let offered = flow.settings.deviceAuthorization.providers
+        guard offered.isEmpty || offered.contains(provider.id) else {
+            throw HandlerError(
+                .invalidProvider,
+                "\(provider.id) is not offered for device sign-in; offered: \(offered.joined(separator: ", "))")
+        }
+        authType = try StartRequest.authType(fields.first(named: "authType"))
+        scopes = try StartRequest.scopes(fields.first(named: "scopes"))
+        customParameters = fields.first(named: "customParameters")
+        _ = try StartRequest.customParameters(customParameters, provider: provider)
+        resultChallenge = try StartRequest.resultChallenge(
+            fields.first(named: "resultChallenge"), required: flow.settings.requireResultChallenge)
+        idToken = fields.first(named: "idToken").flatMap { $0.isEmpty ? nil : $0 }
+        if authType.requiresIDToken, idToken == nil {
+            throw HandlerError(
+                .invalidRequest, "idToken is required for \(authType.rawValue): send the user's current ID token")
+        }
+        if let idToken, idToken.utf8.count > SignInFlow.maximumDeviceIDTokenBytes {
+            throw HandlerError(.invalidRequest, "idToken is longer than \(SignInFlow.maximumDeviceIDTokenBytes) bytes")
+        }
+    }
+}
+
+/// A poll's refusal in RFC 6749 §5.2's terms: `error`, `error_description`, the status, and with `slow_down` the
+/// code's new interval.
+struct DeviceTokenRefusal: Error {
+    var error: String
+    var description: String
+    var status: Int
+    var interval: Int?
+
+    init(_ error: String, _ description: String, status: Int = 400, interval: Int? = nil) {
+        self.error = error
+        self.description = description
+        self.status = status
+        self.interval = interval
     }
 }
