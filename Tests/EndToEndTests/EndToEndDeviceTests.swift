@@ -242,6 +242,15 @@ import Testing
             // Another browser (no confirmation cookie) with the token an attacker read from its own page.
             let forged = try await e2e.postForm(e2e.daemonURL + "/__/auth/device", fields, freshBrowser: true)
             #expect(forged.status == 400)
+            // This browser, with its cookie and token, but sent by another site's page (Fetch Metadata).
+            let crossSite = try await e2e.send(
+                HTTPRequest(
+                    method: "POST", url: e2e.daemonURL + "/__/auth/device",
+                    headers: [
+                        "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site",
+                    ],
+                    body: Array(FormURLEncoding.encode(fields).utf8)))
+            #expect(crossSite.status == 400)
             let poll = try await Self.poll(e2e, try #require(issued["device_code"]?.stringValue))
             #expect(poll.json?["error"]?.stringValue == "authorization_pending")
         }
