@@ -35,13 +35,19 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // The QR code `login` draws on a terminal (HTTP-API.md §1.7).
+        .systemLibrary(
+            name: "CQREncode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         .target(
             name: "CShims",
             dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]
         ),
         .target(
             name: "AuthHandler",
-            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CShims"],
+            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CQREncode", "CShims"],
             // The browser module served at /__/auth/client.js (HTTP-API.md §3.8), compiled into the binary as bytes:
             // nothing to install beside it, and the static release binary stays one file. The path is a symbolic
             // link to clients/js/auth-handler.js, so the repository holds the module once.

@@ -100,6 +100,8 @@ final class ScaleOut: Sendable {
             // concurrent OAuth 1.0a starts and the first wave's OIDC discovery, which is not what these tests look at.
             "startRateLimit": #"{"perMinute": 100000, "burst": 100000}"#,
             "trustedProxies": #"["127.0.0.1"]"#,
+            // Device sign-ins poll one instance while the browser uses another (EndToEndDeviceScaleOutTests).
+            "deviceAuthorization": #"{"enabled": true, "intervalSeconds": 1}"#,
         ]
         try Data(EndToEnd.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
             .write(to: configPath)

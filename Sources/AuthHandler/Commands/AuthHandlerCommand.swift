@@ -10,6 +10,8 @@ public enum AuthHandlerCommand: Sendable, Hashable {
     case demo(DemoOptions)
     /// `check-config [--config FILE]`.
     case checkConfig(CheckConfigOptions)
+    /// `login --server URL --provider ID [--scope S]... [--output FILE]`: a device sign-in.
+    case login(LoginOptions)
     /// `--help`, optionally about one command.
     case help(Name?)
     /// `--version`.
@@ -21,6 +23,7 @@ public enum AuthHandlerCommand: Sendable, Hashable {
         case fakeIdP = "fake-idp"
         case demo
         case checkConfig = "check-config"
+        case login
     }
 }
 

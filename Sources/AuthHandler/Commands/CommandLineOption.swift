@@ -19,6 +19,7 @@ public enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     case consumerSecretFile = "consumer-secret-file"
     case listen
     case headless
+    case server
 
     /// The options that only mean something with `--once`.
     public static let onceOnly: Set<CommandLineOption> = [
@@ -60,6 +61,7 @@ public enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
         case .clientId: "ID"
         case .consumerKey: "KEY"
         case .listen: "ADDR"
+        case .server: "URL"
         default: "VALUE"
         }
     }

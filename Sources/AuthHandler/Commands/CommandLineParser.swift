@@ -59,6 +59,16 @@ public struct CommandLineParser: Sendable {
             return .fakeIdP(options)
         case .demo:
             return .demo(DemoOptions(headless: seen.contains(.headless)))
+        case .login:
+            guard let server = seen.last(.server), let provider = seen.last(.provider) else {
+                throw CommandLineUsageError(
+                    "'login' needs '--server URL' and '--provider ID'; e.g. "
+                        + "'auth-handler login --server https://auth.example.com --provider github.com'")
+            }
+            return .login(
+                LoginOptions(
+                    server: server, providerID: provider, scopes: seen.all(.scope),
+                    parameters: try Self.parameters(seen.all(.param)), outputPath: seen.last(.output)))
         }
     }
 
@@ -78,6 +88,7 @@ public struct CommandLineParser: Sendable {
         case .checkConfig: [.config]
         case .fakeIdP: [.listen, .config]
         case .demo: [.headless]
+        case .login: [.server, .provider, .scope, .param, .output]
         }
     }
 

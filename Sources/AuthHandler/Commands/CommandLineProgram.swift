@@ -36,6 +36,8 @@ public struct CommandLineProgram: Sendable {
             return await run(runners.fakeIdP, options, name: "'fake-idp'")
         case .demo(let options):
             return await run(runners.demo, options, name: "'demo'")
+        case .login(let options):
+            return await LoginCommand.run(options, context: context)
         }
     }
 

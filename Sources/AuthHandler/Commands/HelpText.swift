@@ -8,6 +8,7 @@ public enum HelpText {
         case .checkConfig: checkConfig
         case .fakeIdP: fakeIdP
         case .demo: demo
+        case .login: login
         }
     }
 
@@ -29,6 +30,7 @@ public enum HelpText {
           auth-handler fake-idp [--listen ADDR] [--config FILE] run the fake identity provider
           auth-handler demo [--headless]                       sign in against a built-in fake provider
           auth-handler check-config [--config FILE]            validate a config file and list every problem
+          auth-handler login --server URL --provider ID        sign in from a terminal without a browser (device code)
           auth-handler --help | --version
 
         Options:
@@ -108,6 +110,23 @@ public enum HelpText {
 
         Options:
           --headless            approve automatically instead of opening a browser
+
+        """
+
+    static let login = """
+        Usage: auth-handler login --server URL --provider ID [--scope S]... [--param K=V]... [--output FILE]
+
+        Signs in on a machine without a browser (RFC 8628 device sign-in, HTTP-API.md §3.9): prints a URL and a
+        code on stderr, to open and enter on any device, waits, and writes the result JSON to stdout.
+        The server must have deviceAuthorization enabled.
+
+        Options:
+          --server URL          the auth-handler server's public URL, e.g. https://auth.example.com
+          --provider ID         the provider to sign in with
+          --scope S             an extra scope; repeat for more
+          --param K=V           a custom parameter for the provider (login_hint=...); repeat for more
+          --output FILE         write the result to FILE (mode 0600) instead of stdout
+        \(exitCodes)
 
         """
 }

@@ -291,20 +291,22 @@ public final class RunningService: Sendable {
         let allowedRedirects =
             kept.onceSignIn == nil
             ? config.allowedRedirectURLs.map(\.absoluteString) : [baseURL + OnceCommand.donePath]
-        let settings = SignInFlow.Settings(
+        var settings = SignInFlow.Settings(
             redirectURI: kept.publicURL + "/__/auth/handler",
             redirectPolicy: RedirectURLPolicy(allowed: allowedRedirects), stateKeys: parts.stateKeys,
             sessionTTL: TimeInterval(config.sessionTTLSeconds), resultTTL: TimeInterval(config.resultTTLSeconds),
             providerTimeout: .seconds(config.providerTimeoutSeconds),
             requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
             trustedProxies: config.trustedProxies, productName: config.branding?.name)
+        // --once serves its own sign-in only (HTTP-API.md §1.4).
+        if kept.onceSignIn == nil { settings.deviceAuthorization = config.deviceAuthorization }
         let keptLimiter = previous.flatMap {
             $0.settings.startRateLimit == config.startRateLimit ? $0.startLimiter : nil
         }
         return SignInFlow(
             settings: settings, providers: parts.providers, store: kept.store, backend: parts.backend,
             http: kept.http, observer: SignInTelemetry(log: kept.log, metrics: kept.metrics), startLimiter: keptLimiter,
-            providerCalls: previous?.providerCalls)
+            providerCalls: previous?.providerCalls, devicePacing: previous?.devicePacing)
     }
 
     /// Where the listeners are, as `HOST:PORT`, in order.

@@ -43,6 +43,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var branding: Branding?
     /// How the HTTP listener bounds slow clients.
     public var listener: ListenerLimits = .default
+    /// The device sign-in of RFC 8628 (HTTP-API.md §2.12); off by default.
+    public var deviceAuthorization: DeviceAuthorizationConfig = .default
 
     /// The default listen address.
     public static let defaultListen = [ListenAddress(host: "127.0.0.1", port: 8080)]

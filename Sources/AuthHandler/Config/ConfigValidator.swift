@@ -15,7 +15,7 @@ struct ConfigValidator {
         "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "providerTimeoutSeconds",
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
         "startRateLimit", "trustedProxies", "opsListen", "logFormat", "branding",
-        "listener",
+        "listener", "deviceAuthorization",
     ]
     static let storeKeys = ["kind", "path", "url", "password", "keyPrefix", "commandTimeoutSeconds"]
     static let startRateLimitKeys = ["perMinute", "burst"]
@@ -61,6 +61,10 @@ struct ConfigValidator {
             config.providers = providers(value, at: path.key("providers"))
         } else {
             warn(path.key("providers"), "not set; no provider can be used for sign-in")
+        }
+        if let value = fields["deviceAuthorization"] {
+            config.deviceAuthorization = deviceAuthorization(
+                value, at: path.key("deviceAuthorization"), configured: config.providers)
         }
         return config
     }

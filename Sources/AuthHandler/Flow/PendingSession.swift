@@ -22,6 +22,9 @@ package struct PendingSession: Codable, Sendable, Equatable {
     var requestTokenSecret: String?
     var createdAt: Date
     var expiresAt: Date
+    /// A device sign-in's result code (HTTP-API.md §3.9): the callback keeps the result under it for the polling
+    /// device instead of sending the browser to an app.
+    var deviceResultCode: String? = nil
 
     /// Short names: the sealed session must fit in a cookie of ``SignInCookie/maximumLength`` bytes.
     enum CodingKeys: String, CodingKey {
@@ -38,6 +41,7 @@ package struct PendingSession: Codable, Sendable, Equatable {
         case requestTokenSecret = "ts"
         case createdAt = "ct"
         case expiresAt = "x"
+        case deviceResultCode = "d"
     }
 
     /// The state (OAuth 2) or request token (OAuth 1.0a) the sign-in is found and recorded by.

@@ -70,9 +70,10 @@ extension SignInFlow {
             case .oauth1: result = try await completeOAuth1(fields, session: session, provider: provider)
             case .oauth2, .oidc: result = try await completeOAuth2(fields, session: session, provider: provider)
             }
-            let code = try await saveResult(result)
+            let code = try await saveResult(result, code: session.deviceResultCode)
             observer.stepSucceeded(
                 .callback, provider: session.providerID, latencyMilliseconds: milliseconds(since: began))
+            if session.deviceResultCode != nil { return deviceDoneURL(.signedIn) }
             var back = [URLFormField(name: "code", value: code)]
             if let eventID = session.eventID { back.append(URLFormField(name: "eventId", value: eventID)) }
             return RedirectURLPolicy.appending(back, to: session.redirectURL)
@@ -80,6 +81,9 @@ extension SignInFlow {
             observer.stepFailed(
                 .callback, provider: session.providerID, code: error.code,
                 latencyMilliseconds: milliseconds(since: began), reason: error.message)
+            if let deviceResultCode = session.deviceResultCode {
+                return await deviceCallbackFailed(error, resultCode: deviceResultCode)
+            }
             var back = [
                 URLFormField(name: "error", value: error.code.rawValue),
                 URLFormField(name: "error_description", value: error.message),
@@ -147,7 +151,9 @@ extension SignInFlow {
             throw refused("the response does not belong to this browser's sign-in", session)
         }
         guard session.expiresAt > now() else { throw refused("this sign-in has expired", session) }
-        let redirectAllowed = settings.redirectPolicy.allows(session.redirectURL)
+        // A device sign-in returns to the device pages, never to an app's redirectUrl (HTTP-API.md §3.9).
+        let redirectAllowed =
+            session.deviceResultCode != nil || settings.redirectPolicy.allows(session.redirectURL)
         var holdsPermit = false
         if redirectAllowed, Self.exchangesCode(fields, isOAuth1: isOAuth1) {
             try admitExchange(client: client)
@@ -402,11 +408,12 @@ extension SignInFlow {
             requestURI: settings.redirectURI, createdAt: now())
     }
 
-    private func saveResult(_ result: StoredResult) async throws(CallbackFailure) -> String {
+    /// Keeps the result under a fresh code, or under `given` (a device sign-in's, HTTP-API.md §3.9).
+    private func saveResult(_ result: StoredResult, code given: String? = nil) async throws(CallbackFailure) -> String {
         let code: String
         let sealed: [UInt8]
         do {
-            code = try SecureRandom.base64URLString(byteCount: 32)
+            code = try given ?? SecureRandom.base64URLString(byteCount: 32)
             sealed = try ResultSeal.seal(result.json.serialized, code: code)
         } catch {
             throw .internal("the result could not be stored")

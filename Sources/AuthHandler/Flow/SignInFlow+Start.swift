@@ -71,7 +71,7 @@ extension SignInFlow {
         }
     }
 
-    private func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
+    func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
         let provider = request.provider
         guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
             throw HandlerError(
@@ -102,7 +102,7 @@ extension SignInFlow {
         return try seal(session, location: location, provider: provider)
     }
 
-    private func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
+    func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
         let provider = request.provider
         let endpoints = try await resolvedEndpoints(provider)
         guard let authorization = endpoints.authorization else {
@@ -147,7 +147,7 @@ extension SignInFlow {
 
     /// Clearing `Set-Cookie`s for the browser's pending sign-ins beyond the newest ``maximumPendingPerBrowser`` − 1
     /// (the new one makes the maximum): cookies that do not open first, then the oldest.
-    private func evictions(_ cookieHeaders: [String]) -> [String] {
+    func evictions(_ cookieHeaders: [String]) -> [String] {
         let pending = SignInCookie.all(in: cookieHeaders)
         guard pending.count >= Self.maximumPendingPerBrowser else { return [] }
         let ranked = pending.map { cookie in
@@ -206,6 +206,8 @@ struct StartRequest {
     let requestedScopes: [String]
     let customParameters: [URLFormField]
     let resultChallenge: String?
+    /// Set for a device sign-in's start (HTTP-API.md §3.9); carried into the pending sign-in.
+    var deviceResultCode: String? = nil
 
     /// The bounds on what the app sends that is sealed into the cookie, so that one stays small (HTTP-API.md §3.1).
     static let maximumEventIDLength = 128
@@ -385,6 +387,6 @@ struct StartRequest {
             providerID: provider.id, redirectURL: redirectURL, authType: authType, eventID: eventID,
             resultChallenge: resultChallenge, scopes: requestedScopes, codeVerifier: nil, nonce: nil,
             requestToken: nil, requestTokenSecret: nil, createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(ttl))
+            expiresAt: createdAt.addingTimeInterval(ttl), deviceResultCode: deviceResultCode)
     }
 }

@@ -30,6 +30,8 @@ public final class SignInFlow: Sendable {
         /// The operator's product name for the pages people see (HTTP-API.md §2.11 `branding`); nil for none. It
         /// travels with the flow so that a reload changes it with the rest of the config.
         public var productName: String?
+        /// The device sign-in (HTTP-API.md §2.12, §3.9); off unless the config enables it.
+        public var deviceAuthorization: DeviceAuthorizationConfig = .default
 
         public init(
             redirectURI: String, redirectPolicy: RedirectURLPolicy, stateKeys: StateKeyRing,
@@ -71,11 +73,14 @@ public final class SignInFlow: Sendable {
     let now: @Sendable () -> Date
     let startLimiter: StartRateLimiter
     let providerCalls: OutboundCallLimit
+    /// Device sign-in's per-instance pacing: poll intervals and code-entry limits (HTTP-API.md §3.9).
+    let devicePacing: DevicePacing
 
     public init(
         settings: Settings, providers: ProviderRegistry, store: any SessionStore, backend: any SignInBackend,
         http: any HTTPFetching, observer: any SignInObserver, now: @escaping @Sendable () -> Date = { Date() },
-        startLimiter: StartRateLimiter? = nil, providerCalls: OutboundCallLimit? = nil
+        startLimiter: StartRateLimiter? = nil, providerCalls: OutboundCallLimit? = nil,
+        devicePacing: DevicePacing? = nil
     ) {
         self.settings = settings
         self.providers = providers
@@ -94,6 +99,7 @@ public final class SignInFlow: Sendable {
         self.startLimiter = startLimiter ?? StartRateLimiter(settings.startRateLimit, now: now)
         self.providerCalls =
             providerCalls ?? OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
+        self.devicePacing = devicePacing ?? DevicePacing(now: now)
     }
 
     /// Milliseconds since `start`, for the observer.

@@ -8,6 +8,10 @@ public enum SignInStep: String, Sendable, CaseIterable {
     case callback = "signin.callback"
     /// `POST /__/auth/result` (§3.3).
     case redeem = "signin.redeem"
+    /// `POST /__/auth/device`: a device asked for a code pair (§3.9).
+    case deviceIssue = "device.issue"
+    /// "Cancel" on the device confirmation page (§3.9); "Continue" is reported as a start.
+    case deviceDecline = "device.decline"
 }
 
 /// What the flow reports as it works: how each step ended, and the pending sign-ins it starts and sees called back.

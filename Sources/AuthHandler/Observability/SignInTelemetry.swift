@@ -16,6 +16,8 @@ public struct SignInTelemetry: SignInObserver {
         case .start: metrics.signInStarted(provider: provider)
         case .callback: metrics.signInCompleted(provider: provider)
         case .redeem: metrics.redemptionSucceeded()
+        // Logged only: a device's sign-in is counted when its start, callback and delivery (a redemption) are.
+        case .deviceIssue, .deviceDecline: break
         }
         // A start succeeds by sending the browser to the IdP; the later steps by a result.
         let outcome = step == .start ? "redirect" : "success"
@@ -30,6 +32,7 @@ public struct SignInTelemetry: SignInObserver {
         switch step {
         case .start, .callback: metrics.signInFailed(provider: provider ?? "unknown", code: code)
         case .redeem: metrics.redemptionFailed(code: code)
+        case .deviceIssue, .deviceDecline: break
         }
         var fields: [(String, String)] = []
         if let provider { fields.append(("provider", provider)) }

@@ -130,6 +130,11 @@ public final class AuthHandlerService: Sendable {
                 response = ResponseRendering.error(
                     error, accept: request.headers["Accept"], audience: audience(flow))
             }
+        case let path
+        where servesSignIns && onceSignIn == nil && flow.settings.deviceAuthorization.enabled
+            && Self.isDevicePath(path):
+            route = path
+            response = await device(request, flow: flow)
         case "/healthz" where servesOperations:
             route = "ops"
             response = healthResponse()
@@ -241,7 +246,7 @@ public final class AuthHandlerService: Sendable {
     }
 
     /// The encoder of redemption answers, made once: its settings never change.
-    private static let answerEncoder: JSONEncoder = {
+    static let answerEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

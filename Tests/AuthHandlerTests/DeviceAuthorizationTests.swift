@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+@testable import AuthHandler
+
+/// The parts of device sign-in (HTTP-API.md §2.12, §3.9) that need no server: the config, the user codes, the poll
+/// pacing and the code-entry limit, and `login`'s command line.
+struct DeviceAuthorizationTests {
+    @Test func theConfigIsOffByDefaultAndReadWithItsLimits() throws {
+        let plain = try #require(try ConfigFixture.report(overriding: "{}").config)
+        #expect(plain.deviceAuthorization == .default)
+        #expect(plain.deviceAuthorization.enabled == false)
+        #expect(plain.deviceAuthorization.codeLifetimeSeconds == 600)
+        #expect(plain.deviceAuthorization.intervalSeconds == 5)
+        let report = try ConfigFixture.report(
+            overriding: """
+                {"deviceAuthorization": {"enabled": true, "providers": ["github.com"], "codeLifetimeSeconds": 30,
+                                         "intervalSeconds": 1}}
+                """)
+        #expect(report.problems.filter { $0.severity == .error }.isEmpty)
+        #expect(report.warnings.map(\.path.description).contains("deviceAuthorization.enabled"))
+        #expect(
+            report.config?.deviceAuthorization
+                == DeviceAuthorizationConfig(
+                    enabled: true, providers: ["github.com"], codeLifetimeSeconds: 30, intervalSeconds: 1))
+    }
+
+    @Test(arguments: [
+        (
+            #"{"deviceAuthorization": {"codeLifetimeSeconds": 29}}"#,
+            "deviceAuthorization.codeLifetimeSeconds: 29 is out of range"
+        ),
+        (#"{"deviceAuthorization": {"intervalSeconds": 0}}"#, "deviceAuthorization.intervalSeconds: 0 is out of range"),
+        (
+            #"{"deviceAuthorization": {"intervalSeconds": 61}}"#,
+            "deviceAuthorization.intervalSeconds: 61 is out of range"
+        ),
+        (
+            #"{"deviceAuthorization": {"providers": ["nope.example"]}}"#,
+            "deviceAuthorization.providers[0]: \"nope.example\" is not a configured provider"
+        ),
+        (#"{"deviceAuthorization": {"enabled": "yes"}}"#, "deviceAuthorization.enabled: expected true or false"),
+        (#"{"deviceAuthorization": {"interval": 5}}"#, "deviceAuthorization.interval: unknown key"),
+    ])
+    func badConfigIsNamed(document: String, expected: String) throws {
+        let problems = try ConfigFixture.report(overriding: document).problems.map { "\($0.path): \($0.message)" }
+        #expect(problems.contains { $0.hasPrefix(expected) }, "\(problems)")
+    }
+
+    @Test func userCodesUseTheConsonantAlphabetAndEntryIgnoresCaseAndDashes() throws {
+        for _ in 0..<200 {
+            let code = try DeviceAuthorization.makeUserCode()
+            #expect(code.count == 8)
+            #expect(code.allSatisfy { "BCDFGHJKLMNPQRSTVWXZ".contains($0) })
+            let shown = DeviceAuthorization.displayed(code)
+            #expect(shown.count == 9 && shown.dropFirst(4).first == "-")
+            #expect(DeviceAuthorization.normalizedUserCode(shown.lowercased()) == code)
+            #expect(DeviceAuthorization.normalizedUserCode(code) == code)
+        }
+        #expect(DeviceAuthorization.normalizedUserCode("ABCD-EFGH") == nil)  // vowels are not in the alphabet
+        #expect(DeviceAuthorization.normalizedUserCode("BCDF-GHJ") == nil)
+        #expect(DeviceAuthorization.normalizedUserCode("BCDF-GHJKL") == nil)
+    }
+
+    @Test func theResultCodeIsDerivedFromTheDeviceCodeAndTheUserCodeKeyIsKeyed() throws {
+        let first = try DeviceAuthorization.resultCode(deviceCode: "device-code-one")
+        #expect(first == (try DeviceAuthorization.resultCode(deviceCode: "device-code-one")))
+        #expect(first != (try DeviceAuthorization.resultCode(deviceCode: "device-code-two")))
+        #expect(!first.contains("device-code-one"))
+        let ringA = try StateKeyRing.random()
+        let ringB = try StateKeyRing.random()
+        let keyA = try #require(DeviceAuthorization.requestKeys(userCode: "BCDFGHJK", keys: ringA).first)
+        let keyB = try #require(DeviceAuthorization.requestKeys(userCode: "BCDFGHJK", keys: ringB).first)
+        #expect(keyA != keyB)
+        #expect(!keyA.contains("BCDFGHJK"))
+    }
+
+    @Test func theFirstPollIsNeverTooSoonAndEachTooSoonPollAddsFiveSeconds() {
+        let pacing = DevicePacing()
+        #expect(pacing.poll("a", interval: 5, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 5))
+        #expect(pacing.poll("a", interval: 5, lifetime: .seconds(60)) == .init(tooSoon: true, interval: 10))
+        #expect(pacing.poll("a", interval: 5, lifetime: .seconds(60)) == .init(tooSoon: true, interval: 15))
+        // Another code has its own pace.
+        #expect(pacing.poll("b", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 1))
+        pacing.forget("a")
+        #expect(pacing.poll("a", interval: 5, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 5))
+    }
+
+    @Test func aPollAfterTheIntervalIsNotTooSoon() async throws {
+        let pacing = DevicePacing()
+        _ = pacing.poll("a", interval: 1, lifetime: .seconds(60))
+        try await Task.sleep(for: .milliseconds(1050))
+        #expect(pacing.poll("a", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 1))
+    }
+
+    @Test func checkingTheCodeEntryLimitTakesNothing() {
+        let limiter = StartRateLimiter(StartRateLimit(perMinute: 10, burst: 2))
+        for _ in 0..<5 { #expect(limiter.check("x") == .allowed) }
+        #expect(limiter.admit("x") == .allowed)
+        #expect(limiter.admit("x") == .allowed)
+        guard case .limited = limiter.check("x") else {
+            Issue.record("an address without tokens must be limited")
+            return
+        }
+        #expect(limiter.check("y") == .allowed)
+    }
+
+    @Test func loginParsesItsOptions() throws {
+        let command = try CommandLineParser(environment: [:]).parse([
+            "login", "--server", "https://auth.example.com", "--provider", "github.com", "--scope", "repo",
+            "--param", "login_hint=alice", "--output", "/tmp/out.json",
+        ])
+        #expect(
+            command
+                == .login(
+                    LoginOptions(
+                        server: "https://auth.example.com", providerID: "github.com", scopes: ["repo"],
+                        parameters: [OnceOptions.Parameter(name: "login_hint", value: "alice")],
+                        outputPath: "/tmp/out.json")))
+        #expect(throws: CommandLineUsageError.self) {
+            try CommandLineParser(environment: [:]).parse(["login", "--provider", "github.com"])
+        }
+        #expect(throws: CommandLineUsageError.self) {
+            try CommandLineParser(environment: [:]).parse(["login", "--server", "https://a", "--port", "1"])
+        }
+    }
+}

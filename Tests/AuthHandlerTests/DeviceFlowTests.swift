@@ -1,0 +1,143 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AuthHandler
+
+/// Device sign-in in process on the memory store (HTTP-API.md §3.9): issuing, the confirmation facts, polls, and a
+/// user code drawn again when the store already holds it.
+struct DeviceFlowTests {
+    /// The memory store, refusing the first `refusals` inserts of a user-code record as a store refuses a key in use.
+    final class CollidingStore: SessionStore {
+        let inner = MemorySessionStore()
+        let refusals: Mutex<Int>
+        let userCodeInserts = Mutex(0)
+
+        init(refusals: Int) { self.refusals = Mutex(refusals) }
+
+        func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+            try await inner.recordUsedState(key: key, expiresAt: expiresAt)
+        }
+        func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
+            if code.hasPrefix("device-user:") {
+                userCodeInserts.withLock { $0 += 1 }
+                let refuse = refusals.withLock { left in
+                    defer { left -= 1 }
+                    return left > 0
+                }
+                if refuse { throw StoreError(.unavailable, detail: "a result with this code exists") }
+            }
+            try await inner.insertResult(code: code, payload: payload, expiresAt: expiresAt)
+        }
+        func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+            try await inner.peekResult(code: code, now: now)
+        }
+        func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+            try await inner.claimResult(code: code, now: now)
+        }
+        func releaseResult(code: String) async throws(StoreError) { try await inner.releaseResult(code: code) }
+        func deleteResult(code: String) async throws(StoreError) { try await inner.deleteResult(code: code) }
+        func sweep(now: Date) async throws(StoreError) -> Int { try await inner.sweep(now: now) }
+        func healthProblem() async -> String? { nil }
+    }
+
+    static func flow(store: any SessionStore, providers offered: [String] = []) throws -> SignInFlow {
+        let base = try ServiceSignInPickerTests.flow()
+        var settings = base.settings
+        settings.deviceAuthorization = DeviceAuthorizationConfig(
+            enabled: true, providers: offered, codeLifetimeSeconds: 600, intervalSeconds: 5)
+        return SignInFlow(
+            settings: settings, providers: base.providers, store: store, backend: NoSignInBackend(),
+            http: ProviderFakeHTTP([]),
+            observer: SignInTelemetry(log: EventLog(sink: DiscardingLogSink()), metrics: Metrics()))
+    }
+
+    static let request = ServiceSignInPickerTests.fields([
+        ("providerId", "google.com"), ("scopes", "calendar"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+    ])
+
+    @Test func issuesPendsAndDescribesTheRequestOnTheMemoryStore() async throws {
+        let flow = try Self.flow(store: MemorySessionStore())
+        let issued = try await flow.issueDevice(Self.request, client: "203.0.113.9")
+        #expect(issued.verificationURI == "https://auth.example.com/__/auth/device")
+        #expect(issued.verificationURIComplete == issued.verificationURI + "?user_code=" + issued.userCode)
+        #expect(issued.expiresIn == 600 && issued.interval == 5)
+        let poll = ServiceSignInPickerTests.fields([
+            ("grant_type", DeviceAuthorization.grantType), ("device_code", issued.deviceCode), ("verifier", "v"),
+        ])
+        guard case .refused(let error, _, let status, _) = await flow.pollDevice(poll) else {
+            Issue.record("a pending code delivered something")
+            return
+        }
+        #expect(error == "authorization_pending" && status == 400)
+        let facts = try await flow.deviceConfirmation(
+            userCode: issued.userCode.lowercased(), client: "198.51.100.1", cookieHeaders: [])
+        #expect(facts.providerName == "Google" && facts.client == "203.0.113.9")
+        #expect(facts.scopes == ["openid", "calendar"])
+        #expect(facts.setCookie.contains("; SameSite=Strict") && facts.setCookie.contains("; Secure"))
+        guard
+            case .refused(let unknown, _, _, _) = await flow.pollDevice(
+                ServiceSignInPickerTests.fields([
+                    ("grant_type", DeviceAuthorization.grantType), ("device_code", "nope"),
+                ]))
+        else { return }
+        #expect(unknown == "invalid_grant")
+        guard
+            case .refused(let grant, _, _, _) = await flow.pollDevice(
+                ServiceSignInPickerTests.fields([("grant_type", "authorization_code"), ("device_code", "nope")]))
+        else { return }
+        #expect(grant == "unsupported_grant_type")
+    }
+
+    @Test func onlyTheOfferedProvidersAndAStartsParametersAreAccepted() async throws {
+        let flow = try Self.flow(store: MemorySessionStore(), providers: ["twitter.com"])
+        let cases: [([URLFormField], HandlerError.Code)] = [
+            (Self.request, .invalidProvider),
+            (ServiceSignInPickerTests.fields([("providerId", "twitter.com")]), .invalidRequest),
+            (
+                ServiceSignInPickerTests.fields([
+                    ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                    ("authType", "linkViaRedirect"),
+                ]), .invalidRequest
+            ),
+            (
+                ServiceSignInPickerTests.fields([
+                    ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                    ("customParameters", #"{"oauth_token":"x"}"#),
+                ]), .reservedCustomParameter
+            ),
+        ]
+        for (fields, expected) in cases {
+            do throws(HandlerError) {
+                _ = try await flow.issueDevice(fields, client: "203.0.113.9")
+                Issue.record("issued for \(fields)")
+            } catch {
+                #expect(error.code == expected, "\(fields): \(error)")
+            }
+        }
+        let issued = try await flow.issueDevice(
+            ServiceSignInPickerTests.fields([
+                ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+            ]), client: "203.0.113.9")
+        #expect(DeviceAuthorization.normalizedUserCode(issued.userCode) != nil)
+    }
+
+    @Test func aUserCodeInUseIsDrawnAgain() async throws {
+        let store = CollidingStore(refusals: 2)
+        let issued = try await Self.flow(store: store).issueDevice(Self.request, client: "203.0.113.9")
+        #expect(store.userCodeInserts.withLock { $0 } == 3)
+        #expect(DeviceAuthorization.normalizedUserCode(issued.userCode) != nil)
+    }
+
+    @Test func aStoreThatKeepsRefusingIsUnavailable() async throws {
+        let store = CollidingStore(refusals: 5)
+        let flow = try Self.flow(store: store)
+        do throws(HandlerError) {
+            _ = try await flow.issueDevice(Self.request, client: "203.0.113.9")
+            Issue.record("issued although the store refused every user code")
+        } catch {
+            #expect(error.code == .unavailable)
+        }
+        #expect(store.userCodeInserts.withLock { $0 } == 3)
+    }
+}
