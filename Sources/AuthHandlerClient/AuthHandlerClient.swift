@@ -16,7 +16,7 @@ import Foundation
 public struct AuthHandlerClient: Sendable {
     /// The origin (and path, when the daemon is mounted under one) that serves `/__/auth/`.
     public let baseURL: URL
-    private let session: URLSession
+    let session: URLSession
 
     /// A client of the daemon at `baseURL`. `session` carries the redemption; the default is an ephemeral one, so
     /// nothing is cached or kept in a cookie store.
@@ -53,27 +53,11 @@ public struct AuthHandlerClient: Sendable {
         providerId: String, redirectURL: URL, scopes: [String], customParameters: [String: String],
         authType: AuthType, idToken: String?, using generator: inout some RandomNumberGenerator
     ) throws(AuthHandlerClientError) -> SignInRequest {
-        guard !providerId.isEmpty else {
-            throw .invalidArgument(message: "providerId is empty: name a provider the daemon has configured")
-        }
         guard redirectURL.scheme != nil else {
             throw .invalidArgument(
                 message: "redirectURL must be absolute (https://... or the app's scheme, com.example.app:/auth)")
         }
-        if let scope = scopes.first(where: { $0.isEmpty || $0.contains(",") }) {
-            throw .invalidArgument(
-                message: "the scope \"\(scope)\" is empty or holds a comma; give each scope as its own element")
-        }
-        switch (authType.requiresIDToken, idToken?.isEmpty ?? true) {
-        case (true, true):
-            throw .invalidArgument(
-                message: "\(authType.rawValue) needs idToken: pass the signed-in user's current ID token")
-        case (false, false):
-            throw .invalidArgument(
-                message: "idToken is only for link and reauthenticate; leave it out of a sign-in")
-        default:
-            break
-        }
+        try Self.checkArguments(providerId: providerId, scopes: scopes, authType: authType, idToken: idToken)
         let verifier = ResultChallenge.makeVerifier(using: &generator)
         let eventId = ResultChallenge.base64URL(ResultChallenge.randomBytes(count: 16, using: &generator))
         // In the order of HTTP-API.md §3.1's table.
@@ -166,7 +150,7 @@ public struct AuthHandlerClient: Sendable {
     }
 
     /// `{"name": "value", ...}` with sorted names, as `customParameters` (HTTP-API.md §3.1).
-    private static func jsonObject(_ members: [String: String]) throws(AuthHandlerClientError) -> String {
+    static func jsonObject(_ members: [String: String]) throws(AuthHandlerClientError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
@@ -177,7 +161,7 @@ public struct AuthHandlerClient: Sendable {
     }
 
     /// `baseURL` + `/__/auth/` + `name`, with `query` already encoded.
-    private func endpoint(_ name: String, query: String?) throws(AuthHandlerClientError) -> URL {
+    func endpoint(_ name: String, query: String?) throws(AuthHandlerClientError) -> URL {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: true),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             components.host?.isEmpty == false, components.query == nil, components.fragment == nil,

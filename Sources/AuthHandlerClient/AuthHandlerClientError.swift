@@ -63,6 +63,13 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     /// `unavailable`: the daemon's store is unreachable; try again after `retryAfter` seconds.
     case unavailable(retryAfter: Int?, message: String)
 
+    // MARK: Device sign-in (RFC 8628 §3.5, HTTP-API.md §3.9)
+
+    /// `expired_token`: nobody signed in with the user code before it expired; start a new device sign-in.
+    case deviceCodeExpired(message: String)
+    /// `invalid_grant`: the daemon knows no such device code, or its result was already delivered.
+    case invalidGrant(message: String)
+
     // MARK: The client's own
 
     /// `begin` was given something the daemon would refuse, or the client's base URL cannot reach a daemon.
@@ -146,6 +153,8 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
         case .backendError: "backend-error"
         case .interactionRequired: "interaction-required"
         case .unavailable: "unavailable"
+        case .deviceCodeExpired: "expired_token"
+        case .invalidGrant: "invalid_grant"
         case .unknown(let code, _): code
         case .invalidArgument, .invalidCallbackURL, .mismatchedEventId, .networkError, .unreadableAnswer: nil
         }
@@ -163,7 +172,8 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
             .credentialAlreadyInUse(_, let message), .emailAlreadyInUse(_, let message),
             .redemptionInProgress(_, let message), .tooManyRequests(_, let message), .internalError(let message),
             .providerError(let message), .backendError(let message), .interactionRequired(let message),
-            .unavailable(_, let message), .invalidArgument(let message), .invalidCallbackURL(let message),
+            .unavailable(_, let message), .deviceCodeExpired(let message), .invalidGrant(let message),
+            .invalidArgument(let message), .invalidCallbackURL(let message),
             .networkError(let message), .unreadableAnswer(_, let message), .unknown(_, let message):
             message
         case .mismatchedEventId(let expected, let received):
