@@ -75,3 +75,8 @@ struct DeviceTokenError: Decodable {
         case error, description = "error_description", interval
     }
 }
+
+extension DeviceSignIn {
+    /// The device code, for tests that check it never shows.
+    package var deviceCodeForTests: String { deviceCode }
+}
