@@ -8,7 +8,7 @@ import Foundation
 public struct DeviceSignIn: Sendable, Hashable, Codable, CustomStringConvertible, CustomReflectable {
     public let providerId: String
     public let authType: AuthHandlerClient.AuthType
-    /// The code the user types at `verificationURL` (`XXXX-XXXX`).
+    /// The code the user types at `verificationURL` (two groups of four letters, such as `BCDF-GHJK`).
     public let userCode: String
     /// Where the user enters `userCode`, on any device with a browser.
     public let verificationURL: URL

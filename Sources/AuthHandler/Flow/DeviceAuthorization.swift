@@ -36,7 +36,7 @@ enum DeviceAuthorization {
         return kept
     }
 
-    /// `XXXX-XXXX` (RFC 8628 §6.1).
+    /// The code as shown: two groups of four letters, such as `BCDF-GHJK` (RFC 8628 §6.1).
     static func displayed(_ userCode: String) -> String {
         String(userCode.prefix(4)) + "-" + String(userCode.dropFirst(4))
     }
@@ -123,7 +123,7 @@ struct DeviceDecision: Codable, Sendable {
 /// The `200` answer of `POST /__/auth/device` (RFC 8628 §3.2).
 public struct DeviceIssue: Sendable, Equatable {
     public var deviceCode: String
-    /// `XXXX-XXXX`.
+    /// Two groups of four letters, such as `BCDF-GHJK`.
     public var userCode: String
     public var verificationURI: String
     public var verificationURIComplete: String
@@ -142,7 +142,7 @@ public struct DeviceIssue: Sendable, Equatable {
 
 /// What the confirmation page shows about a device sign-in (HTTP-API.md §3.9).
 public struct DeviceConfirmation: Sendable, Equatable {
-    /// `XXXX-XXXX`.
+    /// Two groups of four letters, such as `BCDF-GHJK`.
     public var userCode: String
     public var providerName: String
     public var scopes: [String]

@@ -13,7 +13,7 @@ enum DevicePages {
             #"<form method="get" action="device">"#,
             #"<label for="user_code">Code</label>"#,
             #"<input id="user_code" name="user_code" autocomplete="off" autocapitalize="characters" "#
-                + #"spellcheck="false" placeholder="XXXX-XXXX" maxlength="16" required>"#,
+                + #"spellcheck="false" placeholder="BCDF-GHJK" maxlength="16" required>"#,
             #"<button class="primary" type="submit">Next</button>"#,
             "</form>",
         ]
