@@ -227,7 +227,7 @@ extension SignInFlow {
         else { throw HandlerError(.internalError, "the sign-in state could not be made") }
         let value: String
         do {
-            value = try settings.stateKeys.seal(try Self.encode(session), context: name)
+            value = try settings.stateKeys.seal(session.plaintext, context: name)
         } catch {
             throw HandlerError(.internalError, "the sign-in state could not be sealed")
         }

@@ -282,13 +282,6 @@ public final class AuthHandlerService: Sendable {
         PageAudience(productName: flow.settings.productName, starter: onceSignIn == nil ? .app : .terminal)
     }
 
-    /// The encoder of redemption answers, made once: its settings never change.
-    private static let answerEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     private func result(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         let accept = request.headers["Accept"]
         guard request.method == "POST" else {
@@ -298,12 +291,9 @@ public final class AuthHandlerService: Sendable {
         }
         do {
             let answer = try await flow.redeem(request.formFields)
-            guard let response = try? ServerResponse.json(answer, encoder: Self.answerEncoder) else {
-                return ResponseRendering.error(
-                    HandlerError(.internalError, "the result could not be encoded"), accept: accept,
-                    audience: audience(flow))
-            }
-            return ResponseRendering.secured(response)
+            return ResponseRendering.secured(
+                ServerResponse(
+                    headers: ["Content-Type": "application/json"], body: answer.json.serialized(sortingKeys: true)))
         } catch {
             return ResponseRendering.error(error, accept: accept, audience: audience(flow))
         }
