@@ -160,7 +160,8 @@ public final class RunningService: Sendable {
             }
             return await service.handleOperations(request)
         }
-        // Health and metrics wait on nothing: answered on the listener's thread, without the hop to a task.
+        // Health, metrics and a start that needs no waiting are answered on the listener's thread, without the hop to
+        // a task (AuthHandlerService.answerAtOnce).
         let immediate: HTTPServerImmediateHandler = { request in slot.withLock { $0 }?.answerAtOnce(request) }
         let opsImmediate: HTTPServerImmediateHandler = { request in
             slot.withLock { $0 }?.answerOperationsAtOnce(request)

@@ -73,6 +73,27 @@ extension PendingSession {
         keys.open(value, context: cookieName).flatMap(decoding)
     }
 
+    /// The plaintext sealed into the cookie, written through `JSONValue` rather than `JSONEncoder` (a measurable part
+    /// of a start, BENCHMARKS.md) as the same JSON `JSONEncoder` wrote: the short ``CodingKeys`` names, absent
+    /// optionals left out, the dates as seconds since 2001-01-01 (its default date strategy), slashes not escaped. So
+    /// ``decoding(_:)`` reads it, and cookies sealed by either form open (HTTP-API.md §3.1, §3.2).
+    var plaintext: [UInt8] {
+        var members: [String: JSONValue] = [
+            CodingKeys.providerID.rawValue: .string(providerID), CodingKeys.redirectURL.rawValue: .string(redirectURL),
+            CodingKeys.authType.rawValue: .string(authType.rawValue),
+            CodingKeys.scopes.rawValue: .array(scopes.map { .string($0) }),
+            CodingKeys.createdAt.rawValue: .number(createdAt.timeIntervalSinceReferenceDate),
+            CodingKeys.expiresAt.rawValue: .number(expiresAt.timeIntervalSinceReferenceDate),
+        ]
+        let optionals: [(CodingKeys, String?)] = [
+            (.state, state), (.eventID, eventID), (.resultChallenge, resultChallenge), (.codeVerifier, codeVerifier),
+            (.nonce, nonce), (.requestToken, requestToken), (.requestTokenSecret, requestTokenSecret),
+            (.deviceResultCode, deviceResultCode),
+        ]
+        for case (let key, let value?) in optionals { members[key.rawValue] = .string(value) }
+        return JSONValue.object(members).serialized
+    }
+
     /// The pending sign-in from the plaintext of its opened cookie; nil when it does not decode.
     package static func decoding(_ plaintext: [UInt8]) -> PendingSession? {
         SignInFlow.decode(PendingSession.self, from: plaintext)

@@ -15,17 +15,34 @@ struct ResolvedEndpoints: Sendable {
 extension SignInFlow {
     /// The endpoints of `provider`: configured ones win; an OIDC provider missing any is completed by discovery.
     func resolvedEndpoints(_ provider: ProviderDescriptor) async throws(HandlerError) -> ResolvedEndpoints {
-        var endpoints = ResolvedEndpoints(
-            authorization: provider.endpoints.authorization, token: provider.endpoints.token,
-            userInfo: provider.endpoints.userInfo, jwks: provider.endpoints.jwks, issuer: provider.issuer,
-            sendsIssParameter: false)
-        guard let target = Self.discoveryTarget(provider) else { return endpoints }
+        guard let target = Self.discoveryTarget(provider) else { return Self.endpoints(provider, discovered: nil) }
         let metadata: OIDCProviderMetadata
         do {
             metadata = try await discovery.metadata(for: target.issuer, documentIssuer: target.documentIssuer)
         } catch {
             throw HandlerError(.providerError, "OpenID discovery for \(provider.id) failed: \(error)")
         }
+        return Self.endpoints(provider, discovered: metadata)
+    }
+
+    /// ``resolvedEndpoints(_:)`` when it needs no waiting: the provider needs no discovery, or its document is cached.
+    /// Nil when discovery would have to fetch, wait for a fetch in flight, or answer a remembered failure.
+    func resolvedEndpointsAtOnce(_ provider: ProviderDescriptor) -> ResolvedEndpoints? {
+        guard let target = Self.discoveryTarget(provider) else { return Self.endpoints(provider, discovered: nil) }
+        return discovery.cachedMetadata(for: target.issuer, documentIssuer: target.documentIssuer).map {
+            Self.endpoints(provider, discovered: $0)
+        }
+    }
+
+    /// The configured endpoints, completed by the discovery document `discovered` where the config left them out.
+    private static func endpoints(_ provider: ProviderDescriptor, discovered metadata: OIDCProviderMetadata?)
+        -> ResolvedEndpoints
+    {
+        var endpoints = ResolvedEndpoints(
+            authorization: provider.endpoints.authorization, token: provider.endpoints.token,
+            userInfo: provider.endpoints.userInfo, jwks: provider.endpoints.jwks, issuer: provider.issuer,
+            sendsIssParameter: false)
+        guard let metadata else { return endpoints }
         endpoints.authorization = endpoints.authorization ?? URL(string: metadata.authorizationEndpoint)
         endpoints.token = endpoints.token ?? URL(string: metadata.tokenEndpoint)
         endpoints.userInfo = endpoints.userInfo ?? metadata.userinfoEndpoint.flatMap { URL(string: $0) }

@@ -226,7 +226,8 @@ extension SignInFlow {
             var answer: StartAnswer
             switch provider.protocolKind {
             case .oauth1: answer = try await startOAuth1(start)
-            case .oauth2, .oidc: answer = try await startOAuth2(start)
+            case .oauth2, .oidc:
+                answer = try startOAuth2(start, endpoints: try await resolvedEndpoints(start.provider))
             }
             // As on any start: a browser keeps at most maximumPendingPerBrowser pending sign-ins.
             answer.evictions = evictions(cookieHeaders)

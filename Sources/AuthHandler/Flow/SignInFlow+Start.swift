@@ -29,21 +29,7 @@ extension SignInFlow {
         fetchMetadata: FetchMetadata = FetchMetadata()
     ) async throws(HandlerError) -> StartAnswer {
         let began = now()
-        // Before anything else, so such a request sets no cookie: eviction sees only the cookies sent with each
-        // request, and twenty `<img>` starts in flight at once would set twenty (HTTP-API.md §3.1).
-        guard fetchMetadata.isTopLevelNavigation else {
-            let made = [
-                fetchMetadata.mode.map { "Sec-Fetch-Mode: \($0)" },
-                fetchMetadata.destination.map { "Sec-Fetch-Dest: \($0)" },
-            ]
-            .compactMap { $0 }.joined(separator: ", ")
-            throw HandlerError(
-                .navigationRequired,
-                "a sign-in starts only as a navigation of the browser window (a link, a redirect, window.location or "
-                    + "window.open), not from an image, frame or script (this request came with "
-                    + "\(Self.shortened(made, limit: 120))); open the start URL in the window")
-        }
-        let request = try StartRequest(fields: fields, flow: self)
+        let request = try StartRequest(fields: fields, fetchMetadata: fetchMetadata, flow: self)
         let provider = request.provider
         if let client, await startCallsProvider(provider),
             case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client))
@@ -55,19 +41,76 @@ extension SignInFlow {
                 retryAfterSeconds: seconds)
         }
         do {
-            var answer: StartAnswer
+            let answer: StartAnswer
             switch provider.protocolKind {
             case .oauth1: answer = try await startOAuth1(request)
-            case .oauth2, .oidc: answer = try await startOAuth2(request)
+            case .oauth2, .oidc: answer = try startOAuth2(request, endpoints: try await resolvedEndpoints(provider))
             }
-            answer.evictions = evictions(cookieHeaders)
-            observer.stepSucceeded(.start, provider: provider.id, latencyMilliseconds: milliseconds(since: began))
-            return answer
+            return started(answer, provider: provider, cookieHeaders: cookieHeaders, began: began)
         } catch {
-            observer.stepFailed(
-                .start, provider: provider.id, code: error.code, latencyMilliseconds: milliseconds(since: began),
-                reason: error.message)
-            throw error
+            throw startFailed(error, provider: provider, began: began)
+        }
+    }
+
+    /// ``start(_:client:cookieHeaders:fetchMetadata:)`` answered without waiting, for the listener's own thread
+    /// (`HTTPServerImmediateHandler`): the same checks in the same order, the same cookie, the same observer calls.
+    /// Nil when the start would have to wait, and the caller then runs `start`: an OAuth 1.0a start (it asks the
+    /// provider for a request token) and an OIDC start whose discovery document is not cached (a fetch to make or
+    /// share, or a failure remembered). A start answered here calls no provider, so the start rate limit, which
+    /// counts only starts that do (HTTP-API.md §2.4 `startRateLimit`), never applies to it and it takes no client.
+    public func startImmediately(
+        _ fields: [URLFormField], cookieHeaders: [String] = [], fetchMetadata: FetchMetadata = FetchMetadata()
+    ) -> Result<StartAnswer, HandlerError>? {
+        let began = now()
+        let request: StartRequest
+        do {
+            request = try StartRequest(fields: fields, fetchMetadata: fetchMetadata, flow: self)
+        } catch {
+            return .failure(error)
+        }
+        let provider = request.provider
+        guard provider.protocolKind != .oauth1, let endpoints = resolvedEndpointsAtOnce(provider) else { return nil }
+        do {
+            let answer = try startOAuth2(request, endpoints: endpoints)
+            return .success(started(answer, provider: provider, cookieHeaders: cookieHeaders, began: began))
+        } catch {
+            return .failure(startFailed(error, provider: provider, began: began))
+        }
+    }
+
+    /// A start that succeeded: the evictions it makes, told to the observer.
+    private func started(_ answer: StartAnswer, provider: ProviderDescriptor, cookieHeaders: [String], began: Date)
+        -> StartAnswer
+    {
+        var answer = answer
+        answer.evictions = evictions(cookieHeaders)
+        observer.stepSucceeded(.start, provider: provider.id, latencyMilliseconds: milliseconds(since: began))
+        return answer
+    }
+
+    /// A start that failed after its request was checked, told to the observer.
+    private func startFailed(_ error: HandlerError, provider: ProviderDescriptor, began: Date) -> HandlerError {
+        observer.stepFailed(
+            .start, provider: provider.id, code: error.code, latencyMilliseconds: milliseconds(since: began),
+            reason: error.message)
+        return error
+    }
+
+    /// Refuses a start that is not a top-level navigation, before anything else, so such a request sets no cookie:
+    /// eviction sees only the cookies sent with each request, and twenty `<img>` starts in flight at once would set
+    /// twenty (HTTP-API.md §3.1).
+    static func requireNavigation(_ fetchMetadata: FetchMetadata) throws(HandlerError) {
+        guard fetchMetadata.isTopLevelNavigation else {
+            let made = [
+                fetchMetadata.mode.map { "Sec-Fetch-Mode: \($0)" },
+                fetchMetadata.destination.map { "Sec-Fetch-Dest: \($0)" },
+            ]
+            .compactMap { $0 }.joined(separator: ", ")
+            throw HandlerError(
+                .navigationRequired,
+                "a sign-in starts only as a navigation of the browser window (a link, a redirect, window.location or "
+                    + "window.open), not from an image, frame or script (this request came with "
+                    + "\(Self.shortened(made, limit: 120))); open the start URL in the window")
         }
     }
 
@@ -102,9 +145,10 @@ extension SignInFlow {
         return try seal(session, location: location, provider: provider)
     }
 
-    func startOAuth2(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
+    func startOAuth2(_ request: StartRequest, endpoints: ResolvedEndpoints) throws(HandlerError)
+        -> StartAnswer
+    {
         let provider = request.provider
-        let endpoints = try await resolvedEndpoints(provider)
         guard let authorization = endpoints.authorization else {
             throw HandlerError(
                 .providerError, "\(provider.id) has no authorization endpoint; set endpoints.authorization")
@@ -183,7 +227,7 @@ extension SignInFlow {
         else { throw HandlerError(.internalError, "the sign-in state could not be made") }
         let value: String
         do {
-            value = try settings.stateKeys.seal(try Self.encode(session), context: name)
+            value = try settings.stateKeys.seal(session.plaintext, context: name)
         } catch {
             throw HandlerError(.internalError, "the sign-in state could not be sealed")
         }
@@ -216,6 +260,12 @@ struct StartRequest {
     /// The most bytes the custom parameters may take in the provider URL, percent-encoded: with the handler's own
     /// parameters the URL then stays within the 8,000 octets RFC 9110 §4.1 asks every recipient to accept.
     static let maximumCustomParameterBytes = 4096
+
+    /// The request of a start: first that it is a navigation, then its fields.
+    init(fields: [URLFormField], fetchMetadata: FetchMetadata, flow: SignInFlow) throws(HandlerError) {
+        try SignInFlow.requireNavigation(fetchMetadata)
+        try self.init(fields: fields, flow: flow)
+    }
 
     init(fields: [URLFormField], flow: SignInFlow) throws(HandlerError) {
         for name in [

@@ -112,8 +112,9 @@ public final class SignInFlow: Sendable {
         value.count <= limit ? value : String(value.prefix(limit)) + "…"
     }
 
-    /// One encoder and decoder for the flow's own state (pending sign-ins, results): their settings never change,
-    /// and making one per call was a measurable part of a start (BENCHMARKS.md).
+    /// One encoder and decoder for the flow's own state: their settings never change, and making one per call was a
+    /// measurable part of a start (BENCHMARKS.md). The cookie is now written by `PendingSession.plaintext`; `encode`
+    /// is the form earlier releases sealed, which that plaintext must stay readable beside (and is checked against).
     private static let sharedEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         // A `redirectUrl` is sealed into the cookie; `\/` for every slash would only make it longer.

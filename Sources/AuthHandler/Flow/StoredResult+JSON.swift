@@ -49,7 +49,8 @@ extension StoredResult {
         ]
     }
 
-    private static func members(of profile: ProviderProfile) -> [String: JSONValue] {
+    /// The profile as the result JSON carries it (HTTP-API.md §3.3), absent members `null`.
+    static func members(of profile: ProviderProfile) -> [String: JSONValue] {
         [
             "id": .string(profile.id), "screenName": nullable(profile.screenName),
             "displayName": nullable(profile.displayName), "email": nullable(profile.email), "raw": profile.raw,
@@ -82,7 +83,7 @@ extension StoredResult {
         return ProviderProfile(id: id, screenName: screenName, displayName: displayName, email: email, raw: raw)
     }
 
-    private static func nullable(_ value: String?) -> JSONValue {
+    static func nullable(_ value: String?) -> JSONValue {
         value.map(JSONValue.string) ?? .null
     }
 
@@ -102,5 +103,19 @@ extension StoredResult {
         case .integer(let number)?: Int(exactly: number).map { .some($0) }
         default: nil
         }
+    }
+}
+
+/// The redemption answer's JSON (HTTP-API.md §3.3), written through `JSONValue` rather than `JSONEncoder` for the reason
+/// the stored result is: every member present, `null` when absent, members sorted by name as `JSONEncoder`'s
+/// `sortedKeys` wrote them, slashes not escaped.
+extension RedemptionAnswer {
+    /// The answer as the JSON object `POST /__/auth/result` returns.
+    var json: JSONValue {
+        .object([
+            "providerId": .string(providerId), "authType": .string(authType.rawValue),
+            "eventId": StoredResult.nullable(eventId), "credential": .object(StoredResult.members(of: credential)),
+            "profile": .object(StoredResult.members(of: profile)), "signIn": signIn ?? .null,
+        ])
     }
 }

@@ -1,16 +1,20 @@
 extension JSONValue {
     /// The value as compact JSON text (RFC 8259), in one pass without an `Encoder`: strings escape `"`, `\` and the
     /// control characters (§7), whole numbers below 2^53 are written as integers (as `encode(to:)` writes them), object
-    /// members in the dictionary's order. For the daemon's own stored formats, which any JSON reader reads back; an
-    /// answer whose byte form is documented goes through `JSONEncoder`.
-    public var serialized: [UInt8] {
+    /// members in the dictionary's order. For the daemon's own stored formats and its JSON answers, which any JSON
+    /// reader reads back.
+    public var serialized: [UInt8] { serialized(sortingKeys: false) }
+
+    /// ``serialized``, with every object's members in the order of their names' Unicode scalars when `sortingKeys`
+    /// (the same text on every run, as an answer's documented form wants).
+    public func serialized(sortingKeys: Bool) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
-        write(to: &bytes)
+        write(to: &bytes, sortingKeys: sortingKeys)
         return bytes
     }
 
-    private func write(to bytes: inout [UInt8]) {
+    private func write(to bytes: inout [UInt8], sortingKeys: Bool) {
         switch self {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
@@ -29,18 +33,18 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
                 if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-                element.write(to: &bytes)
+                element.write(to: &bytes, sortingKeys: sortingKeys)
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             var first = true
-            for (key, member) in members {
+            for (key, member) in sortingKeys ? members.sorted(by: { $0.key < $1.key }) : Array(members) {
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false
                 Self.write(string: key, to: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                member.write(to: &bytes)
+                member.write(to: &bytes, sortingKeys: sortingKeys)
             }
             bytes.append(UInt8(ascii: "}"))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Fetches and caches OpenID Provider metadata per issuer (OpenID Connect Discovery 1.0 §4).
 ///
@@ -16,7 +17,9 @@ public actor OIDCDiscovery {
     private let failureTTL: TimeInterval
     private let requestTimeout: Duration
     private let now: @Sendable () -> Date
-    private var cached: [String: (metadata: OIDCProviderMetadata, fetchedAt: Date)] = [:]
+    /// Fetched documents, under a lock of their own so that ``cachedMetadata(for:documentIssuer:)`` can read them
+    /// without waiting for the actor.
+    private let cached = Mutex<[String: (metadata: OIDCProviderMetadata, fetchedAt: Date)]>([:])
     private var failed: [String: (error: OIDCError, failedAt: Date)] = [:]
     private var inFlight: [String: Task<Result<OIDCProviderMetadata, OIDCError>, Never>] = [:]
 
@@ -45,9 +48,7 @@ public actor OIDCDiscovery {
     {
         let key = Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer)
         let current = now()
-        if let entry = cached[key], current.timeIntervalSince(entry.fetchedAt) < timeToLive {
-            return entry.metadata
-        }
+        if let metadata = fresh(key, at: current) { return metadata }
         if let failure = failed[key], current.timeIntervalSince(failure.failedAt) < failureTTL {
             throw failure.error
         }
@@ -76,14 +77,27 @@ public actor OIDCDiscovery {
         let key = Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer)
         if inFlight[key] != nil { return true }
         let current = now()
-        if let entry = cached[key], current.timeIntervalSince(entry.fetchedAt) < timeToLive { return true }
+        if fresh(key, at: current) != nil { return true }
         if let failure = failed[key], current.timeIntervalSince(failure.failedAt) < failureTTL { return true }
         return false
     }
 
+    /// The document for `issuer` when one fetched within `timeToLive` is at hand; nil otherwise, without fetching or
+    /// waiting (a start answered on the listener's thread, HTTP-API.md §3.1, falls back to ``metadata(for:documentIssuer:)``).
+    public nonisolated func cachedMetadata(for issuer: String, documentIssuer: String? = nil) -> OIDCProviderMetadata? {
+        fresh(Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer), at: now())
+    }
+
+    private nonisolated func fresh(_ key: String, at current: Date) -> OIDCProviderMetadata? {
+        cached.withLock { cached in
+            guard let entry = cached[key], current.timeIntervalSince(entry.fetchedAt) < timeToLive else { return nil }
+            return entry.metadata
+        }
+    }
+
     /// Drops every cached document and remembered failure (for a configuration reload).
     public func removeAll() {
-        cached.removeAll()
+        cached.withLock { $0.removeAll() }
         failed.removeAll()
     }
 
@@ -91,7 +105,8 @@ public actor OIDCDiscovery {
         inFlight[key] = nil
         switch result {
         case .success(let metadata):
-            cached[key] = (metadata, now())
+            let fetchedAt = now()
+            cached.withLock { $0[key] = (metadata, fetchedAt) }
             failed[key] = nil
         case .failure(let error):
             failed[key] = (error, now())

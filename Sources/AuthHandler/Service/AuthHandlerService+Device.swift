@@ -97,15 +97,10 @@ extension AuthHandlerService {
     private func token(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         switch await flow.pollDevice(request.formFields) {
         case .delivered(let answer):
-            guard let response = try? ServerResponse.json(answer, encoder: Self.answerEncoder) else {
-                return ResponseRendering.json(
-                    .object([
-                        "error": .string("server_error"),
-                        "error_description": .string("the result could not be encoded"),
-                    ]),
-                    status: 500)
-            }
-            return ResponseRendering.secured(response)
+            // Exactly the JSON of POST /__/auth/result (HTTP-API.md §3.3), written the same way.
+            return ResponseRendering.secured(
+                ServerResponse(
+                    headers: ["Content-Type": "application/json"], body: answer.json.serialized(sortingKeys: true)))
         case .refused(let error, let description, let status, let interval):
             var members: [String: JSONValue] = ["error": .string(error), "error_description": .string(description)]
             if let interval { members["interval"] = .integer(Int64(interval)) }

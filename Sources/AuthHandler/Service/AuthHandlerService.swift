@@ -63,8 +63,9 @@ public final class AuthHandlerService: Sendable {
         await EventLog.$requestID.withValue(Self.newRequestID()) { await route(request, on: .operations) }
     }
 
-    /// `/healthz` and `/metrics` on the main listener, answered at once on the listener's thread
-    /// (`HTTPServerImmediateHandler`): they wait on nothing. Nil for every other request, which goes to `handle`.
+    /// `/healthz` and `/metrics` on the main listener, and a start that needs no waiting
+    /// (``SignInFlow/startImmediately(_:cookieHeaders:fetchMetadata:)``), answered at once on the listener's thread
+    /// (`HTTPServerImmediateHandler`). Nil for every other request, which goes to `handle`.
     public func answerAtOnce(_ request: ServerRequest) -> ServerResponse? {
         immediate(request, on: .main)
     }
@@ -76,15 +77,25 @@ public final class AuthHandlerService: Sendable {
 
     /// The answers that need no waiting, with the same metrics as `route` records; nil for the rest.
     private func immediate(_ request: ServerRequest, on listener: Listener) -> ServerResponse? {
-        guard listener == .operations || !operationsApart else { return nil }
+        let servesOperations = listener == .operations || !operationsApart
         let began = DispatchTime.now().uptimeNanoseconds
+        let route: String
         let response: ServerResponse
         switch request.path {
-        case "/healthz": response = healthResponse()
-        case "/metrics": response = metricsResponse()
+        case "/__/auth/handler" where listener == .main:
+            let answer = EventLog.$requestID.withValue(Self.newRequestID()) { startAtOnce(request, flow: flow) }
+            guard let answer else { return nil }
+            route = request.path
+            response = answer
+        case "/healthz" where servesOperations:
+            route = "ops"
+            response = healthResponse()
+        case "/metrics" where servesOperations:
+            route = "ops"
+            response = metricsResponse()
         default: return nil
         }
-        metrics.observe(route: "ops", seconds: Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
+        metrics.observe(route: route, seconds: Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
         return response
     }
 
@@ -197,18 +208,16 @@ public final class AuthHandlerService: Sendable {
                     HandlerError(.notFound, "this auth-handler --once listener only takes its own sign-in's callback"),
                     accept: accept, audience: audience(flow))
             }
+            let outcome: Result<StartAnswer, HandlerError>
             do {
-                let answer = try await flow.start(
-                    fields, client: client, cookieHeaders: request.headers.values(for: "Cookie"),
-                    fetchMetadata: FetchMetadata(
-                        mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"]))
-                var response = ResponseRendering.secured(.redirect(to: answer.location, status: 302))
-                for eviction in answer.evictions { response.headers.add(name: "Set-Cookie", value: eviction) }
-                response.headers.add(name: "Set-Cookie", value: answer.setCookie)
-                return response
+                outcome = .success(
+                    try await flow.start(
+                        fields, client: client, cookieHeaders: request.headers.values(for: "Cookie"),
+                        fetchMetadata: Self.fetchMetadata(request)))
             } catch {
-                return ResponseRendering.error(error, accept: accept, audience: audience(flow))
+                outcome = .failure(error)
             }
+            return startResponse(outcome, accept: accept, flow: flow)
         }
         // In --once the pending sign-in never left the process: it stands in for the browser's cookie.
         let cookies = onceSignIn.map { [$0.cookiePair] } ?? request.headers.values(for: "Cookie")
@@ -221,6 +230,39 @@ public final class AuthHandlerService: Sendable {
         }
         if let clear = answer.clearCookie { response.headers.add(name: "Set-Cookie", value: clear) }
         return response
+    }
+
+    /// A start (`GET /__/auth/handler` without a callback's parameters) answered on the listener's thread when its
+    /// flow needs no waiting; nil for every other request to the handler, which `handler` answers.
+    private func startAtOnce(_ request: ServerRequest, flow: SignInFlow) -> ServerResponse? {
+        guard request.method == "GET", onceSignIn == nil else { return nil }
+        let fields = request.queryItems
+        guard !SignInFlow.isCallback(fields),
+            let outcome = flow.startImmediately(
+                fields, cookieHeaders: request.headers.values(for: "Cookie"),
+                fetchMetadata: Self.fetchMetadata(request))
+        else { return nil }
+        return startResponse(outcome, accept: request.headers["Accept"], flow: flow)
+    }
+
+    /// The `Sec-Fetch-*` headers a start is checked by (HTTP-API.md §3.1).
+    private static func fetchMetadata(_ request: ServerRequest) -> FetchMetadata {
+        FetchMetadata(mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"])
+    }
+
+    /// A start's `302` to the provider with its cookies, or its refusal.
+    private func startResponse(_ outcome: Result<StartAnswer, HandlerError>, accept: String?, flow: SignInFlow)
+        -> ServerResponse
+    {
+        switch outcome {
+        case .success(let answer):
+            var response = ResponseRendering.secured(.redirect(to: answer.location, status: 302))
+            for eviction in answer.evictions { response.headers.add(name: "Set-Cookie", value: eviction) }
+            response.headers.add(name: "Set-Cookie", value: answer.setCookie)
+            return response
+        case .failure(let error):
+            return ResponseRendering.error(error, accept: accept, audience: audience(flow))
+        }
     }
 
     /// `GET /__/auth/signin`, the sign-in picker (HTTP-API.md §3.6): its parameters are checked as a start checks them
@@ -245,13 +287,6 @@ public final class AuthHandlerService: Sendable {
         PageAudience(productName: flow.settings.productName, starter: onceSignIn == nil ? .app : .terminal)
     }
 
-    /// The encoder of redemption answers, made once: its settings never change.
-    static let answerEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
     private func result(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         let accept = request.headers["Accept"]
         guard request.method == "POST" else {
@@ -261,12 +296,9 @@ public final class AuthHandlerService: Sendable {
         }
         do {
             let answer = try await flow.redeem(request.formFields)
-            guard let response = try? ServerResponse.json(answer, encoder: Self.answerEncoder) else {
-                return ResponseRendering.error(
-                    HandlerError(.internalError, "the result could not be encoded"), accept: accept,
-                    audience: audience(flow))
-            }
-            return ResponseRendering.secured(response)
+            return ResponseRendering.secured(
+                ServerResponse(
+                    headers: ["Content-Type": "application/json"], body: answer.json.serialized(sortingKeys: true)))
         } catch {
             return ResponseRendering.error(error, accept: accept, audience: audience(flow))
         }
