@@ -22,6 +22,7 @@ struct ConfigDecodingTests {
         #expect(config.store == StoreConfig(kind: .sqlite, path: "/var/lib/auth-handler/state.sqlite"))
         #expect(config.sessionTTLSeconds == 600)
         #expect(config.resultTTLSeconds == 120)
+        #expect(config.providerCallLimit == 64)
         #expect(
             config.allowedRedirectURLs.map(\.absoluteString) == [
                 "https://app.example.com/signed-in", "com.example.app:/auth", "http://127.0.0.1/done",

@@ -32,6 +32,7 @@ struct ConfigValidationTests {
         .init(overrides: #"{"resultTTLSeconds": -5}"#, path: "resultTTLSeconds", expects: "positive whole number"),
         .init(overrides: #"{"resultTTLSeconds": 1.5}"#, path: "resultTTLSeconds", expects: "positive whole number"),
         .init(overrides: #"{"sessionTTLSeconds": "600"}"#, path: "sessionTTLSeconds", expects: "got a string"),
+        .init(overrides: #"{"providerCallLimit": 0}"#, path: "providerCallLimit", expects: "positive whole number"),
         .init(
             overrides: #"{"allowedRedirectURLs": ["https://a.example/x", "com.example.app:/ok", "not a url"]}"#,
             path: "allowedRedirectURLs[2]", expects: "absolute URL"),

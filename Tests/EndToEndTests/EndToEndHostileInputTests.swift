@@ -707,24 +707,29 @@ struct EndToEndHostileInputTests {
         }
     }
 
-    @Test("callbacks from many addresses hold at most 64 provider calls at once; the rest get 503, cookie kept")
-    func callbackFloodFromManyAddresses() async throws {
-        // Long enough that all eighty callbacks arrive while the first exchanges are still held, even on a loaded
-        // machine.
+    /// The default `providerCallLimit` (64) with eighty callbacks, and a configured limit of 4 with ten: a limit the
+    /// config did not reach would let all ten through.
+    @Test(
+        "callbacks from many addresses hold at most providerCallLimit provider calls at once; the rest get 503",
+        arguments: [(limit: Int?.none, callbacks: 80), (limit: 4, callbacks: 10)])
+    func callbackFloodFromManyAddresses(limit: Int?, callbacks: Int) async throws {
+        // Long enough that every callback arrives while the first exchanges are still held, even on a loaded machine.
         let delay = 8.0
-        let settings = [
+        var settings = [
             "startRateLimit": #"{"perMinute": 6000, "burst": 1000}"#, "trustedProxies": #"["127.0.0.1"]"#,
             "providerTimeoutSeconds": "15",
         ]
+        if let limit { settings["providerCallLimit"] = String(limit) }
         try await withEndToEnd(settings: settings) { e2e in
             _ = try await Self.startHeld(e2e, from: "192.0.2.10")
             var held: [(HeldSignIn, String)] = []
-            for index in 0..<80 {
+            for index in 0..<callbacks {
                 let address = "198.18.0.\(index + 1)"
                 held.append((try await Self.startHeld(e2e, from: address), address))
             }
             try await e2e.queueFailure(
-                #"{"endpoint": "oidc/token", "kind": "delay", "delayMs": \#(Int(delay * 1000)), "count": 80}"#)
+                #"{"endpoint": "oidc/token", "kind": "delay", "delayMs": \#(Int(delay * 1000)), "count": \#(callbacks)}"#
+            )
             let answers = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
                 for (signIn, address) in held {
                     group.addTask { try await Self.deliverCallback(e2e, signIn, code: "garbage", from: address) }
@@ -733,7 +738,7 @@ struct EndToEndHostileInputTests {
             }
             let unavailable = answers.filter { $0.status == 503 }
             #expect(answers.allSatisfy { [303, 503].contains($0.status) }, "\(answers.map(\.status))")
-            #expect(!unavailable.isEmpty, "all 80 callbacks called the provider at once")
+            #expect(!unavailable.isEmpty, "all \(callbacks) callbacks called the provider at once")
             for answer in unavailable {
                 #expect(answer.errorCode == "unavailable", "\(answer.text)")
                 #expect(answer.headers["Retry-After"] == "1")
@@ -745,8 +750,8 @@ struct EndToEndHostileInputTests {
             let times = (response.json?.arrayValue ?? []).filter { $0["path"]?.stringValue == "/oidc/token" }
                 .compactMap { $0["time"]?.numberValue }
             let first = try #require(times.min())
-            #expect(times.filter { $0 < first + delay }.count <= 64, "\(times.count) exchanges")
-            #expect(times.count == 80 - unavailable.count)
+            #expect(times.filter { $0 < first + delay }.count <= limit ?? 64, "\(times.count) exchanges")
+            #expect(times.count == callbacks - unavailable.count)
             // The permits are back: a sign-in completes (without the delays the refused callbacks left queued).
             let cleared = try await e2e.send(HTTPRequest(method: "DELETE", url: e2e.idpURL + "/__fake/failures"))
             #expect(cleared.status == 200)

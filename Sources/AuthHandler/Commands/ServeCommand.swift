@@ -298,7 +298,8 @@ public final class RunningService: Sendable {
             sessionTTL: TimeInterval(config.sessionTTLSeconds), resultTTL: TimeInterval(config.resultTTLSeconds),
             providerTimeout: .seconds(config.providerTimeoutSeconds),
             requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
-            trustedProxies: config.trustedProxies, productName: config.branding?.name)
+            trustedProxies: config.trustedProxies, maximumConcurrentProviderCalls: config.providerCallLimit,
+            productName: config.branding?.name)
         // --once serves its own sign-in only (HTTP-API.md §1.4).
         if kept.onceSignIn == nil { settings.deviceAuthorization = config.deviceAuthorization }
         let keptLimiter = previous.flatMap {
@@ -307,7 +308,10 @@ public final class RunningService: Sendable {
         return SignInFlow(
             settings: settings, providers: parts.providers, store: kept.store, backend: parts.backend,
             http: kept.http, observer: SignInTelemetry(log: kept.log, metrics: kept.metrics), startLimiter: keptLimiter,
-            providerCalls: previous?.providerCalls, devicePacing: previous?.devicePacing)
+            // The provider calls in flight are kept across a reload while the limit stays, so none is forgotten.
+            providerCalls: previous.flatMap {
+                $0.providerCalls.maximum == settings.maximumConcurrentProviderCalls ? $0.providerCalls : nil
+            }, devicePacing: previous?.devicePacing)
     }
 
     /// Where the listeners are, as `HOST:PORT`, in order.

@@ -21,6 +21,9 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public var resultTTLSeconds: Int
     /// How long one call to an IdP (request token, token exchange, userinfo, discovery, JWKS) may take.
     public var providerTimeoutSeconds: Int
+    /// How many calls to IdPs may be in flight at once (a start's request token, a callback's exchange), across all
+    /// clients (HTTP-API.md §2.1, §3.2).
+    public var providerCallLimit: Int = AuthHandlerConfig.defaultProviderCallLimit
     /// Where the handler may send the browser back.
     public var allowedRedirectURLs: [URL]
     /// Where a redeemed credential is handed.
@@ -54,6 +57,8 @@ public struct AuthHandlerConfig: Sendable, Hashable, Codable {
     public static let defaultResultTTLSeconds = 120
     /// The default `providerTimeoutSeconds`.
     public static let defaultProviderTimeoutSeconds = 10
+    /// The default `providerCallLimit`.
+    public static let defaultProviderCallLimit = 64
 
     /// Creates a config; every argument has the documented default.
     public init(

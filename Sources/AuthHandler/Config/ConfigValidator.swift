@@ -13,6 +13,7 @@ struct ConfigValidator {
 
     static let topLevelKeys = [
         "listen", "publicURL", "store", "sessionTTLSeconds", "resultTTLSeconds", "providerTimeoutSeconds",
+        "providerCallLimit",
         "allowedRedirectURLs", "backend", "providers", "stateKey", "previousStateKeys", "requireResultChallenge",
         "startRateLimit", "trustedProxies", "opsListen", "logFormat", "branding",
         "listener", "deviceAuthorization",
@@ -91,7 +92,7 @@ struct ConfigValidator {
         if let value = fields["store"] { config.store = store(value, at: path.key("store")) }
         let limits: [(key: String, setting: WritableKeyPath<AuthHandlerConfig, Int>)] = [
             ("sessionTTLSeconds", \.sessionTTLSeconds), ("resultTTLSeconds", \.resultTTLSeconds),
-            ("providerTimeoutSeconds", \.providerTimeoutSeconds),
+            ("providerTimeoutSeconds", \.providerTimeoutSeconds), ("providerCallLimit", \.providerCallLimit),
         ]
         for (key, setting) in limits {
             if let value = fields[key], let seconds = positiveInteger(value, at: path.key(key)) {
