@@ -29,7 +29,6 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 import warnings
 import urllib.error
 import urllib.parse
@@ -727,16 +726,7 @@ def main():
                 failed += 1
                 print("FAIL %s: setup failed: %s" % (test.__name__, setup_error), flush=True)
                 continue
-            error = None
-            try:
-                test(app)
-            except TestFailure as failure:
-                error = str(failure)
-            except Exception as unexpected:
-                message = getattr(unexpected, "msg", None) or str(unexpected)
-                frames = traceback.format_tb(unexpected.__traceback__)
-                error = "%s: %s\n%s" % (type(unexpected).__name__, message.strip(),
-                                        "".join(frame for frame in frames if __file__ in frame).rstrip())
+            error = common.failure_of(lambda: test(app))
             took = time.monotonic() - started
             if error:
                 failed += 1

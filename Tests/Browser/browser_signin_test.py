@@ -649,6 +649,21 @@ CASES = [
 ]
 
 
+def failure_of(run):
+    """Runs `run()`; None when it passes, else what failed: a check's message, or an unexpected error with the
+    frames of these tests (WebDriver errors carry chromedriver's native stack trace: keep the message and our frames)."""
+    try:
+        run()
+        return None
+    except TestFailure as failure:
+        return str(failure)
+    except Exception as unexpected:
+        message = getattr(unexpected, "msg", None) or str(unexpected)
+        frames = traceback.format_tb(unexpected.__traceback__)
+        return "%s: %s\n%s" % (type(unexpected).__name__, message.strip(),
+                               "".join(frame for frame in frames if "Tests/Browser/" in frame).rstrip())
+
+
 def run_cases(cases, servers, case_class=Case, label="browser tests"):
     """Starts `servers`, runs each case with a fresh `case_class`, stops everything; returns the exit status."""
     passed = failed = 0
@@ -668,17 +683,8 @@ def run_cases(cases, servers, case_class=Case, label="browser tests"):
                 print("FAIL %s: the servers did not start: %s" % (test.__name__, setup_error), flush=True)
                 continue
             case = case_class(servers)
-            error = None
             try:
-                test(case)
-            except TestFailure as failure:
-                error = str(failure)
-            except Exception as unexpected:
-                # WebDriver errors carry chromedriver's native stack trace: keep the message and our frames.
-                message = getattr(unexpected, "msg", None) or str(unexpected)
-                frames = traceback.format_tb(unexpected.__traceback__)
-                error = "%s: %s\n%s" % (type(unexpected).__name__, message.strip(),
-                                        "".join(frame for frame in frames if "Tests/Browser/" in frame).rstrip())
+                error = failure_of(lambda: test(case))
             finally:
                 cookies = case.close()
             took = time.monotonic() - started
