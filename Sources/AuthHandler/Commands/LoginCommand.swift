@@ -31,16 +31,7 @@ public enum LoginCommand {
     /// The interval when the server names none (RFC 8628 §3.2).
     static let defaultInterval = 5
 
-    /// Why `login` ends without a result: its exit code and its one stderr line.
-    struct Failure: Error {
-        var code: AuthHandlerExitCode
-        var message: String
-
-        init(_ code: AuthHandlerExitCode, _ message: String) {
-            self.code = code
-            self.message = message
-        }
-    }
+    typealias Failure = CommandFailure
 
     /// The device request's answer (RFC 8628 §3.2).
     struct Issued {
@@ -82,19 +73,15 @@ public enum LoginCommand {
             }
             return .success
         } catch {
-            return context.fail(error.code, error.message)
+            return context.fail(error.exitCode, error.message)
         }
     }
 
     /// The usage checks (exit 64): the `--scope`s, the `--output` path and the `--server` URL, returned without a
     /// trailing `/`.
     static func checkUsage(_ options: LoginOptions) throws(Failure) -> String {
-        for scope in options.scopes where scope.contains(",") {
-            throw Failure(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
-        }
-        if let path = options.outputPath, let problem = ResultFile.problem(at: path) {
-            throw Failure(.usage, problem)
-        }
+        try CommandFailure.checkScopes(options.scopes)
+        try CommandFailure.checkOutput(options.outputPath)
         var server = options.server
         while server.hasSuffix("/") { server.removeLast() }
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),

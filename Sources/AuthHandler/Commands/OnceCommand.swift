@@ -18,16 +18,7 @@ public enum OnceCommand {
         case timedOut
     }
 
-    /// Why `--once` stops before the sign-in: the exit code and the one line for stderr.
-    struct Failure: Error {
-        let exitCode: AuthHandlerExitCode
-        let message: String
-
-        init(_ exitCode: AuthHandlerExitCode, _ message: String) {
-            self.exitCode = exitCode
-            self.message = message
-        }
-    }
+    typealias Failure = CommandFailure
 
     /// The sign-in's own values: its event id and the result challenge's verifier and challenge.
     struct SignInSecrets {
@@ -83,16 +74,12 @@ public enum OnceCommand {
     /// The usage checks (exit 64), made before any configuration problem (78): the `--scope`s, the
     /// `--id-token-file` (whose token it returns) and the `--output` path.
     static func checkUsage(_ options: OnceOptions) throws(Failure) -> String? {
-        for scope in options.scopes where scope.contains(",") {
-            throw Failure(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
-        }
+        try CommandFailure.checkScopes(options.scopes)
         var idToken: String?
         if let linking = options.linking {
             idToken = try readIDToken(linking.idTokenFile).mapError { Failure(.usage, $0.message) }.get()
         }
-        if let path = options.outputPath, let problem = ResultFile.problem(at: path) {
-            throw Failure(.usage, problem)
-        }
+        try CommandFailure.checkOutput(options.outputPath)
         return idToken
     }
 
