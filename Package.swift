@@ -5,8 +5,6 @@ let package = Package(
     name: "auth-handler",
     products: [
         .executable(name: "auth-handler", targets: ["auth-handler"]),
-        .library(name: "AuthHandler", targets: ["AuthHandler"]),
-        .library(name: "FakeIdP", targets: ["FakeIdP"]),
         .library(name: "AuthHandlerClient", targets: ["AuthHandlerClient"]),
     ],
     targets: [
@@ -45,33 +43,71 @@ let package = Package(
             name: "CShims",
             dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]
         ),
+        // The layers (docs/ARCHITECTURE.md, "Module map"): each target names the targets it may import, so an import
+        // across a layer the map does not draw is a build error. Declarations shared across targets are `package`.
+        // Process plumbing: system calls, descriptors, signals, systemd; OpenSSL and curl only for their global init.
         .target(
-            name: "AuthHandler",
-            dependencies: ["COpenSSL", "CCurl", "CMicroHTTPD", "CSQLite", "CHiredis", "CQREncode", "CShims"],
+            name: "AuthHandlerSystem",
+            dependencies: ["COpenSSL", "CCurl", "CShims"]
+        ),
+        // OpenSSL's primitives behind Swift types, and `Secret`, the redacted value Config and Store both hold.
+        .target(
+            name: "AuthHandlerCrypto",
+            dependencies: ["COpenSSL"]
+        ),
+        // The listener (libmicrohttpd), the outbound client (libcurl) and the request, form and JSON values.
+        .target(
+            name: "AuthHandlerHTTP",
+            dependencies: ["AuthHandlerSystem", "CCurl", "CMicroHTTPD", "CShims"]
+        ),
+        // OAuth 1.0a, OAuth 2 and OpenID Connect as plain protocol code: no C import, no configuration, no flow.
+        .target(
+            name: "AuthHandlerProtocols",
+            dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP"]
+        ),
+        // Used states and sealed results: memory, SQLite and Redis.
+        .target(
+            name: "AuthHandlerStore",
+            dependencies: ["AuthHandlerCrypto", "AuthHandlerSystem", "CSQLite", "CHiredis", "CShims"]
+        ),
+        // Configuration, providers, the sign-in flow, backends, observability and the HTTP service.
+        .target(
+            name: "AuthHandlerCore",
+            dependencies: [
+                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
+            ],
             // The browser module served at /__/auth/client.js (HTTP-API.md §3.8), compiled into the binary as bytes:
             // nothing to install beside it, and the static release binary stays one file. The path is a symbolic
             // link to clients/js/auth-handler.js, so the repository holds the module once.
             resources: [.embedInCode("Service/BrowserClient/auth-handler.js")]
         ),
+        // The fake identity provider `auth-handler fake-idp` serves; the product's targets never import it.
         .target(
             name: "FakeIdP",
-            dependencies: ["AuthHandler"]
+            dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerCore"]
         ),
         // The client for apps (docs/CLIENTS.md): Foundation only, so it builds wherever Swift does; it shares no code
         // with the daemon, and the daemon none with it.
         .target(name: "AuthHandlerClient"),
+        // The commands, the fake IdP's among them, over everything else.
         .executableTarget(
             name: "auth-handler",
-            dependencies: ["AuthHandler", "FakeIdP"]
+            dependencies: [
+                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
+                "AuthHandlerCore", "FakeIdP", "CQREncode",
+            ]
         ),
         .executableTarget(
             name: "auth-handler-bench",
-            dependencies: ["AuthHandler"],
+            dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerCore"],
             path: "bench/Sources/auth-handler-bench"
         ),
         .testTarget(
             name: "AuthHandlerTests",
-            dependencies: ["AuthHandler", "TestSupport"]
+            dependencies: [
+                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
+                "AuthHandlerCore", "auth-handler", "TestSupport",
+            ]
         ),
         .target(
             name: "TestSupport",
@@ -79,16 +115,22 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["AuthHandler", "AuthHandlerClient", "TestSupport"]
+            dependencies: [
+                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
+                "AuthHandlerCore", "AuthHandlerClient", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "AuthHandlerClientTests",
-            // AuthHandler only to check the client's SHA-256 against OpenSSL's.
-            dependencies: ["AuthHandlerClient", "AuthHandler"]
+            // The daemon's crypto and PKCE only to check the client's SHA-256 and challenge against them.
+            dependencies: ["AuthHandlerClient", "AuthHandlerCrypto", "AuthHandlerProtocols"]
         ),
         .testTarget(
             name: "FakeIdPTests",
-            dependencies: ["FakeIdP", "AuthHandler", "TestSupport"],
+            dependencies: [
+                "FakeIdP", "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols",
+                "AuthHandlerStore", "AuthHandlerCore", "auth-handler", "TestSupport",
+            ],
             exclude: ["python"]
         ),
     ],
@@ -103,7 +145,10 @@ if Context.environment["AUTH_HANDLER_FUZZ"] == "1" {
         .systemLibrary(name: "CLibFuzzer", path: "fuzz/Sources/CLibFuzzer"),
         .executableTarget(
             name: "auth-handler-fuzz",
-            dependencies: ["AuthHandler", "CLibFuzzer"],
+            dependencies: [
+                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
+                "AuthHandlerCore", "CLibFuzzer",
+            ],
             path: "fuzz/Sources/auth-handler-fuzz"
         ),
     ]

@@ -1,5 +1,10 @@
 /// An endpoint of the fake IdP that a failure can be queued for.
-public enum FakeEndpoint: String, Codable, Sendable, CaseIterable {
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+
+package enum FakeEndpoint: String, Codable, Sendable, CaseIterable {
     case oauth1RequestToken = "oauth1/request_token"
     case oauth1Authorize = "oauth1/authorize"
     case oauth1AccessToken = "oauth1/access_token"
@@ -13,7 +18,7 @@ public enum FakeEndpoint: String, Codable, Sendable, CaseIterable {
 }
 
 /// What goes wrong on the next call(s) of an endpoint.
-public enum FakeFailureKind: Sendable, Equatable {
+package enum FakeFailureKind: Sendable, Equatable {
     /// An OAuth error response: on `authorize` a redirect with `error=`, elsewhere a 400 JSON/form body.
     case oauthError(code: String, description: String?)
     /// A bare HTTP status with a short body.
@@ -43,7 +48,7 @@ public enum FakeFailureKind: Sendable, Equatable {
     case callbackUnconfirmed
 
     /// The control API's name for the kind.
-    public var name: String {
+    package var name: String {
         switch self {
         case .oauthError: "oauth-error"
         case .httpStatus: "http-status"
@@ -62,12 +67,12 @@ public enum FakeFailureKind: Sendable, Equatable {
 }
 
 /// A failure queued for the next `count` calls of `endpoint`.
-public struct FakeFailure: Sendable, Equatable {
-    public var endpoint: FakeEndpoint
-    public var kind: FakeFailureKind
-    public var count: Int
+package struct FakeFailure: Sendable, Equatable {
+    package var endpoint: FakeEndpoint
+    package var kind: FakeFailureKind
+    package var count: Int
 
-    public init(endpoint: FakeEndpoint, kind: FakeFailureKind, count: Int = 1) {
+    package init(endpoint: FakeEndpoint, kind: FakeFailureKind, count: Int = 1) {
         self.endpoint = endpoint
         self.kind = kind
         self.count = count
@@ -79,7 +84,7 @@ extension FakeFailure: Codable {
         case endpoint, kind, count, error, errorDescription = "error_description", status, delayMs
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         endpoint = try container.decode(FakeEndpoint.self, forKey: .endpoint)
         count = try container.decodeIfPresent(Int.self, forKey: .count) ?? 1
@@ -124,7 +129,7 @@ extension FakeFailure: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(endpoint, forKey: .endpoint)
         try container.encode(kind.name, forKey: .kind)

@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// Builds and signs the fake IdP's ID tokens (RS256; ES256 for `short-coordinate-key`), spoiling them as a queued

@@ -1,4 +1,6 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// A strict fake identity provider and sign-in backend on loopback, for tests (HTTP-API.md §4).
@@ -6,11 +8,11 @@ import Foundation
 /// OAuth 1.0a under `/oauth1/`, OAuth 2 / OIDC under `/oidc/`, Identity Toolkit's `accounts:signInWithIdp`
 /// under `/identitytoolkit/v1/`, and a control API under `/__fake/`. Start it with `start(...)`, read
 /// `baseURL`, stop it with `stop()`.
-public final class FakeIdP: Sendable {
+package final class FakeIdP: Sendable {
     /// `http://HOST:PORT`, the bound address.
-    public let baseURL: String
+    package let baseURL: String
     /// The OIDC issuer: `baseURL + "/oidc"`.
-    public var issuer: String { baseURL + "/oidc" }
+    package var issuer: String { baseURL + "/oidc" }
     let state: FakeIdPState
     private let server: HTTPServer
     private let router: FakeIdPRouter
@@ -23,7 +25,7 @@ public final class FakeIdP: Sendable {
     }
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
-    public static func start(
+    package static func start(
         host: String = "127.0.0.1", port: UInt16 = 0, configuration: FakeIdPConfiguration = FakeIdPConfiguration()
     ) throws -> FakeIdP {
         let state = try FakeIdPState(configuration: configuration)
@@ -44,32 +46,32 @@ public final class FakeIdP: Sendable {
     }
 
     /// Stops accepting and lets requests in flight finish.
-    public func stop() async {
+    package func stop() async {
         await server.stop(gracePeriod: .seconds(2))
     }
 
     /// Queues `failure` for the next `failure.count` calls of its endpoint.
-    public func queue(_ failure: FakeFailure) async {
+    package func queue(_ failure: FakeFailure) async {
         await state.queue(failure)
     }
 
     /// Failures queued and not yet used up.
-    public func pendingFailures() async -> [FakeFailure] {
+    package func pendingFailures() async -> [FakeFailure] {
         await state.pendingFailures()
     }
 
     /// Every request received so far (control API calls excluded), oldest first.
-    public func requests() async -> [FakeRecordedRequest] {
+    package func requests() async -> [FakeRecordedRequest] {
         await state.recordedRequests()
     }
 
     /// Moves the fake IdP's clock forward (to expire codes, tokens and timestamps without waiting).
-    public func advanceClock(seconds: Double) async {
+    package func advanceClock(seconds: Double) async {
         await state.advanceClock(seconds: seconds)
     }
 
     /// Forgets queued failures and recorded requests.
-    public func reset() async {
+    package func reset() async {
         await state.reset()
     }
 }

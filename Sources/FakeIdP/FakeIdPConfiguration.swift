@@ -1,47 +1,51 @@
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// The fake IdP's clients, users and rules; every key is optional in JSON and defaults as HTTP-API.md §4.2 says.
-public struct FakeIdPConfiguration: Codable, Sendable {
+package struct FakeIdPConfiguration: Codable, Sendable {
     /// An OAuth 1.0a consumer (Twitter "API key" and "API secret").
-    public struct OAuth1Consumer: Codable, Sendable, Hashable {
-        public var key: String
-        public var secret: String
-        public init(key: String, secret: String) {
+    package struct OAuth1Consumer: Codable, Sendable, Hashable {
+        package var key: String
+        package var secret: String
+        package init(key: String, secret: String) {
             self.key = key
             self.secret = secret
         }
     }
 
     /// An OAuth 2 client; `secret == nil` is a public client, for which PKCE is mandatory.
-    public struct OAuth2Client: Codable, Sendable, Hashable {
-        public var id: String
-        public var secret: String?
-        public init(id: String, secret: String?) {
+    package struct OAuth2Client: Codable, Sendable, Hashable {
+        package var id: String
+        package var secret: String?
+        package init(id: String, secret: String?) {
             self.id = id
             self.secret = secret
         }
     }
 
-    public var oauth1Consumers: [OAuth1Consumer]
-    public var oauth2Clients: [OAuth2Client]
-    public var users: [FakeUser]
+    package var oauth1Consumers: [OAuth1Consumer]
+    package var oauth2Clients: [OAuth2Client]
+    package var users: [FakeUser]
     /// Exact redirect URIs (OAuth 2 `redirect_uri` and OAuth 1.0a `oauth_callback`) accepted; when
     /// nil, any `http://127.0.0.1:PORT/__/auth/handler` or `http://[::1]:PORT/__/auth/handler` is.
-    public var redirectURIs: [String]?
+    package var redirectURIs: [String]?
     /// Whether `login_hint` / `screen_name` naming a configured user skips the login page.
-    public var autoApprove: Bool
+    package var autoApprove: Bool
     /// Lifetime of an OAuth 2 authorization code.
-    public var codeLifetimeSeconds: Int
+    package var codeLifetimeSeconds: Int
     /// Lifetime of an OAuth 1.0a request token.
-    public var requestTokenLifetimeSeconds: Int
+    package var requestTokenLifetimeSeconds: Int
     /// Lifetime of access tokens and ID tokens.
-    public var accessTokenLifetimeSeconds: Int
+    package var accessTokenLifetimeSeconds: Int
     /// Allowed distance between an OAuth 1.0a `oauth_timestamp` and the fake IdP's clock.
-    public var timestampWindowSeconds: Int
+    package var timestampWindowSeconds: Int
     /// The API key the fake Identity Toolkit backend requires (`?key=`); nil accepts any non-empty key.
-    public var backendAPIKey: String?
+    package var backendAPIKey: String?
 
-    public init(
+    package init(
         oauth1Consumers: [OAuth1Consumer] = [OAuth1Consumer(key: "fake-consumer-key", secret: "fake-consumer-secret")],
         oauth2Clients: [OAuth2Client] = [
             OAuth2Client(id: "fake-client-id", secret: "fake-client-secret"),
@@ -73,7 +77,7 @@ public struct FakeIdPConfiguration: Codable, Sendable {
         case requestTokenLifetimeSeconds, accessTokenLifetimeSeconds, timestampWindowSeconds, backendAPIKey
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = FakeIdPConfiguration()
         oauth1Consumers =
@@ -97,7 +101,7 @@ public struct FakeIdPConfiguration: Codable, Sendable {
     }
 
     /// Reads a JSON file; unknown keys are refused so that a typo does not silently fall back to a default.
-    public static func load(path: String) throws -> FakeIdPConfiguration {
+    package static func load(path: String) throws -> FakeIdPConfiguration {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -149,7 +153,7 @@ public struct FakeIdPConfiguration: Codable, Sendable {
 }
 
 /// A fake IdP configuration file that cannot be used, with what to fix.
-public struct FakeIdPConfigurationError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
+package struct FakeIdPConfigurationError: Error, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }

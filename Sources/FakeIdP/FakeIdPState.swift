@@ -1,15 +1,18 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// A request the fake IdP received, kept for test assertions (`GET /__fake/requests`).
-public struct FakeRecordedRequest: Codable, Sendable, Equatable {
-    public var method: String
-    public var path: String
-    public var query: String
-    public var headers: [String: String]
-    public var body: String
+package struct FakeRecordedRequest: Codable, Sendable, Equatable {
+    package var method: String
+    package var path: String
+    package var query: String
+    package var headers: [String: String]
+    package var body: String
     /// Seconds since 1970 on the fake IdP's clock.
-    public var time: Double
+    package var time: Double
 }
 
 /// An OAuth 1.0a request token between `request_token` and `access_token`.

@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// The body of `accounts:signInWithIdp`; every member optional so that each gap gets Identity Toolkit's own error.

@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// Who an IdP credential in `postBody` belongs to, once the fake backend has checked it is real.

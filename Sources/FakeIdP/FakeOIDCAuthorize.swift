@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// `GET|POST /oidc/authorize`: the authorization endpoint (RFC 6749 §4.1.1, OIDC Core §3.1.2, RFC 7636, RFC 9207).

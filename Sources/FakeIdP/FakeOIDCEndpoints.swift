@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// OAuth 2 / OIDC discovery, JWKS and userinfo under `/oidc/`; `authorize` and `token` have their own files.

@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// `POST /oidc/token`: the token endpoint (RFC 6749 §3.2, §4.1.3, §6; RFC 7636 §4.6; OIDC Core §3.1.3).

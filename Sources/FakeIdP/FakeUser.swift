@@ -1,7 +1,12 @@
 /// A user the fake IdP can sign in, and how the fake sign-in backend treats them.
-public struct FakeUser: Codable, Sendable, Hashable {
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+
+package struct FakeUser: Codable, Sendable, Hashable {
     /// What the fake Identity Toolkit backend answers for this user.
-    public enum BackendBehavior: String, Codable, Sendable {
+    package enum BackendBehavior: String, Codable, Sendable {
         /// A normal sign-in.
         case signIn
         /// `needConfirmation`: an account with this e-mail exists with a different credential.
@@ -11,14 +16,14 @@ public struct FakeUser: Codable, Sendable, Hashable {
     }
 
     /// The login name (`login_hint`, `screen_name`, or typed on the login page).
-    public var name: String
+    package var name: String
     /// The stable subject / user id.
-    public var id: String
-    public var email: String
-    public var displayName: String
-    public var backendBehavior: BackendBehavior
+    package var id: String
+    package var email: String
+    package var displayName: String
+    package var backendBehavior: BackendBehavior
 
-    public init(
+    package init(
         name: String, id: String, email: String, displayName: String, backendBehavior: BackendBehavior = .signIn
     ) {
         self.name = name
@@ -32,7 +37,7 @@ public struct FakeUser: Codable, Sendable, Hashable {
         case name, id, email, displayName, backendBehavior
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         id = try container.decodeIfPresent(String.self, forKey: .id) ?? name
@@ -42,10 +47,10 @@ public struct FakeUser: Codable, Sendable, Hashable {
     }
 
     /// The login name that denies instead of approving.
-    public static let denyingName = "deny"
+    package static let denyingName = "deny"
 
     /// alice, bob, conflict (the backend answers `needConfirmation`) and mfa (`mfaPendingCredential`).
-    public static let defaults: [FakeUser] = [
+    package static let defaults: [FakeUser] = [
         FakeUser(name: "alice", id: "1001", email: "alice@example.com", displayName: "Alice Example"),
         FakeUser(name: "bob", id: "1002", email: "bob@example.com", displayName: "Bob Example"),
         FakeUser(

@@ -2,7 +2,7 @@ import AuthHandlerClient
 import Foundation
 import Testing
 
-import enum AuthHandler.PKCE
+import enum AuthHandlerProtocols.PKCE
 
 /// `begin`: the start URL of HTTP-API.md §3.1, byte for byte, and what it refuses before any browser opens.
 struct AuthHandlerClientBeginTests {

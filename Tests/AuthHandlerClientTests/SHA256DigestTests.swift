@@ -1,5 +1,5 @@
-import AuthHandler
 import AuthHandlerClient
+import AuthHandlerCrypto
 import Testing
 
 /// The client's own SHA-256 against the FIPS 180-2 Appendix B examples (FIPS 180-4's "example values") and OpenSSL.

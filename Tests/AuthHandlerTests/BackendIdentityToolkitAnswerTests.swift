@@ -1,7 +1,13 @@
 import Foundation
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// How `accounts:signInWithIdp` answers map to HTTP-API.md §3.3, following the Firebase JS SDK's reading of them.
 struct BackendIdentityToolkitAnswerTests {

@@ -1,7 +1,13 @@
 import Foundation
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// The `accounts:signInWithIdp` request for each protocol family, as documented at
 /// https://cloud.google.com/identity-platform/docs/reference/rest/v1/accounts/signInWithIdp

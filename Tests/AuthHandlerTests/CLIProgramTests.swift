@@ -2,7 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// Captures what a command writes, for in-process tests.
 final class CLICapturedOutput: Sendable {
@@ -20,63 +26,15 @@ final class CLICapturedOutput: Sendable {
 
 struct CLIProgramTests {
     private func run(
-        _ arguments: [String], runners: CommandRunners = CommandRunners(), environment: [String: String] = [:]
+        _ arguments: [String], environment: [String: String] = [:]
     ) async -> (AuthHandlerExitCode, CLICapturedOutput) {
         let captured = CLICapturedOutput()
-        let program = CommandLineProgram(
-            runners: runners, context: CommandContext(environment: environment, output: captured.output))
+        let program = CommandLineProgram(context: CommandContext(environment: environment, output: captured.output))
         return (await program.run(arguments: arguments), captured)
     }
 
     @Test func exitCodesMatchTheContract() {
         #expect(AuthHandlerExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 78])
-    }
-
-    @Test func missingRunnersReportNotAvailable() async {
-        for (arguments, name) in [
-            (["serve"], "'serve'"), (["--once", "--provider", "github.com"], "'--once'"), (["fake-idp"], "'fake-idp'"),
-            (["demo"], "'demo'"),
-        ] {
-            let (code, captured) = await run(arguments)
-            #expect(code == .usage)
-            #expect(
-                captured.standardError
-                    == "auth-handler: \(name) is not available in this program; run the auth-handler executable, which has every command\n"
-            )
-            #expect(captured.standardOutput == "")
-        }
-    }
-
-    @Test func runnersReceiveTheirOptionsAndDecideTheExitCode() async {
-        let received = Mutex<[String]>([])
-        let runners = CommandRunners(
-            serve: { options, _ in
-                received.withLock { $0.append("serve \(options.config.path)") }
-                return .success
-            },
-            once: { options, context in
-                received.withLock { $0.append("once \(options.providerID) \(options.timeoutSeconds)") }
-                return context.fail(.timedOut, "timed out after \(options.timeoutSeconds)s; run again")
-            },
-            fakeIdP: { options, _ in
-                received.withLock { $0.append("fake-idp \(options.listen)") }
-                return .success
-            },
-            demo: { options, _ in
-                received.withLock { $0.append("demo \(options.headless)") }
-                return .cancelled
-            })
-        #expect(await run(["--config", "/c.json"], runners: runners).0 == .success)
-        let (onceCode, onceOutput) = await run(
-            ["--once", "--provider", "google.com", "--timeout", "5"], runners: runners)
-        #expect(onceCode == .timedOut)
-        #expect(onceOutput.standardError == "auth-handler: timed out after 5s; run again\n")
-        #expect(await run(["fake-idp", "--listen", "127.0.0.1:0"], runners: runners).0 == .success)
-        #expect(await run(["demo", "--headless"], runners: runners).0 == .cancelled)
-        #expect(
-            received.withLock { $0 } == [
-                "serve /c.json", "once google.com 5", "fake-idp 127.0.0.1:0", "demo true",
-            ])
     }
 
     @Test func helpAndVersionGoToStandardOutput() async {

@@ -1,7 +1,13 @@
 import Foundation
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// The parts of device sign-in (HTTP-API.md §2.12, §3.9) that need no server: the config, the user codes, the poll
 /// pacing and the code-entry limit, and `login`'s command line.

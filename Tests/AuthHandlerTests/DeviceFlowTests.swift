@@ -2,7 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// Device sign-in in process on the memory store (HTTP-API.md §3.9): issuing, the confirmation facts, polls, and a
 /// user code drawn again when the store already holds it.

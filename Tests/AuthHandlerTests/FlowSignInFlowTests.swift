@@ -1,7 +1,13 @@
 import Foundation
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// The sign-in flow of HTTP-API.md §3 in process: start, callback and redemption against a scripted provider
 /// (`OIDCFakeHTTP` answering discovery, JWKS, token, userinfo and the OAuth 1.0a endpoints by URL) and a settable

@@ -1,7 +1,13 @@
 import Foundation
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// A start answered on the listener's thread (``SignInFlow/startImmediately(_:cookieHeaders:fetchMetadata:)`` and
 /// ``AuthHandlerService/answerAtOnce(_:)``): taken only when nothing has to wait, and then the same answer as the

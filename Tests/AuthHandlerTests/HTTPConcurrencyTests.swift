@@ -2,7 +2,13 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 struct HTTPConcurrencyTests {
     @Test("200 concurrent requests with a 200 ms handler finish in under 2 s")

@@ -2,7 +2,13 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// The first response to `request`, sent verbatim on a new connection to `port`.
 private func refusalResponse(_ request: String, port: UInt16) async -> HTTPRawResponse? {

@@ -3,7 +3,13 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// Many servers in one process, as a parallel test run has them: one hammered with a new TCP connection per
 /// request, the others serving ordinary requests, more started and stopped all the while so descriptor numbers

@@ -1,7 +1,13 @@
 import Foundation
 import Synchronization
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// A one-shot signal tests use instead of sleeping: `wait()` suspends until `open()` has been called.
 final class HTTPTestGate: Sendable {

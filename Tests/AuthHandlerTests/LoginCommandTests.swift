@@ -2,7 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// `login` against a scripted server (HTTP-API.md §1.7): what it sends, how it polls, its exit codes, and the QR code
 /// it draws for a terminal.

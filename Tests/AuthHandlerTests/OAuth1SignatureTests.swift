@@ -1,6 +1,12 @@
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 struct OAuth1SignatureTests {
     @Test func signingKeyEncodesBothSecretsAndAlwaysHasTheAmpersand() {

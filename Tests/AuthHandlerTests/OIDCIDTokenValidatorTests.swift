@@ -1,7 +1,13 @@
 import Foundation
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// One provider for a test: an RS256 and an ES256 key in its JWKS, a validator, a fixed `now`.
 private struct Provider {

@@ -1,7 +1,13 @@
 import Foundation
 import Synchronization
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// An `HTTPFetching` fake serving JSON documents from a dictionary by URL, counting requests per URL and keeping them.
 final class OIDCFakeHTTP: HTTPFetching {

@@ -2,7 +2,13 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// A settable wall clock for tests.
 final class ProviderTestClock: Sendable {

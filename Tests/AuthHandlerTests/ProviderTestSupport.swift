@@ -1,7 +1,13 @@
 import Foundation
 import Synchronization
 
-@testable import AuthHandler
+@testable import AuthHandlerCore
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerHTTP
+@testable import AuthHandlerProtocols
+@testable import AuthHandlerStore
+@testable import AuthHandlerSystem
+@testable import auth_handler
 
 /// An in-test `HTTPFetching` that records every request and answers from a queue of canned answers.
 final class ProviderFakeHTTP: HTTPFetching {

@@ -1,5 +1,8 @@
-import AuthHandler
 import AuthHandlerClient
+import AuthHandlerCore
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
 import Foundation
 import Testing
 

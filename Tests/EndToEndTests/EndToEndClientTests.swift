@@ -1,5 +1,10 @@
-import AuthHandler
 import AuthHandlerClient
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
 import Foundation
 import Testing
 

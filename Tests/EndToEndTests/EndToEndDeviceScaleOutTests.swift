@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
 import Foundation
 import Testing
 

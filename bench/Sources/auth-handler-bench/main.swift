@@ -1,4 +1,7 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
 import Foundation
 
 /// Micro-benchmarks of auth-handler's hot paths. Each prints one line `name value unit`; `bench/run`

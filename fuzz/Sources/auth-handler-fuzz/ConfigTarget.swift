@@ -1,4 +1,6 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerHTTP
+import AuthHandlerSystem
 import Foundation
 
 /// A config document through the loader and validator, as `check-config` reads it, without touching files: secret

@@ -1,4 +1,8 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
 
 /// The pending sign-in cookie's opener (HTTP-API.md §3.2) under a fixed test key ring.
 ///

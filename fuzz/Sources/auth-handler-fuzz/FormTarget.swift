@@ -1,4 +1,8 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
 
 /// Query and form decoding: decoding never traps, and what decodes survives an encode/decode round trip.
 enum FormTarget {

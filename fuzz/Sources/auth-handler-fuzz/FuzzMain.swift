@@ -1,3 +1,8 @@
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
 import CLibFuzzer
 import Glibc
 

@@ -1,4 +1,9 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
 import Foundation
 
 /// A compact JWS ID token: parsing, then the validator's header and claims checks against fixed expectations.

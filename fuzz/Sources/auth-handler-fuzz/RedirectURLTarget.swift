@@ -1,4 +1,9 @@
-import AuthHandler
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
 
 /// A `redirectUrl` against a fixed `allowedRedirectURLs` (HTTP-API.md §2.7), and as an entry of its own.
 enum RedirectURLTarget {

@@ -1,0 +1,53 @@
+/// One HTTP exchange with a backend: transport failures become `BackendError`, and statuses are classified.
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+
+enum BackendExchange {
+    /// libcurl's `CURLE_OPERATION_TIMEDOUT`.
+    private static let curlTimeout = 28
+
+    /// Sends `request`; a transport failure, timeout or cancellation is `transient`, an unsendable request
+    /// or an oversized answer `rejected`. Messages name `backend` and never the URL's query.
+    static func send(
+        _ request: HTTPRequest, via fetcher: any HTTPFetching, backend: String, scrubbing sensitive: SensitiveValues
+    ) async throws(BackendError) -> HTTPResponse {
+        do {
+            return try await fetcher.send(request)
+        } catch let error as HTTPClientError {
+            switch error.kind {
+            case .transfer(let code, _, _) where code == curlTimeout:
+                throw .transient(reason: "\(backend) did not answer within \(seconds(request.timeout))")
+            case .transfer, .setup, .shutDown:
+                let detail = sensitive.scrub(withoutQueries(error.description))
+                throw .transient(reason: "\(backend) could not be reached: \(detail)")
+            case .invalidRequest, .responseTooLarge:
+                throw .rejected(reason: "\(backend): \(sensitive.scrub(error.description))")
+            }
+        } catch is CancellationError {
+            throw .transient(reason: "the call to \(backend) was cancelled")
+        } catch {
+            throw .transient(reason: "\(backend) could not be reached: \(sensitive.scrub(String(describing: error)))")
+        }
+    }
+
+    /// `text` with every URL query replaced by `?<redacted>`: libcurl's detail message may repeat the URL, and
+    /// a query may hold a key (`?key=`) or a webhook token.
+    static func withoutQueries(_ text: String) -> String {
+        text.replacing(#/\?[^\s)]+/#, with: "?<redacted>")
+    }
+
+    /// Statuses after which a retry may succeed: 408, 429 and every 5xx.
+    static func isTransient(status: Int) -> Bool {
+        status == 408 || status == 429 || status >= 500
+    }
+
+    /// `10 s`, `1.5 s`.
+    static func seconds(_ duration: Duration) -> String {
+        let (whole, attoseconds) = duration.components
+        if attoseconds == 0 { return "\(whole) s" }
+        return "\(Double(whole) + Double(attoseconds) / 1e18) s"
+    }
+}

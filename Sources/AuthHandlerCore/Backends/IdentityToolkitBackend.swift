@@ -1,0 +1,74 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
+import Foundation
+
+/// Backend `identitytoolkit`: Identity Toolkit's `accounts:signInWithIdp` (Firebase Auth, Identity Platform,
+/// the Firebase Auth emulator). Reference:
+/// https://cloud.google.com/identity-platform/docs/reference/rest/v1/accounts/signInWithIdp
+///
+/// The API key goes in the `key` query parameter, the form Identity Toolkit documents and the only one the
+/// Auth emulator accepts (its `apiKey` security scheme is `in: query`); `X-Goog-Api-Key` would keep it out of
+/// URLs, but the emulator refuses it. The URL is never logged: `HTTPClientError` drops the query, and every
+/// message is scrubbed of the key as well.
+package struct IdentityToolkitBackend: SignInBackend {
+    /// How long one `signInWithIdp` call may take, connecting included.
+    package static let defaultTimeout: Duration = .seconds(10)
+
+    private let baseURL: String
+    private let apiKey: Secret
+    private let tenantId: String?
+    private let fetcher: any HTTPFetching
+    private let timeout: Duration
+
+    /// `baseURL` is the API root, e.g. `https://identitytoolkit.googleapis.com/v1` or the emulator's
+    /// `http://127.0.0.1:9099/identitytoolkit.googleapis.com/v1`.
+    package init(
+        baseURL: URL, apiKey: Secret, tenantId: String? = nil, fetcher: any HTTPFetching,
+        timeout: Duration = defaultTimeout
+    ) {
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.apiKey = apiKey
+        self.tenantId = tenantId
+        self.fetcher = fetcher
+        self.timeout = timeout
+    }
+
+    package func signIn(_ request: BackendSignInRequest) async throws(BackendError) -> JSONValue? {
+        let sensitive = SensitiveValues(request.sensitiveValues + [apiKey.reveal()])
+        var body: [String: JSONValue] = [
+            "requestUri": .string(request.requestUri),
+            "postBody": .string(try IdentityToolkitPostBody.form(for: request)),
+            "returnSecureToken": .bool(true),
+            "returnIdpCredential": .bool(true),
+        ]
+        if request.authType.requiresIDToken {
+            guard let idToken = request.idToken, !idToken.isEmpty else { throw .invalidIDToken }
+            body["idToken"] = .string(idToken)
+        }
+        if let tenantId { body["tenantId"] = .string(tenantId) }
+
+        let httpRequest = HTTPRequest(
+            method: "POST",
+            url: baseURL + "/accounts:signInWithIdp?key=" + FormURLEncoding.percentEncode(apiKey.reveal()),
+            headers: ["Content-Type": "application/json", "Accept": "application/json"],
+            body: try Self.encode(.object(body)), timeout: timeout)
+        let response = try await BackendExchange.send(
+            httpRequest, via: fetcher, backend: IdentityToolkitAnswer.backendName, scrubbing: sensitive)
+        return try IdentityToolkitAnswer.interpret(
+            status: response.status, body: response.body, request: request, scrubbing: sensitive)
+    }
+
+    static func encode(_ value: JSONValue) throws(BackendError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(value))
+        } catch {
+            throw .rejected(reason: "the request body could not be encoded as JSON")
+        }
+    }
+}

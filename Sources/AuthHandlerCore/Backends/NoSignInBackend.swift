@@ -1,0 +1,10 @@
+/// Backend `none`: the result carries the IdP credential and profile only, and `signIn` is null.
+import AuthHandlerHTTP
+
+package struct NoSignInBackend: SignInBackend {
+    package init() {}
+
+    package func signIn(_ request: BackendSignInRequest) async throws(BackendError) -> JSONValue? {
+        nil
+    }
+}

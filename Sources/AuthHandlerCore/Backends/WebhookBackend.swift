@@ -1,0 +1,63 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+import Foundation
+
+/// Backend `webhook`: POSTs the credential as JSON to `url`, signed as HTTP-API.md §2.8 says (see `WebhookSignature`).
+package struct WebhookBackend: SignInBackend {
+    /// How long one webhook call may take, connecting included.
+    package static let defaultTimeout: Duration = .seconds(10)
+
+    private let url: String
+    private let secret: Secret
+    private let fetcher: any HTTPFetching
+    private let timeout: Duration
+    private let now: @Sendable () -> Date
+
+    /// `now` is the clock the timestamp is read from.
+    package init(
+        url: URL, secret: Secret, fetcher: any HTTPFetching, timeout: Duration = defaultTimeout,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.url = url.absoluteString
+        self.secret = secret
+        self.fetcher = fetcher
+        self.timeout = timeout
+        self.now = now
+    }
+
+    package func signIn(_ request: BackendSignInRequest) async throws(BackendError) -> JSONValue? {
+        let sensitive = SensitiveValues(request.sensitiveValues + [secret.reveal()])
+        let deliveryId: String
+        do {
+            deliveryId = Hex.lowercase(try SecureRandom.bytes(16))
+        } catch {
+            throw .transient(reason: "no delivery id could be drawn: \(error.description)")
+        }
+        let body: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            body = Array(try encoder.encode(WebhookPayload(request, deliveryId: deliveryId)))
+        } catch {
+            throw .rejected(reason: "the webhook body could not be encoded as JSON")
+        }
+        let timestamp = String(Int64(now().timeIntervalSince1970.rounded(.down)))
+        let signature: String
+        do {
+            signature = try WebhookSignature.sign(secret: secret.reveal(), timestamp: timestamp, body: body)
+        } catch {
+            throw .transient(reason: "the webhook request could not be signed: \(error.description)")
+        }
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
+        headers.add(name: WebhookSignature.timestampHeader, value: timestamp)
+        headers.add(name: WebhookSignature.signatureHeader, value: signature)
+        let httpRequest = HTTPRequest(method: "POST", url: url, headers: headers, body: body, timeout: timeout)
+        let response = try await BackendExchange.send(
+            httpRequest, via: fetcher, backend: WebhookAnswer.backendName, scrubbing: sensitive)
+        return try WebhookAnswer.interpret(
+            status: response.status, body: response.body, scrubbing: sensitive, providerId: request.providerId)
+    }
+}

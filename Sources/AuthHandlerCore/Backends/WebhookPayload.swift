@@ -1,0 +1,50 @@
+/// The JSON body POSTed to a webhook backend: what the IdP said and what the app asked for, and which delivery of which
+/// result this is.
+///
+/// `{"resultId", "deliveryId", "providerId", "authType", "eventId", "credential", "profile"}`, `eventId` null when the
+/// app gave none, plus `idToken` (the app's current backend ID token) for `linkViaRedirect` and `reauthViaRedirect`.
+/// The ids are in the body, so the signature covers them (HTTP-API.md §2.8): a receiver that keeps the `resultId`s it
+/// processed recognises a retry or a replay of one result, and `deliveryId` tells the attempts apart.
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+
+struct WebhookPayload: Encodable {
+    /// The same for every delivery of one result (``BackendSignInRequest/resultId``).
+    var resultId: String
+    /// Drawn afresh for every delivery.
+    var deliveryId: String
+    var providerId: String
+    var authType: AuthType
+    var eventId: String?
+    var credential: IdPCredential
+    var profile: ProviderProfile
+    var idToken: String?
+
+    /// The body of delivery `deliveryId` of `request`; a request without a `resultId` (one not built by the flow's
+    /// redemption) counts as its own result.
+    init(_ request: BackendSignInRequest, deliveryId: String) {
+        resultId = request.resultId ?? deliveryId
+        self.deliveryId = deliveryId
+        providerId = request.providerId
+        authType = request.authType
+        eventId = request.eventId
+        credential = request.credential
+        profile = request.profile
+        idToken = request.authType.requiresIDToken ? request.idToken : nil
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case resultId, deliveryId, providerId, authType, eventId, credential, profile, idToken
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeMembers([
+            .resultId: resultId, .deliveryId: deliveryId, .providerId: providerId, .authType: authType,
+            .eventId: eventId, .credential: credential,
+            .profile: profile,
+        ])
+        try container.encodeIfPresent(idToken, forKey: .idToken)
+    }
+}

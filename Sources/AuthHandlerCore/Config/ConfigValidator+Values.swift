@@ -1,0 +1,230 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+import Foundation
+
+extension ConfigValidator {
+    /// The fields of an object, without null values; reports a non-object and every unknown key.
+    mutating func object(
+        _ value: JSONValue, at path: ConfigPath, allowedKeys: [String]
+    ) -> [String: JSONValue]? {
+        guard case .object(let fields) = value else {
+            fail(path, "expected an object, got \(value.typeName)")
+            return nil
+        }
+        for key in fields.keys.sorted() where !allowedKeys.contains(key) {
+            var message = "unknown key"
+            if let suggestion = Self.closest(to: key, in: allowedKeys) {
+                message += " (did you mean \"\(suggestion)\"?)"
+            }
+            fail(path.key(key), "\(message); expected one of \(allowedKeys.joined(separator: ", "))")
+        }
+        return fields.filter { allowedKeys.contains($0.key) && $0.value != .null }
+    }
+
+    /// A non-empty string, or nil after reporting why not.
+    mutating func string(_ value: JSONValue, at path: ConfigPath) -> String? {
+        guard case .string(let text) = value else {
+            fail(path, "expected a string, got \(value.typeName)")
+            return nil
+        }
+        if text.isEmpty {
+            fail(path, "is empty; expected a non-empty string")
+            return nil
+        }
+        return text
+    }
+
+    /// A name shown to people (`branding.name`, a provider's `displayName`): at most
+    /// ``Branding/maximumNameLength`` characters, no control characters, no space at either end.
+    mutating func displayText(_ value: JSONValue, at path: ConfigPath) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        let expected = "expected a name of at most \(Branding.maximumNameLength) characters, such as \"Acme\""
+        if text.count > Branding.maximumNameLength {
+            fail(path, "is \(text.count) characters long; \(expected)")
+            return nil
+        }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            fail(path, "contains a control character (a line break or tab, say); \(expected)")
+            return nil
+        }
+        if text.trimmingCharacters(in: .whitespaces) != text {
+            fail(path, "starts or ends with a space; \(expected)")
+            return nil
+        }
+        return text
+    }
+
+    /// A whole number greater than zero, or nil after reporting why not.
+    mutating func positiveInteger(
+        _ value: JSONValue, at path: ConfigPath, counting unit: String = "seconds"
+    ) -> Int? {
+        let expected = "expected a positive whole number of \(unit)"
+        switch value {
+        case .integer(let number) where number > 0 && number <= Int64(Int32.max):
+            return Int(number)
+        case .integer(let number):
+            fail(path, "\(number) is out of range; \(expected)")
+        case .number(let number):
+            fail(path, "\(number) is not a whole number; \(expected)")
+        default:
+            fail(path, "\(expected), got \(value.typeName)")
+        }
+        return nil
+    }
+
+    /// `true` or `false`, or nil after reporting why not.
+    mutating func boolean(_ value: JSONValue, at path: ConfigPath) -> Bool? {
+        guard case .bool(let flag) = value else {
+            fail(path, "expected true or false, got \(value.typeName)")
+            return nil
+        }
+        return flag
+    }
+
+    /// One of an enumeration's raw values, or nil after listing the accepted ones.
+    mutating func enumeration<Value: RawRepresentable & CaseIterable>(
+        _ value: JSONValue, _ type: Value.Type, at path: ConfigPath
+    ) -> Value? where Value.RawValue == String {
+        let accepted = Value.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        guard case .string(let text) = value else {
+            fail(path, "expected one of \(accepted), got \(value.typeName)")
+            return nil
+        }
+        guard let result = Value(rawValue: text) else {
+            fail(path, "unknown value \(Self.quote(text)); expected one of \(accepted)")
+            return nil
+        }
+        return result
+    }
+
+    /// A provider or backend URL: `https`, or `http` on a loopback host.
+    mutating func endpointURL(_ value: JSONValue, at path: ConfigPath) -> URL? {
+        guard let text = string(value, at: path) else { return nil }
+        let expected = "expected an https URL (http only on 127.0.0.1, [::1] or localhost)"
+        guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
+            let host = parts.host, !host.isEmpty, let url = parts.url
+        else {
+            fail(path, "\(Self.quote(text)) is not an absolute URL; \(expected)")
+            return nil
+        }
+        if parts.user != nil || parts.password != nil {
+            fail(path, "must not contain user info; put credentials in a secret reference instead")
+            return nil
+        }
+        switch scheme {
+        case "https":
+            break
+        case "http" where ListenAddress.isLoopback(host: host):
+            break
+        case "http":
+            fail(path, "\(Self.quote(text)) uses plain http on a non-loopback host; \(expected)")
+            return nil
+        default:
+            fail(path, "\(Self.quote(text)) has scheme \"\(scheme)\"; \(expected)")
+            return nil
+        }
+        if parts.fragment != nil {
+            fail(path, "\(Self.quote(text)) has a fragment; \(expected) without one")
+            return nil
+        }
+        return url
+    }
+
+    /// A secret reference; checks that it resolves (without ever printing its value) when asked to.
+    mutating func secret(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {
+        let forms = "{\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}"
+        let expected = "expected \(forms)"
+        let reference: SecretReference
+        switch value {
+        case .string(let text):
+            if text.isEmpty {
+                fail(path, "is empty; \(expected)")
+                return nil
+            }
+            warn(path, "plain-string secret in the config file; prefer \(forms)")
+            reference = .inline(Secret(text))
+        case .object(let fields):
+            let unknown = fields.keys.filter { !Self.secretKeys.contains($0) }.sorted()
+            for key in unknown {
+                var message = "unknown key"
+                if let suggestion = Self.closest(to: key, in: Self.secretKeys) {
+                    message += " (did you mean \"\(suggestion)\"?)"
+                }
+                fail(path.key(key), "\(message); \(expected)")
+            }
+            let present = Self.secretKeys.filter { fields[$0] != nil }
+            guard present.count == 1, let key = present.first, let field = fields[key] else {
+                if present.count > 1 {
+                    fail(path, "has \(present.joined(separator: " and ")); \(expected), exactly one of them")
+                } else if unknown.isEmpty {
+                    fail(path, "is an empty object; \(expected)")
+                }
+                return nil
+            }
+            guard let name = string(field, at: path.key(key)) else { return nil }
+            switch key {
+            case "file":
+                reference = .file(absolutePath(name))
+            case "env":
+                reference = .environment(name)
+            default:
+                if name.contains("/") || name == "." || name == ".." {
+                    fail(path.key(key), "\(Self.quote(name)) is not a credential name; expected a name without '/'")
+                    return nil
+                }
+                reference = .credential(name)
+            }
+        default:
+            fail(path, "\(expected), got \(value.typeName)")
+            return nil
+        }
+        if resolvesSecrets {
+            do {
+                _ = try reference.resolve(in: environment)
+            } catch {
+                fail(reference.jsonKey.map { path.key($0) } ?? path, error.description)
+            }
+        }
+        return reference
+    }
+
+    /// `path` made absolute against the config file's directory.
+    func absolutePath(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        return ((baseDirectory as NSString).appendingPathComponent(path) as NSString).standardizingPath
+    }
+
+    /// A user-written value in double quotes, shortened so that one line stays readable.
+    static func quote(_ text: String) -> String {
+        let shortened = text.count > 80 ? text.prefix(77) + "..." : Substring(text)
+        return "\"\(shortened)\""
+    }
+
+    /// The allowed key closest to a misspelt one, when it is close enough to be a likely typo.
+    static func closest(to key: String, in candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, editDistance(key.lowercased(), $0.lowercased())) }
+        guard let best = scored.min(by: { $0.1 < $1.1 }) else { return nil }
+        return best.1 <= max(1, min(3, best.0.count / 3)) ? best.0 : nil
+    }
+
+    /// The Levenshtein distance between two strings.
+    package static func editDistance(_ left: String, _ right: String) -> Int {
+        let a = Array(left)
+        let b = Array(right)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,80 @@
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import Foundation
+import Synchronization
+
+/// The per-instance pacing of device sign-ins (HTTP-API.md §3.9): how fast each device code may be polled, and how
+/// many wrong user codes an address may enter.
+///
+/// Poll spacing is measured on this process's monotonic clock (RFC 8628 §3.5 `slow_down`), so a wall-clock step
+/// changes nothing; a reload keeps it. It is not shared between instances: behind a balancer that spreads one
+/// device's polls over several instances, each instance measures the polls it sees, which only ever spaces them
+/// further apart, so a client that waits its interval is never told `slow_down`.
+package final class DevicePacing: Sendable {
+    /// How much `slow_down` adds to a device code's interval (RFC 8628 §3.5).
+    package static let slowDownIncrement = 5
+    /// Wrong user codes an address may enter: 10 a minute, at most 10 at once (RFC 8628 §5.1).
+    package static let codeEntryLimit = StartRateLimit(perMinute: 10, burst: 10)
+    /// The most device codes whose polls are tracked at once; beyond it, new codes are not paced until old ones
+    /// expire (a flood of issued codes cannot grow the table without bound).
+    package static let maximumTrackedCodes = 200_000
+
+    /// One device code's polling: its current interval and when it was last polled.
+    private struct Poll {
+        var interval: Int
+        var last: ContinuousClock.Instant
+        var expires: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var polls: [String: Poll] = [:]
+        var lastSweep: ContinuousClock.Instant
+    }
+
+    /// The answer for one poll.
+    package struct PollPace: Sendable, Equatable {
+        /// Whether the poll came sooner than the code's interval after the previous one.
+        package var tooSoon: Bool
+        /// The code's interval after this poll, in seconds.
+        package var interval: Int
+    }
+
+    /// Wrong user codes per client address.
+    let codeEntries: StartRateLimiter
+    private let clock = ContinuousClock()
+    private let state: Mutex<State>
+
+    package init(now: @escaping @Sendable () -> Date = { Date() }) {
+        codeEntries = StartRateLimiter(Self.codeEntryLimit, now: now)
+        state = Mutex(State(lastSweep: ContinuousClock().now))
+    }
+
+    /// Records a poll of the device code tagged `tag`, whose interval starts at `interval` seconds and which expires
+    /// in `lifetime`. A poll sooner than the interval after the previous one raises the interval by
+    /// ``slowDownIncrement``; the first poll is never too soon.
+    package func poll(_ tag: String, interval: Int, lifetime: Duration) -> PollPace {
+        let current = clock.now
+        return state.withLock { state in
+            if current - state.lastSweep >= .seconds(60) || state.polls.count >= Self.maximumTrackedCodes {
+                state.polls = state.polls.filter { $0.value.expires > current }
+                state.lastSweep = current
+            }
+            guard var poll = state.polls[tag] else {
+                if state.polls.count < Self.maximumTrackedCodes {
+                    state.polls[tag] = Poll(interval: interval, last: current, expires: current + lifetime)
+                }
+                return PollPace(tooSoon: false, interval: interval)
+            }
+            let tooSoon = current - poll.last < .seconds(poll.interval)
+            if tooSoon { poll.interval += Self.slowDownIncrement }
+            poll.last = current
+            state.polls[tag] = poll
+            return PollPace(tooSoon: tooSoon, interval: poll.interval)
+        }
+    }
+
+    /// Forgets a device code whose result was delivered.
+    package func forget(_ tag: String) {
+        _ = state.withLock { $0.polls.removeValue(forKey: tag) }
+    }
+}

@@ -1,0 +1,105 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
+import Foundation
+
+/// A sign-in between its start and the IdP's callback, sealed into the browser's cookie (HTTP-API.md §3.1) and found
+/// again by its `state` (OAuth 2) or its request token (OAuth 1.0a). Everything the callback checks against comes
+/// from here, never from the callback.
+package struct PendingSession: Codable, Sendable, Equatable {
+    var providerID: String
+    /// OAuth 2 / OIDC: the `state` sent to the IdP; the callback's must equal it.
+    var state: String?
+    var redirectURL: String
+    var authType: AuthType
+    var eventID: String?
+    /// base64url SHA-256 of the app's redemption verifier, when the app gave one.
+    var resultChallenge: String?
+    var scopes: [String]
+    /// OAuth 2 / OIDC: the PKCE verifier and, for OIDC, the raw nonce (the authorization request carried its hash,
+    /// `OIDCNonce.hashed`).
+    var codeVerifier: String?
+    var nonce: String?
+    /// OAuth 1.0a: the request token and its secret.
+    var requestToken: String?
+    var requestTokenSecret: String?
+    var createdAt: Date
+    var expiresAt: Date
+    /// A device sign-in's result code (HTTP-API.md §3.9): the callback keeps the result under it for the polling
+    /// device instead of sending the browser to an app.
+    var deviceResultCode: String? = nil
+
+    /// Short names: the sealed session must fit in a cookie of ``SignInCookie/maximumLength`` bytes.
+    enum CodingKeys: String, CodingKey {
+        case providerID = "p"
+        case state = "s"
+        case redirectURL = "r"
+        case authType = "a"
+        case eventID = "e"
+        case resultChallenge = "c"
+        case scopes = "sc"
+        case codeVerifier = "v"
+        case nonce = "n"
+        case requestToken = "t"
+        case requestTokenSecret = "ts"
+        case createdAt = "ct"
+        case expiresAt = "x"
+        case deviceResultCode = "d"
+    }
+
+    /// The state (OAuth 2) or request token (OAuth 1.0a) the sign-in is found and recorded by.
+    var lookupKey: String? { state ?? requestToken }
+}
+
+/// A completed sign-in waiting for the app to redeem its one-time result code.
+struct StoredResult: Codable, Sendable, Equatable {
+    var providerID: String
+    var authType: AuthType
+    var eventID: String?
+    var resultChallenge: String?
+    var credential: IdPCredential
+    var profile: ProviderProfile
+    /// The handler URL the IdP sent the browser to (Identity Toolkit's `requestUri`).
+    var requestURI: String
+    var createdAt: Date
+}
+
+extension PendingSession {
+    /// The store key under which a used OAuth 2 state is recorded.
+    static func key(state: String) -> String { "state:" + state }
+    /// The store key under which a used OAuth 1.0a request token is recorded.
+    static func key(requestToken: String) -> String { "oauth1:" + requestToken }
+
+    /// The pending sign-in sealed in the cookie `cookieName` with `value` (HTTP-API.md §3.2); nil when it does not
+    /// open under any of `keys` or does not decode.
+    package static func opening(_ value: String, cookieName: String, keys: StateKeyRing) -> PendingSession? {
+        keys.open(value, context: cookieName).flatMap(decoding)
+    }
+
+    /// The plaintext sealed into the cookie, written through `JSONValue` rather than `JSONEncoder` (a measurable part
+    /// of a start, BENCHMARKS.md) as the same JSON `JSONEncoder` wrote: the short ``CodingKeys`` names, absent
+    /// optionals left out, the dates as seconds since 2001-01-01 (its default date strategy), slashes not escaped. So
+    /// ``decoding(_:)`` reads it, and cookies sealed by either form open (HTTP-API.md §3.1, §3.2).
+    var plaintext: [UInt8] {
+        var members: [String: JSONValue] = [
+            CodingKeys.providerID.rawValue: .string(providerID), CodingKeys.redirectURL.rawValue: .string(redirectURL),
+            CodingKeys.authType.rawValue: .string(authType.rawValue),
+            CodingKeys.scopes.rawValue: .array(scopes.map { .string($0) }),
+            CodingKeys.createdAt.rawValue: .number(createdAt.timeIntervalSinceReferenceDate),
+            CodingKeys.expiresAt.rawValue: .number(expiresAt.timeIntervalSinceReferenceDate),
+        ]
+        let optionals: [(CodingKeys, String?)] = [
+            (.state, state), (.eventID, eventID), (.resultChallenge, resultChallenge), (.codeVerifier, codeVerifier),
+            (.nonce, nonce), (.requestToken, requestToken), (.requestTokenSecret, requestTokenSecret),
+            (.deviceResultCode, deviceResultCode),
+        ]
+        for case (let key, let value?) in optionals { members[key.rawValue] = .string(value) }
+        return JSONValue.object(members).serialized
+    }
+
+    /// The pending sign-in from the plaintext of its opened cookie; nil when it does not decode.
+    package static func decoding(_ plaintext: [UInt8]) -> PendingSession? {
+        SignInFlow.decode(PendingSession.self, from: plaintext)
+    }
+}

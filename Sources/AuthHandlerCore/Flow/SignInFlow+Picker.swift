@@ -1,0 +1,98 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+import Foundation
+
+/// One button of the sign-in picker: a provider and the start that its button opens.
+package struct PickerChoice: Sendable, Equatable {
+    /// The provider id, as `providerId` of the start.
+    package var providerID: String
+    /// The provider's name for people (``ProviderDescriptor/displayName``).
+    package var displayName: String
+    /// The start's query: `providerId` first, then the picker's own start parameters as they were given.
+    package var startQuery: String
+}
+
+/// The sign-in picker, `GET /__/auth/signin` (HTTP-API.md §3.6): the start's parameters without `providerId`, checked
+/// for every provider offered exactly as a start for that provider checks them (HTTP-API.md §3.1), so that no button
+/// leads to a refused start.
+extension SignInFlow {
+    /// The start parameters a picker carries into each button's start, in the order HTTP-API.md §3.1 lists them.
+    static let carriedStartParameters = [
+        "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge",
+    ]
+
+    /// The picker's buttons for a request's query `fields`; throws the error a start would answer for the first
+    /// provider whose start would be refused.
+    package func pickerChoices(_ fields: [URLFormField]) throws(HandlerError) -> [PickerChoice] {
+        for name in ["providerId", "providers"] + Self.carriedStartParameters where fields.all(named: name).count > 1 {
+            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
+        }
+        if fields.first(named: "providerId") != nil {
+            throw HandlerError(
+                .invalidRequest,
+                "the sign-in picker lets the user choose the provider; leave providerId out, or start at "
+                    + "/__/auth/handler with it to skip the picker")
+        }
+        let offered = try pickerProviders(fields.first(named: "providers"))
+        let carried = fields.filter { Self.carriedStartParameters.contains($0.name) }
+        var choices: [PickerChoice] = []
+        for provider in offered {
+            let start = [URLFormField(name: "providerId", value: provider.id)] + carried
+            // The start's own checks, in the start's order, then its cookie's size: a picker never offers a start that
+            // would be refused before it reaches the provider.
+            _ = try pendingCookie(projectedSession(try StartRequest(fields: start, flow: self)))
+            choices.append(
+                PickerChoice(
+                    providerID: provider.id, displayName: provider.displayName,
+                    startQuery: FormURLEncoding.encode(start)))
+        }
+        return choices
+    }
+
+    /// The pending sign-in `request`'s start would seal, its random values at their real lengths (base64url of 32
+    /// bytes). OAuth 1.0a's request token and secret come from the provider, so they are taken at their shortest: the
+    /// picker may let through a start that its provider's long token then makes too large, never the other way round.
+    private func projectedSession(_ request: StartRequest) -> PendingSession {
+        var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
+        let random = String(repeating: "A", count: 43)
+        switch request.provider.protocolKind {
+        case .oauth1:
+            session.requestToken = "A"
+            session.requestTokenSecret = ""
+        case .oauth2, .oidc:
+            session.state = random
+            session.codeVerifier = random
+            session.scopes = request.providerScopes
+            if request.provider.protocolKind == .oidc { session.nonce = random }
+        }
+        return session
+    }
+
+    /// The providers `providers=` lists, in its order and each once; every configured one, by name, without it.
+    private func pickerProviders(_ list: String?) throws(HandlerError) -> [ProviderDescriptor] {
+        guard let list else {
+            guard !providers.ids.isEmpty else {
+                throw HandlerError(
+                    .invalidProvider, "no provider is configured, so there is nothing to pick; add one under providers")
+            }
+            return providers.descriptors.values.sorted {
+                ($0.displayName.lowercased(), $0.id) < ($1.displayName.lowercased(), $1.id)
+            }
+        }
+        var offered: [ProviderDescriptor] = []
+        for id in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            guard !id.isEmpty else {
+                throw HandlerError(
+                    .invalidRequest,
+                    "providers has an empty entry; list configured provider ids separated by commas, "
+                        + "e.g. providers=google.com,github.com, or leave it out to offer every provider")
+            }
+            let provider = try StartRequest.provider(id, in: providers)
+            if !offered.contains(where: { $0.id == provider.id }) { offered.append(provider) }
+        }
+        return offered
+    }
+}

@@ -1,0 +1,44 @@
+/// The credential an identity provider issued, as the result JSON carries it (HTTP-API.md §3.3 `credential`).
+///
+/// OAuth 1.0a fills `accessToken` and `secret`; OAuth 2 `accessToken` (and the optional members); OIDC also
+/// `idToken`. Absent members are written as JSON `null`, as the contract shows.
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+
+package struct IdPCredential: Sendable, Hashable, Codable {
+    package var accessToken: String?
+    /// OAuth 1.0a token secret.
+    package var secret: String?
+    package var idToken: String?
+    package var refreshToken: String?
+    /// Seconds until `accessToken` expires, as the IdP said.
+    package var expiresIn: Int?
+    /// Scopes granted, space-separated as the IdP said.
+    package var scope: String?
+    /// OIDC: the raw nonce of the sign-in, whose lowercase hex SHA-256 the provider was sent and put in `idToken`'s
+    /// `nonce` claim (`OIDCNonce`); what Firebase's `rawNonce` and `signInWithIdp`'s `postBody` take. Nil for OAuth
+    /// 1.0a and plain OAuth 2.
+    package var nonce: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken, secret, idToken, refreshToken, expiresIn, scope, nonce
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeMembers([
+            .accessToken: accessToken, .secret: secret, .idToken: idToken, .refreshToken: refreshToken,
+            .expiresIn: expiresIn, .scope: scope, .nonce: nonce,
+        ])
+    }
+}
+
+extension IdPCredential {
+    /// The credential of an OAuth 2 / OpenID Connect token answer.
+    package init(_ answer: OAuth2TokenClient.Answer) {
+        self.init(
+            accessToken: answer.accessToken, idToken: answer.idToken, refreshToken: answer.refreshToken,
+            expiresIn: answer.expiresIn, scope: answer.scope)
+    }
+}

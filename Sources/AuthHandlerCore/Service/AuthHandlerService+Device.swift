@@ -1,0 +1,115 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+import Foundation
+
+/// The device sign-in's routes (HTTP-API.md §3.9): `/__/auth/device`, `/__/auth/device/token` and
+/// `/__/auth/device/done`, served when `deviceAuthorization.enabled`.
+extension AuthHandlerService {
+    /// Whether `path` is one of the device routes.
+    static func isDevicePath(_ path: String) -> Bool {
+        ["/__/auth/device", "/__/auth/device/token", "/__/auth/device/done"].contains(path)
+    }
+
+    /// Routes a request to one of the device paths by path and method.
+    func device(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
+        let accept = request.headers["Accept"]
+        let audience = PageAudience(productName: flow.settings.productName, starter: .terminal)
+        let client = ClientAddress.resolve(
+            peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"),
+            trusted: flow.settings.trustedProxies)
+        switch (request.path, request.method) {
+        case ("/__/auth/device/token", "POST"):
+            return await token(request, flow: flow)
+        case ("/__/auth/device/done", "GET"):
+            let outcome = request.queryItems.first(named: "outcome").flatMap(DeviceDoneOutcome.init(rawValue:))
+            return ResponseRendering.secured(.html(DevicePages.done(outcome ?? .failed, audience: audience)))
+        case ("/__/auth/device", "GET"):
+            return await devicePage(request, flow: flow, client: client, audience: audience)
+        case ("/__/auth/device", "POST") where request.formFields.first(named: "decision") != nil:
+            return await deviceDecision(request, flow: flow, client: client, audience: audience)
+        case ("/__/auth/device", "POST"):
+            do {
+                let issued = try await flow.issueDevice(request.formFields, client: client)
+                return ResponseRendering.json(issued.json)
+            } catch {
+                return ResponseRendering.error(error, accept: "application/json", audience: audience)
+            }
+        default:
+            return ResponseRendering.error(
+                HandlerError(
+                    .methodNotAllowed,
+                    "use POST for /__/auth/device (asking for a code) and /__/auth/device/token, GET for the pages"),
+                accept: accept, audience: audience)
+        }
+    }
+
+    /// `GET /__/auth/device`: the code page, or with `user_code` the confirmation page (HTTP-API.md §3.9).
+    private func devicePage(_ request: ServerRequest, flow: SignInFlow, client: String, audience: PageAudience) async
+        -> ServerResponse
+    {
+        guard let typed = request.queryItems.first(named: "user_code"), !typed.isEmpty else {
+            return ResponseRendering.secured(.html(DevicePages.entry(problem: nil, audience: audience)))
+        }
+        do {
+            let facts = try await flow.deviceConfirmation(
+                userCode: typed, client: client, cookieHeaders: request.headers.values(for: "Cookie"))
+            var response = ResponseRendering.secured(.html(DevicePages.confirmation(facts, audience: audience)))
+            response.headers.add(name: "Set-Cookie", value: facts.setCookie)
+            return response
+        } catch {
+            var response = ResponseRendering.secured(
+                .html(DevicePages.entry(problem: error.message, audience: audience), status: error.status))
+            if let seconds = error.retryAfterSeconds {
+                response.headers.set(name: "Retry-After", value: String(seconds))
+            }
+            return response
+        }
+    }
+
+    /// The confirmation form's `POST /__/auth/device` (HTTP-API.md §3.9).
+    private func deviceDecision(_ request: ServerRequest, flow: SignInFlow, client: String, audience: PageAudience)
+        async -> ServerResponse
+    {
+        let accept = request.headers["Accept"]
+        // A form another site makes the browser send is refused before anything else (Fetch Metadata).
+        if request.headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" {
+            return ResponseRendering.error(
+                HandlerError(.invalidRequest, "a confirmation must come from the confirmation page itself"),
+                accept: accept, audience: audience)
+        }
+        do {
+            switch try await flow.deviceDecision(
+                request.formFields, client: client, cookieHeaders: request.headers.values(for: "Cookie"))
+            {
+            case .started(let answer):
+                var response = ResponseRendering.secured(.redirect(to: answer.location, status: 303))
+                for eviction in answer.evictions { response.headers.add(name: "Set-Cookie", value: eviction) }
+                response.headers.add(name: "Set-Cookie", value: answer.setCookie)
+                return response
+            case .declined:
+                return ResponseRendering.secured(
+                    .redirect(to: "device/done?outcome=" + DeviceDoneOutcome.cancelled.rawValue, status: 303))
+            }
+        } catch {
+            return ResponseRendering.error(error, accept: accept, audience: audience)
+        }
+    }
+
+    /// `POST /__/auth/device/token` (RFC 8628 §3.4, §3.5): errors in RFC 6749 §5.2's form.
+    private func token(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
+        switch await flow.pollDevice(request.formFields) {
+        case .delivered(let answer):
+            // Exactly the JSON of POST /__/auth/result (HTTP-API.md §3.3), written the same way.
+            return ResponseRendering.secured(
+                ServerResponse(
+                    headers: ["Content-Type": "application/json"], body: answer.json.serialized(sortingKeys: true)))
+        case .refused(let error, let description, let status, let interval):
+            var members: [String: JSONValue] = ["error": .string(error), "error_description": .string(description)]
+            if let interval { members["interval"] = .integer(Int64(interval)) }
+            return ResponseRendering.json(.object(members), status: status)
+        }
+    }
+}

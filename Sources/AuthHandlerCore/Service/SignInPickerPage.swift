@@ -1,0 +1,31 @@
+import AuthHandlerCrypto
+import AuthHandlerProtocols
+import Foundation
+
+/// The page of `GET /__/auth/signin` (HTTP-API.md §3.6): one link per provider, each a start with the picker's
+/// parameters.
+///
+/// Each link is `<a data-provider-id="ID" href="handler?providerId=ID&…">`: relative to the picker's own path, so it
+/// reaches `/__/auth/handler` wherever the daemon is served from, behind a proxy on the app's origin too. A button
+/// bears the provider's name in words and no logo (HTTP-API.md §3.6).
+enum SignInPickerPage {
+    static func render(_ choices: [PickerChoice], audience: PageAudience) -> String {
+        let links = choices.map { choice in
+            let href = "handler?" + choice.startQuery
+            return #"<li><a class="choice" data-provider-id="\#(HTMLPage.escape(choice.providerID))" "#
+                + #"href="\#(HTMLPage.escape(href))">Continue with \#(HTMLPage.escape(choice.displayName))</a></li>"#
+        }
+        let destination = audience.productName.map { "come back to \($0)" } ?? "come back to the app"
+        let page = HTMLPage(
+            heading: audience.signInHeading(),
+            content: [
+                HTMLPage.paragraph("Choose how you would like to sign in.", class: "lead"),
+                #"<ul class="choices" aria-label="Ways to sign in">"#,
+                links.joined(separator: "\n"),
+                "</ul>",
+                HTMLPage.paragraph(
+                    "You will sign in on the page of the service you choose, then \(destination).", class: "muted"),
+            ].joined(separator: "\n"))
+        return page.render()
+    }
+}

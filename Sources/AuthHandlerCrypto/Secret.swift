@@ -1,0 +1,23 @@
+/// A secret value (client secret, API key, private key) whose textual forms never show it.
+///
+/// `description`, `debugDescription`, `dump` and string interpolation all print `<redacted>`;
+/// the value is only available through ``reveal()``, so every use of it is visible in review.
+package struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    private let storage: String
+
+    /// Wraps `value`.
+    package init(_ value: String) {
+        storage = value
+    }
+
+    /// The secret value itself; pass it straight to where it is needed, never to a log or message.
+    package func reveal() -> String { storage }
+
+    package var description: String { "<redacted>" }
+
+    package var debugDescription: String { "Secret(<redacted>)" }
+
+    package var customMirror: Mirror { Mirror(self, children: [:]) }
+}

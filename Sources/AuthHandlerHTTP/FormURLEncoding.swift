@@ -1,0 +1,93 @@
+/// Why a query string or `application/x-www-form-urlencoded` body could not be decoded.
+import AuthHandlerSystem
+
+package struct FormURLDecodingError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What was wrong, without echoing the input (it may hold secrets).
+    package enum Reason: Sendable, Equatable {
+        /// A `%` not followed by two hexadecimal digits.
+        case invalidPercentEscape
+        /// The decoded bytes are not valid UTF-8.
+        case invalidUTF8
+    }
+
+    package let reason: Reason
+    /// Zero-based index of the `&`-separated pair that failed.
+    package let pairIndex: Int
+
+    package var description: String {
+        switch reason {
+        case .invalidPercentEscape:
+            "form field #\(pairIndex): '%' must be followed by two hexadecimal digits"
+        case .invalidUTF8:
+            "form field #\(pairIndex): percent-decoded bytes are not valid UTF-8"
+        }
+    }
+}
+
+/// Decoding and encoding of `name=value&...` pairs (WHATWG URL "application/x-www-form-urlencoded").
+package enum FormURLEncoding {
+    /// Decodes a query string or form body into ordered fields; `+` is a space, `%XX` a byte.
+    ///
+    /// Empty pairs (`a=1&&b=2`) are skipped; a pair without `=` has an empty value.
+    package static func decode(_ text: String) throws(FormURLDecodingError) -> [URLFormField] {
+        try decode(bytes: Array(text.utf8))
+    }
+
+    /// Decodes raw bytes, e.g. a request body, into ordered fields.
+    package static func decode(bytes: [UInt8]) throws(FormURLDecodingError) -> [URLFormField] {
+        var fields: [URLFormField] = []
+        var pairIndex = 0
+        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            defer { pairIndex += 1 }
+            let nameBytes: ArraySlice<UInt8>
+            let valueBytes: ArraySlice<UInt8>
+            if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
+                nameBytes = pair[pair.startIndex..<equals]
+                valueBytes = pair[pair.index(after: equals)...]
+            } else {
+                nameBytes = pair
+                valueBytes = []
+            }
+            let name = try decodeComponent(nameBytes, pairIndex: pairIndex)
+            let value = try decodeComponent(valueBytes, pairIndex: pairIndex)
+            fields.append(URLFormField(name: name, value: value))
+        }
+        return fields
+    }
+
+    /// Encodes fields as `name=value&...`, percent-encoding everything but RFC 3986 unreserved characters.
+    ///
+    /// Spaces become `%20` (not `+`) so the result is equally valid as a query string and a form body.
+    package static func encode(_ fields: [URLFormField]) -> String {
+        fields.map { percentEncode($0.name) + "=" + percentEncode($0.value) }.joined(separator: "&")
+    }
+
+    /// Percent-encodes every byte of the UTF-8 form except `A-Z a-z 0-9 - . _ ~`.
+    package static func percentEncode(_ text: String) -> String {
+        let hexDigits = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if RFC3986.isUnreserved(byte) {
+                encoded.append(byte)
+            } else {
+                encoded.append(UInt8(ascii: "%"))
+                encoded.append(hexDigits[Int(byte >> 4)])
+                encoded.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    private static func decodeComponent(_ bytes: ArraySlice<UInt8>, pairIndex: Int) throws(FormURLDecodingError)
+        -> String
+    {
+        guard let decoded = RFC3986.percentDecoded(bytes, plusAsSpace: true) else {
+            throw FormURLDecodingError(reason: .invalidPercentEscape, pairIndex: pairIndex)
+        }
+        guard let text = String(validating: decoded, as: UTF8.self) else {
+            throw FormURLDecodingError(reason: .invalidUTF8, pairIndex: pairIndex)
+        }
+        return text
+    }
+}

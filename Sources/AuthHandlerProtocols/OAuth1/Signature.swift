@@ -1,0 +1,82 @@
+/// The value of `oauth_signature` (RFC 5849 §3.4): where the OAuth 1.0a signature is built and compared.
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
+package struct OAuth1Signature: Sendable, Hashable {
+    /// The method that produced `value`.
+    package let method: OAuth1SignatureMethod
+    /// The signature before header encoding: base64 of the MAC, or the signing key for PLAINTEXT.
+    package let value: String
+
+    /// Signs `baseString` with `method` under the key `enc(consumerSecret)&enc(tokenSecret)`.
+    ///
+    /// The base string is only built for the HMAC methods; PLAINTEXT ignores it (§3.4.4). An absent
+    /// token secret (temporary-credential request, §2.1) is the empty string.
+    package init(
+        method: OAuth1SignatureMethod, baseString: @autoclosure () -> SignatureBaseString, consumerSecret: String,
+        tokenSecret: String
+    ) throws(OAuth1Error) {
+        self.method = method
+        switch method {
+        case .hmacSHA1, .hmacSHA256:
+            let algorithm: HMAC.Algorithm = method == .hmacSHA1 ? .sha1 : .sha256
+            let message = baseString().bytes
+            let signed = Self.withSigningKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret) { key in
+                Result { () throws(CryptoError) in try Self.hmacValue(algorithm, key: key, message: message) }
+            }
+            do { value = try signed.get() } catch { throw .crypto(error) }
+        case .plaintext:
+            value = String(
+                decoding: Self.signingKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret), as: UTF8.self)
+        }
+    }
+
+    /// The key of §3.4.2 and §3.4.4: `enc(consumerSecret) & enc(tokenSecret)`, the `&` always present.
+    package static func signingKey(consumerSecret: String, tokenSecret: String) -> [UInt8] {
+        ByteWriter.bytes(capacity: signingKeyBound(consumerSecret: consumerSecret, tokenSecret: tokenSecret)) {
+            writeSigningKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret, to: &$0)
+        }
+    }
+
+    /// Runs `body` on the signing key built in temporary memory (on the stack when small), not an array.
+    private static func withSigningKey<Result>(
+        consumerSecret: String, tokenSecret: String, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        let capacity = signingKeyBound(consumerSecret: consumerSecret, tokenSecret: tokenSecret)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var writer = ByteWriter(buffer: buffer)
+            writeSigningKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret, to: &writer)
+            return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[0..<writer.count])))
+        }
+    }
+
+    private static func signingKeyBound(consumerSecret: String, tokenSecret: String) -> Int {
+        OAuth1PercentEncoding.encodedBound(consumerSecret.utf8.count + tokenSecret.utf8.count) + 1
+    }
+
+    private static func writeSigningKey(consumerSecret: String, tokenSecret: String, to key: inout ByteWriter) {
+        key.write(percentEncoding: consumerSecret)
+        key.write(UInt8(ascii: "&"))
+        key.write(percentEncoding: tokenSecret)
+    }
+
+    /// Base64 of the MAC of `message` under `key` (§3.4.2, §3.4.3), the MAC kept in temporary memory.
+    private static func hmacValue(_ algorithm: HMAC.Algorithm, key: UnsafeRawBufferPointer, message: [UInt8])
+        throws(CryptoError) -> String
+    {
+        let encoded = withUnsafeTemporaryAllocation(byteCount: algorithm.outputLength, alignment: 1) { mac in
+            message.withUnsafeBytes { message in
+                Result { () throws(CryptoError) in
+                    try HMAC.authenticationCode(algorithm, key: key, message: message, into: mac)
+                    return Base64.encode(UnsafeRawBufferPointer(mac), alphabet: Base64.standardAlphabet, padded: true)
+                }
+            }
+        }
+        return try encoded.get()
+    }
+
+    /// True when `received` (the decoded `oauth_signature`) equals this signature, compared in constant time.
+    package func matches(_ received: String) -> Bool {
+        ConstantTime.equals(value, received)
+    }
+}

@@ -1,0 +1,47 @@
+import AuthHandlerHTTP
+import Foundation
+
+/// The claims of an accepted ID token (OIDC Core §2, §5.1).
+package struct IDTokenClaims: Sendable, Equatable {
+    package var iss: String
+    package var sub: String
+    package var aud: [String]
+    package var exp: Date
+    package var iat: Date
+    package var nonce: String?
+    package var azp: String?
+    package var authTime: Date?
+    package var email: String?
+    /// `email_verified`, also when a provider sends it as the string `"true"` or `"false"` (Apple does).
+    package var emailVerified: Bool?
+    package var name: String?
+    /// The whole claims set as received, for `profile.raw` and provider-specific members.
+    package var raw: JSONValue
+
+    package init(
+        iss: String, sub: String, aud: [String], exp: Date, iat: Date, nonce: String? = nil, azp: String? = nil,
+        authTime: Date? = nil, email: String? = nil, emailVerified: Bool? = nil, name: String? = nil,
+        raw: JSONValue
+    ) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.iat = iat
+        self.nonce = nonce
+        self.azp = azp
+        self.authTime = authTime
+        self.email = email
+        self.emailVerified = emailVerified
+        self.name = name
+        self.raw = raw
+    }
+
+    /// Throws `userInfoSubjectMismatch` unless the userinfo response's `sub` equals this token's (OIDC Core
+    /// §5.3.2: otherwise the userinfo response must not be used).
+    package func checkUserInfoSubject(_ userInfo: JSONValue) throws(OIDCError) {
+        guard let subject = userInfo["sub"]?.stringValue, subject == sub else {
+            throw .userInfoSubjectMismatch
+        }
+    }
+}

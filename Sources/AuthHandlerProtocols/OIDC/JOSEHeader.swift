@@ -1,0 +1,22 @@
+/// The protected header of a JWS (RFC 7515 §4.1), with the members a validator must look at.
+import AuthHandlerCrypto
+
+package struct JOSEHeader: Codable, Sendable, Equatable {
+    /// `alg`: the signature algorithm name as sent (may be `none` or anything else; validators pin it).
+    package var alg: String
+    package var kid: String?
+    package var typ: String?
+    /// `jku`, `x5u`, `jwk`, `x5c`: key sources chosen by the token's sender; a validator refuses them.
+    package var jku: String?
+    package var x5u: String?
+    package var jwk: JWK?
+    package var x5c: [String]?
+    /// `crit`: extensions the recipient must understand; we understand none.
+    package var crit: [String]?
+
+    package init(alg: String, kid: String? = nil, typ: String? = "JWT") {
+        self.alg = alg
+        self.kid = kid
+        self.typ = typ
+    }
+}

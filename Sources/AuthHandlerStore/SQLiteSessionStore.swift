@@ -1,0 +1,212 @@
+import AuthHandlerCrypto
+import AuthHandlerSystem
+import Foundation
+import Synchronization
+
+/// A `SessionStore` in one SQLite file (WAL mode), so a restart loses no used-state record or unredeemed result.
+///
+/// Concurrency: one connection, opened `SQLITE_OPEN_NOMUTEX`, behind a `Mutex`. Our own lock rather than
+/// `SQLITE_OPEN_FULLMUTEX` because FULLMUTEX serializes single calls only: it would not keep a claim and its
+/// follow-up read in one critical section, nor keep `sqlite3_errmsg` belonging to the call that failed. The async
+/// methods take the lock on the calling cooperative thread: each holds it for one or two statements on tiny
+/// rows (microseconds; WAL with `synchronous=NORMAL` does not fsync on commit), so a dedicated thread would
+/// cost more than it saves. The one long wait is another process holding the file's write lock, bounded by
+/// the busy timeout.
+package final class SQLiteSessionStore: SessionStore {
+    private let connection: Mutex<SQLiteConnection>
+    private let currentDate: @Sendable () -> Date
+
+    /// Opens (creating if needed, mode 0600) the store at `path`, whose directory must exist.
+    ///
+    /// - Parameters:
+    ///   - busyTimeout: how long a call waits for another process's lock on the file before `.unavailable`.
+    ///   - currentDate: the clock deciding whether a recorded state has expired and may be recorded again.
+    package init(
+        path: String,
+        busyTimeout: Duration = .seconds(2),
+        currentDate: @escaping @Sendable () -> Date = { Date() }
+    ) throws(StoreError) {
+        try StoreFile.prepare(path: path)
+        let connection = try SQLiteConnection.open(path: path)
+        // Capped at a day before multiplying, so no Duration can overflow the arithmetic.
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = max(0, min(seconds, 86_400) * 1000 + attoseconds / 1_000_000_000_000_000)
+        try connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
+        try Self.configure(connection)
+        try SQLiteSchema.migrate(connection)
+        self.connection = Mutex(connection)
+        self.currentDate = currentDate
+    }
+
+    /// Per-file and per-connection settings; the first statement that reads the file, so a file that is not a
+    /// database fails here with `SQLITE_NOTADB`.
+    private static func configure(_ connection: SQLiteConnection) throws(StoreError) {
+        // Persistent in the file; answers the mode in effect, which stays "delete" where WAL is impossible
+        // (no shared memory, e.g. some network file systems): https://sqlite.org/pragma.html#pragma_journal_mode
+        let mode = try connection.withStatement("PRAGMA journal_mode = WAL", operation: "set WAL journal mode") {
+            statement throws(StoreError) in
+            guard try statement.step() else { return "" }
+            return statement.text(0)
+        }
+        guard mode.lowercased() == "wal" else {
+            throw StoreError(
+                .unavailable, detail: "set WAL journal mode: the file system left journal mode \"\(mode)\"")
+        }
+        // Per connection, not stored in the file. NORMAL in WAL mode: a commit survives a process crash; a power
+        // loss may roll back the last commits but never corrupts: https://sqlite.org/pragma.html#pragma_synchronous
+        try connection.execute("PRAGMA synchronous = NORMAL", operation: "set synchronous")
+        // Deleted rows (consumed verifiers, redeemed credentials) are overwritten with zeros, not left in free pages.
+        try connection.execute("PRAGMA secure_delete = ON", operation: "set secure_delete")
+    }
+
+    package func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = currentDate().timeIntervalSince1970
+        // One statement, so one transaction: of two callers only one inserts (or revives an expired row).
+        return try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                """
+                INSERT INTO used_states(state_hash, expires_at) VALUES (?1, ?2)
+                ON CONFLICT(state_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE used_states.expires_at <= ?3
+                """,
+                operation: "record used state"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, blob: keyHash)
+                try statement.bind(2, double: expiresAt.timeIntervalSince1970)
+                try statement.bind(3, double: now)
+                try statement.finish()
+            }
+            return connection.changes == 1
+        }
+    }
+
+    package func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
+        try runOnResult(
+            "INSERT INTO results(code_hash, payload, expires_at) VALUES (?1, ?2, ?3)", code: code,
+            operation: "insert result"
+        ) { statement throws(StoreError) in
+            try statement.bind(2, blob: payload)
+            try statement.bind(3, double: expiresAt.timeIntervalSince1970)
+        }
+    }
+
+    package func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        let codeHash = try StoreKeyDigest.of(code)
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in try Self.lookup(codeHash, at: nowSeconds, connection) }
+    }
+
+    package func claimResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
+        let codeHash = try StoreKeyDigest.of(code)
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in
+            // The claim lasts as long as the result: it ends by release or delete, never by lapsing while the result
+            // is still redeemable (a redeemed code whose delete failed must not succeed a second time).
+            let claimed = try connection.withStatement(
+                """
+                UPDATE results SET claimed_until = expires_at
+                WHERE code_hash = ?1 AND expires_at > ?2 AND (claimed_until IS NULL OR claimed_until <= ?2)
+                RETURNING payload
+                """,
+                operation: "claim result"
+            ) { statement throws(StoreError) -> [UInt8]? in
+                try statement.bind(1, blob: codeHash)
+                try statement.bind(2, double: nowSeconds)
+                guard try statement.step() else { return nil }
+                let payload = statement.blob(0)
+                try statement.finish()
+                return payload
+            }
+            if let claimed { return .available(claimed) }
+            // Under the same lock, so nothing changed since the UPDATE: absent, or held by another redemption.
+            return try Self.lookup(codeHash, at: nowSeconds, connection) == .absent ? .absent : .claimed
+        }
+    }
+
+    /// A result's state at `now`, read on a locked connection.
+    private static func lookup(_ codeHash: [UInt8], at now: Double, _ connection: SQLiteConnection)
+        throws(StoreError) -> ResultLookup
+    {
+        try connection.withStatement(
+            "SELECT payload, claimed_until FROM results WHERE code_hash = ?1 AND expires_at > ?2",
+            operation: "read result"
+        ) { statement throws(StoreError) -> ResultLookup in
+            try statement.bind(1, blob: codeHash)
+            try statement.bind(2, double: now)
+            guard try statement.step() else { return .absent }
+            // A NULL claimed_until reads as 0.0: unclaimed.
+            if statement.double(1) > now { return .claimed }
+            return .available(statement.blob(0))
+        }
+    }
+
+    package func releaseResult(code: String) async throws(StoreError) {
+        try runOnResult(
+            "UPDATE results SET claimed_until = NULL WHERE code_hash = ?1", code: code, operation: "release result")
+    }
+
+    package func deleteResult(code: String) async throws(StoreError) {
+        try runOnResult("DELETE FROM results WHERE code_hash = ?1", code: code, operation: "delete result")
+    }
+
+    /// Runs `sql` for its effect on the result of `code`, whose hash is bound to `?1`; `bind` binds the rest.
+    private func runOnResult(
+        _ sql: String, code: String, operation: String,
+        bind: (SQLiteStatement) throws(StoreError) -> Void = { _ in }
+    ) throws(StoreError) {
+        let codeHash = try StoreKeyDigest.of(code)
+        try locked { connection throws(StoreError) in
+            try connection.withStatement(sql, operation: operation) { statement throws(StoreError) in
+                try statement.bind(1, blob: codeHash)
+                try bind(statement)
+                try statement.finish()
+            }
+        }
+    }
+
+    package func sweep(now: Date) async throws(StoreError) -> Int {
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in
+            try connection.inTransaction(operation: "sweep") { () throws(StoreError) in
+                var removed = 0
+                for table in ["used_states", "results"] {
+                    try connection.withStatement(
+                        "DELETE FROM \(table) WHERE expires_at <= ?1", operation: "sweep \(table)"
+                    ) { statement throws(StoreError) in
+                        try statement.bind(1, double: nowSeconds)
+                        try statement.finish()
+                    }
+                    removed += connection.changes
+                }
+                return removed
+            }
+        }
+    }
+
+    package func healthProblem() async -> String? {
+        do {
+            // Reads a table, so a file that became unreadable or corrupt shows here, with SQLite's reason.
+            try locked { connection throws(StoreError) in
+                try connection.withStatement("SELECT 1 FROM results LIMIT 1", operation: "health check") {
+                    statement throws(StoreError) in
+                    try statement.finish()
+                }
+            }
+            return nil
+        } catch {
+            return error.detail
+        }
+    }
+
+    /// Runs SQL on the store's connection, for tests that change per-connection limits (`max_page_count`).
+    func executeOnConnection(_ sql: String) throws(StoreError) {
+        try locked { connection throws(StoreError) in try connection.execute(sql, operation: "test") }
+    }
+
+    /// Runs `body` with the connection, one caller at a time.
+    private func locked<Result: Sendable>(
+        _ body: (SQLiteConnection) throws(StoreError) -> Result
+    ) throws(StoreError) -> Result {
+        try connection.withLock { connection throws(StoreError) -> Result in try body(connection) }
+    }
+}

@@ -1,0 +1,17 @@
+/// The exit status of `auth-handler` (HTTP-API.md §1.2), in the style of BSD `sysexits.h` for 64 and 78.
+import AuthHandlerCore
+
+enum AuthHandlerExitCode: Int32, Sendable, Hashable, CaseIterable {
+    /// Signed in, or the command succeeded.
+    case success = 0
+    /// The user cancelled or denied the sign-in.
+    case cancelled = 1
+    /// The provider or the sign-in backend failed.
+    case providerError = 2
+    /// The sign-in timed out.
+    case timedOut = 3
+    /// The command line was wrong (`EX_USAGE`).
+    case usage = 64
+    /// The configuration was wrong (`EX_CONFIG`).
+    case config = 78
+}

@@ -1,0 +1,28 @@
+/// Why `--once` or `login` ends without a result: its exit code (HTTP-API.md §1.2) and its one line for stderr.
+import AuthHandlerCore
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerSystem
+import FakeIdP
+
+struct CommandFailure: Error {
+    let exitCode: AuthHandlerExitCode
+    let message: String
+
+    init(_ exitCode: AuthHandlerExitCode, _ message: String) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+
+    /// The usage check both commands make of `--scope`: one scope each (exit 64).
+    static func checkScopes(_ scopes: [String]) throws(CommandFailure) {
+        for scope in scopes where scope.contains(",") {
+            throw CommandFailure(.usage, "'--scope' takes one scope, got '\(scope)'; repeat '--scope' for each")
+        }
+    }
+
+    /// The usage check both commands make of `--output`: a path the result file may be written to (exit 64).
+    static func checkOutput(_ path: String?) throws(CommandFailure) {
+        if let path, let problem = ResultFile.problem(at: path) { throw CommandFailure(.usage, problem) }
+    }
+}

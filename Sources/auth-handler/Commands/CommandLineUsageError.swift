@@ -1,0 +1,20 @@
+/// A wrong command line: one line saying what was wrong and what to do; exits with ``AuthHandlerExitCode/usage``.
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+import FakeIdP
+
+struct CommandLineUsageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong, and what to do instead.
+    var message: String
+
+    /// Creates the error; `message` should end by saying what to do.
+    init(_ message: String) {
+        self.message = message
+    }
+
+    var description: String { message }
+}

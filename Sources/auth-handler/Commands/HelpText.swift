@@ -1,0 +1,140 @@
+/// The text `auth-handler --help` prints, overall or for one command.
+import AuthHandlerCore
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+import FakeIdP
+
+enum HelpText {
+    /// The help for `topic`, or the overview when nil; ends with a newline.
+    static func text(for topic: AuthHandlerCommand.Name?) -> String {
+        switch topic {
+        case nil: overview
+        case .serve: serve
+        case .checkConfig: checkConfig
+        case .fakeIdP: fakeIdP
+        case .demo: demo
+        case .login: login
+        }
+    }
+
+    static let configLine = """
+          --config FILE         the config file; default $AUTH_HANDLER_CONFIG, else /etc/auth-handler/config.json
+        """
+
+    static let exitCodes = """
+        Exit codes: 0 ok, 1 cancelled or denied, 2 provider or backend error, 3 timed out,
+                    64 usage error, 78 configuration error.
+        """
+
+    static let overview = """
+        auth-handler \(AuthHandlerVersion.string): a self-hosted OAuth/OIDC sign-in handler (/__/auth/handler).
+
+        Usage:
+          auth-handler [serve] [--config FILE]                 run the handler (the default command)
+          auth-handler --once --provider ID [options]          one desktop sign-in on 127.0.0.1, then exit
+          auth-handler fake-idp [--listen ADDR] [--config FILE] run the fake identity provider
+          auth-handler demo [--headless]                       sign in against a built-in fake provider
+          auth-handler check-config [--config FILE]            validate a config file and list every problem
+          auth-handler login --server URL --provider ID        sign in from a terminal without a browser (device code)
+          auth-handler --help | --version
+
+        Options:
+        \(configLine)
+          -h, --help            show help; 'auth-handler COMMAND --help' for one command
+          --version             print the version
+
+        See 'auth-handler serve --help' for the --once options.
+        \(exitCodes)
+
+        """
+
+    static let serve = """
+        Usage:
+          auth-handler [serve] [--config FILE]
+          auth-handler [serve] --once --provider ID [options]
+
+        Serves sign-ins at PUBLIC_URL/__/auth/handler, or with --once performs one RFC 8252 loopback sign-in.
+
+        Options:
+        \(configLine)
+          --once                one sign-in on 127.0.0.1, then exit; the config file is optional
+          --provider ID         google.com, github.com, twitter.com, ..., or a configured oidc./oauth2./oauth1. id
+          --port N              loopback port (default 0: any free port)
+          --scope S             an extra scope (repeatable)
+          --param K=V           a custom parameter sent to the provider (repeatable)
+          --no-browser          print the sign-in URL instead of opening a browser
+          --timeout SECONDS     give up after this long (default 300)
+          --output FILE         write the result to FILE (mode 0600) instead of stdout
+          --id-token-file FILE  the signed-in user's ID token, for --auth-type
+          --auth-type link|reauth
+                                link the new credential to, or re-authenticate, that user
+          --client-id ID        OAuth 2 / OIDC client id (instead of a config file)
+          --client-secret-file FILE
+                                file holding the client secret
+          --consumer-key KEY    OAuth 1.0a consumer key (twitter.com, oauth1.*)
+          --consumer-secret-file FILE
+                                file holding the consumer secret
+                                Without these options: $AUTH_HANDLER_CLIENT_ID, $AUTH_HANDLER_CLIENT_SECRET_FILE,
+                                $AUTH_HANDLER_CONSUMER_KEY, $AUTH_HANDLER_CONSUMER_SECRET_FILE.
+
+        \(exitCodes)
+
+        """
+
+    static let checkConfig = """
+        Usage: auth-handler check-config [--config FILE]
+
+        Validates the config without network access: every problem is printed on its own line as
+        'JSON.PATH: message' (warnings start with 'warning: '), then 'config OK: FILE' when it is usable.
+        Secret references ({"file": ...}, {"env": ...}, {"credential": ...}) are checked to resolve; their
+        values are never printed.
+
+        Options:
+        \(configLine)
+
+        Exit codes: 0 the config is usable, 78 it is not (or cannot be read).
+
+        """
+
+    static let fakeIdP = """
+        Usage: auth-handler fake-idp [--listen ADDR] [--config FILE]
+
+        Runs the fake identity provider and sign-in backend used by the tests. Prints
+        'fake-idp listening on http://HOST:PORT' once ready.
+
+        Options:
+          --listen ADDR         HOST:PORT or [V6]:PORT to bind (default 127.0.0.1:0, any free port)
+          --config FILE         a fake-IdP JSON config replacing the built-in clients and users
+
+        """
+
+    static let demo = """
+        Usage: auth-handler demo [--headless]
+
+        Starts the fake identity provider in this process and performs a real sign-in against it.
+
+        Options:
+          --headless            approve automatically instead of opening a browser
+
+        """
+
+    static let login = """
+        Usage: auth-handler login --server URL --provider ID [--scope S]... [--param K=V]... [--output FILE]
+
+        Signs in on a machine without a browser (RFC 8628 device sign-in, HTTP-API.md §3.9): prints a URL and a
+        code on stderr, to open and enter on any device, waits, and writes the result JSON to stdout.
+        The server must have deviceAuthorization enabled.
+
+        Options:
+          --server URL          the auth-handler server's public URL, e.g. https://auth.example.com
+          --provider ID         the provider to sign in with
+          --scope S             an extra scope; repeat for more
+          --param K=V           a custom parameter for the provider (login_hint=...); repeat for more
+          --output FILE         write the result to FILE (mode 0600) instead of stdout
+        \(exitCodes)
+
+        """
+}
