@@ -21,9 +21,10 @@ release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product auth-handler
 
 ## `make install PREFIX=/usr/local DESTDIR=...`: the release binary, both systemd units with "/usr/local/" in them
-## rewritten to PREFIX/, and the README and example config as documentation. Units go where systemd looks for
-## them: /lib/systemd/system for PREFIX=/usr (Debian's place for a package's units), else PREFIX/lib/systemd/system.
-## Nothing is written to /etc: the configuration is the administrator's (README "Run it as a service").
+## rewritten to PREFIX/, and the README, docs/ and example config as documentation. Units go where systemd looks
+## for them: /lib/systemd/system for PREFIX=/usr (Debian's place for a package's units), else
+## PREFIX/lib/systemd/system. Nothing is written to /etc: the configuration is the administrator's
+## (docs/OPERATIONS.md "Run it as a service").
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(PREFIX)/bin
@@ -34,13 +35,14 @@ install: release
 
 ## install without building: copies what `make release` built.
 install-files:
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/docs
 	install -m 0755 $(RELEASE_BINARY) $(DESTDIR)$(BINDIR)/auth-handler
 	for unit in auth-handler.service auth-handler.socket; do \
 	    sed 's|/usr/local/|$(PREFIX)/|g' systemd/$$unit > $(DESTDIR)$(UNITDIR)/$$unit && \
 	    chmod 0644 $(DESTDIR)$(UNITDIR)/$$unit || exit 1; \
 	done
 	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -m 0644 Config/example.json $(DESTDIR)$(DOCDIR)/example.json
 
 ## auth-handler_VERSION_ARCH.deb in this directory, built with dpkg-deb from `make install PREFIX=/usr`
@@ -118,9 +120,9 @@ BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTH
 browser-test: build
 	$(BROWSER_TEST)
 
-## libFuzzer over every parser of outside input (fuzz/, README "Fuzzing"): builds fuzz/Sources/auth-handler-fuzz with
-## -sanitize=fuzzer,address in .build/fuzz, then runs each target for FUZZ_SECONDS from its seeds in fuzz/corpus/ and
-## prints executions, exec/s and coverage per target. `make test` runs each for 10 s (fuzz-smoke), so that a parser
+## libFuzzer over every parser of outside input (fuzz/, CONTRIBUTING.md "Fuzzing"): builds
+## fuzz/Sources/auth-handler-fuzz with -sanitize=fuzzer,address in .build/fuzz, then runs each target for
+## FUZZ_SECONDS from its seeds in fuzz/corpus/ and prints executions, exec/s and coverage per target. `make test` runs each for 10 s (fuzz-smoke), so that a parser
 ## change that breaks the harness, or a crash the seeds reach, fails the suite.
 FUZZ_SECONDS ?= 300
 FUZZ_SMOKE = FUZZ_SECONDS=10 fuzz/run
