@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds auth-handler_VERSION_ARCH.deb from the release binary (`make deb` runs `make release` first).
 # The package is `make install-files PREFIX=/usr DESTDIR=<staging>` plus DEBIAN/control and maintainer
-# scripts, packed with dpkg-deb. Version: Sources/AuthHandler/Version.swift (the test checks that the binary's
+# scripts, packed with dpkg-deb. Version: Sources/AuthHandlerSystem/Version.swift (the test checks that the binary's
 # --version agrees); architecture: `dpkg --print-architecture`; Depends: dpkg-shlibdeps on the binary.
 # It ships no conffile: /etc/auth-handler/ holds only an empty credentials/ directory (mode 0700), and the
 # example configuration is documentation (/usr/share/doc/auth-handler/example.json).
@@ -12,9 +12,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 output_dir=$(cd "${1:-$root}" && pwd)
 cd "$root"
 
-version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/AuthHandler/Version.swift)
+version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/AuthHandlerSystem/Version.swift)
 [[ $version =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || {
-    echo "build-deb: no usable version in Sources/AuthHandler/Version.swift: '$version'" >&2
+    echo "build-deb: no usable version in Sources/AuthHandlerSystem/Version.swift: '$version'" >&2
     exit 1
 }
 arch=$(dpkg --print-architecture)

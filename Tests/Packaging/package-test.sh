@@ -38,7 +38,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 
-version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/AuthHandler/Version.swift)
+version=$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/AuthHandlerSystem/Version.swift)
 arch=$(dpkg --print-architecture)
 deb=${1:-$root/auth-handler_${version}_${arch}.deb}
 if [[ ! -f $deb ]]; then
