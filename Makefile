@@ -2,6 +2,9 @@
 SWIFT ?= swift
 BINARY = .build/debug/auth-handler
 SWIFT_SOURCES = Package.swift Sources Tests fuzz/Sources
+## Every build refuses an import of a module its target does not declare (docs/ARCHITECTURE.md "Module map"); without
+## the check SwiftPM lets such an import through whenever the module happens to be built already.
+BUILD_FLAGS = --explicit-target-dependency-import-check error
 
 .PHONY: all deps build release install install-files deb package-test demo test unit browser-test fuzz fuzz-smoke lint \
 	format bench soak clean
@@ -12,13 +15,13 @@ deps:
 	@scripts/install-deps.sh test
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(BUILD_FLAGS)
 
 ## The release binary links the Swift runtime and Foundation statically, so it needs only Debian's libraries
 ## (libc, libcurl, OpenSSL, libmicrohttpd, SQLite) and nothing from the toolchain's directory.
 RELEASE_BINARY = .build/release/auth-handler
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product auth-handler
+	$(SWIFT) build $(BUILD_FLAGS) -c release --static-swift-stdlib --product auth-handler
 
 ## `make install PREFIX=/usr/local DESTDIR=...`: the release binary, both systemd units with "/usr/local/" in them
 ## rewritten to PREFIX/, and the README, docs/ and example config as documentation. Units go where systemd looks
@@ -69,6 +72,7 @@ LONG_FUNCTION_LIMIT ?= 80
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 	/usr/bin/python3 scripts/long-functions.py $(LONG_FUNCTION_LIMIT) Sources fuzz/Sources bench/Sources
+	/usr/bin/python3 scripts/module-map.py --check
 
 format:
 	$(SWIFT) format --in-place --recursive $(SWIFT_SOURCES)
@@ -83,7 +87,7 @@ format:
 TEST_TIME_LIMIT ?= 900
 TEST = timeout --signal=KILL $(TEST_TIME_LIMIT) $(SWIFT) test --skip-build
 test: deps lint
-	$(SWIFT) build --build-tests
+	$(SWIFT) build $(BUILD_FLAGS) --build-tests
 	$(TEST) --filter 'AuthHandlerTests\.(HTTP|StoreRedis)'
 	$(TEST) --filter AuthHandlerTests --skip 'AuthHandlerTests\.(HTTP|StoreRedis)'
 	$(TEST) --filter AuthHandlerClientTests
@@ -99,7 +103,7 @@ test: deps lint
 ## packaging run. About 30 s on a warm build; `make test` runs the same tests as part of the whole suite.
 UNIT_TIME_LIMIT ?= 120
 unit:
-	$(SWIFT) build --build-tests
+	$(SWIFT) build $(BUILD_FLAGS) --build-tests
 	timeout --signal=KILL $(UNIT_TIME_LIMIT) $(SWIFT) test --skip-build --filter 'AuthHandlerTests|AuthHandlerClientTests' \
 		--skip 'AuthHandlerTests\.(HTTP|StoreRedis)'
 
