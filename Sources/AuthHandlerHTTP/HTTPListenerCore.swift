@@ -50,6 +50,8 @@ final class HTTPListenerCore: @unchecked Sendable {
     let handler: HTTPServerHandler
     let immediate: HTTPServerImmediateHandler?
     let configuration: HTTPServerConfiguration
+    /// What the listener refuses and how its own answers look; MHD bridging stays here.
+    let policy: HTTPListenerPolicy
     private let registry = Mutex(Registry())
     private let idleWaiters = Mutex(IdleWaiters())
     /// Requests between MHD's URI-log callback and their end (completion callback or connection close).
@@ -73,6 +75,7 @@ final class HTTPListenerCore: @unchecked Sendable {
         self.handler = handler
         self.immediate = immediate
         self.configuration = configuration
+        policy = HTTPListenerPolicy(configuration: configuration)
         deadlines =
             configuration.requestDeadlineSeconds > 0
             ? HTTPReceiveDeadlines(
@@ -232,27 +235,16 @@ final class HTTPListenerCore: @unchecked Sendable {
         // Only framing refusals and refusals of a request with a body are queued early.
         context.headers = Self.headers(of: connection)
         let isHTTP10 = version.map { String(cString: $0) == MHD_HTTP_VERSION_1_0 } ?? false
-        if let refusal = HTTPRequestChecks.targetRefusal(context.rawURI, limit: configuration.maxHeaderBytes) {
+        switch policy.headRefusal(
+            method: String(cString: method), rawURI: context.rawURI, headers: context.headers, isHTTP10: isHTTP10)
+        {
+        case nil:
+            break
+        case .answerNow(let refusal)?:
             context.stage = .answered
-            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
-        }
-        if let refusal = HTTPRequestChecks.framingRefusal(context.headers, isHTTP10: isHTTP10) {
-            // Queued on this first call, before MHD reads any body: with `Connection: close` MHD sends it
-            // and closes, so bytes after the head are never parsed as another request (RFC 9112 §6.3).
-            context.stage = .answered
-            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
-        }
-        if let refusal = HTTPRequestChecks.hostRefusal(context.headers, isHTTP10: isHTTP10) {
-            context.stage = .answered
-            return queue(ownResponse(refusal, accept: context.headers["Accept"]), on: connection)
-        }
-        let methodText = String(cString: method)
-        if headerBytes(method: methodText, context: context) > configuration.maxHeaderBytes {
-            return reject(
-                context, ownText("Request header fields too large\n", status: 431, accept: context.headers["Accept"]))
-        }
-        if let length = context.headers["Content-Length"].flatMap({ Int($0) }), length > configuration.maxBodyBytes {
-            return reject(context, ownText("Request body too large\n", status: 413, accept: context.headers["Accept"]))
+            return queue(refusal, on: connection)
+        case .refuse(let refusal)?:
+            return reject(context, refusal)
         }
         return shim_mhd_yes
     }
@@ -286,7 +278,13 @@ final class HTTPListenerCore: @unchecked Sendable {
             context.stage = .answered
             return queue(rejection, on: connection)
         }
-        switch makeRequest(method: String(cString: method), context: context) {
+        let remote = shim_mhd_connection_client_address(context.connection).flatMap {
+            HTTPSocketAddress.describe(UnsafeRawPointer($0))?.description
+        }
+        switch policy.request(
+            method: String(cString: method), rawURI: context.rawURI, headers: context.headers, body: context.body,
+            remoteAddress: remote)
+        {
         case .request(let request):
             if let immediate, let response = immediate(request) {
                 context.stage = .answered
@@ -378,81 +376,9 @@ final class HTTPListenerCore: @unchecked Sendable {
         return shim_mhd_yes
     }
 
-    /// A parsed request, or the response refusing it.
-    private enum Parsed {
-        case request(ServerRequest)
-        case refused(ServerResponse)
-    }
-
-    private func makeRequest(method: String, context: HTTPRequestContext) -> Parsed {
-        guard let rawURI = context.rawURI else {
-            return .refused(
-                ownText(
-                    "Bad Request: the request target is not valid UTF-8\n", status: 400,
-                    accept: context.headers["Accept"]))
-        }
-        let path: Substring
-        let rawQuery: Substring
-        if let question = rawURI.firstIndex(of: "?") {
-            path = rawURI[..<question]
-            rawQuery = rawURI[rawURI.index(after: question)...]
-        } else {
-            path = rawURI[...]
-            rawQuery = ""
-        }
-        let queryItems: [URLFormField]
-        do {
-            queryItems = try FormURLEncoding.decode(String(rawQuery))
-        } catch {
-            return .refused(
-                ownText(
-                    "Bad Request: query string: \(error)\n", status: 400, accept: context.headers["Accept"]))
-        }
-        var formFields: [URLFormField] = []
-        if ServerRequest.isFormURLEncoded(contentType: context.headers["Content-Type"]) {
-            do {
-                formFields = try FormURLEncoding.decode(bytes: context.body)
-            } catch {
-                return .refused(
-                    ownText(
-                        "Bad Request: form body: \(error)\n", status: 400, accept: context.headers["Accept"]))
-            }
-        }
-        let remote = shim_mhd_connection_client_address(context.connection).flatMap {
-            HTTPSocketAddress.describe(UnsafeRawPointer($0))?.description
-        }
-        return .request(
-            ServerRequest(
-                method: method, path: String(path), rawQuery: String(rawQuery), queryItems: queryItems,
-                headers: context.headers, body: context.body, formFields: formFields, remoteAddress: remote))
-    }
-
-    /// A plain-text response this server sends on its own, with the configured refusal headers.
+    /// A plain-text response this server sends on its own (`HTTPListenerPolicy.ownText`).
     private func ownText(_ text: String, status: Int, accept: String? = nil) -> ServerResponse {
-        ownResponse(.text(text, status: status), accept: accept)
-    }
-
-    /// `response` in the configured refusal format (`HTTPServerConfiguration.refusalRenderer`, for a request whose
-    /// `Accept` is `accept`) with the configured refusal headers, replacing any of the same names.
-    private func ownResponse(_ response: ServerResponse, accept: String? = nil) -> ServerResponse {
-        var own = response
-        if let render = configuration.refusalRenderer {
-            var message = response.body[...]
-            while message.last == UInt8(ascii: "\n") { message = message.dropLast() }
-            own = render(response.status, String(decoding: message, as: UTF8.self), accept)
-            // Whether the connection closes is the listener's decision, not the renderer's.
-            if let connection = response.headers["Connection"] {
-                own.headers.set(name: "Connection", value: connection)
-            }
-        }
-        for field in configuration.refusalHeaders { own.headers.set(name: field.name, value: field.value) }
-        return own
-    }
-
-    /// Bytes of the request line and header block as sent (`name: value\r\n` per field).
-    private func headerBytes(method: String, context: HTTPRequestContext) -> Int {
-        let requestLine = method.utf8.count + (context.rawURI?.utf8.count ?? 0) + " HTTP/1.1\r\n ".utf8.count
-        return context.headers.reduce(requestLine) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        policy.ownText(text, status: status, accept: accept)
     }
 
     /// The request's header fields in order, as MHD parsed them.

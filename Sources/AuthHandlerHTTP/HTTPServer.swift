@@ -19,13 +19,13 @@ import Synchronization
 /// `deinit` stops at once, answering 503 to requests still running.
 package final class HTTPServer: Sendable {
     /// One MHD daemon; it owns the listening socket it serves until it is quiesced.
-    private struct Listener {
+    private struct ListeningDaemon {
         let daemon: OpaquePointer
         let subject: String
     }
 
     private struct State {
-        var listeners: [Listener]
+        var listeners: [ListeningDaemon]
         var core: Unmanaged<HTTPListenerCore>?
         var stopping = false
     }
@@ -106,14 +106,14 @@ package final class HTTPServer: Sendable {
         let core = HTTPListenerCore(handler: handler, immediate: immediate, configuration: configuration)
         // Retained for as long as any daemon may call back; released in `finishStop` after the last one stopped.
         let retained = Unmanaged.passRetained(core)
-        var listeners: [Listener] = []
+        var listeners: [ListeningDaemon] = []
         var addresses: [ListenAddress] = []
         do throws(HTTPServerError) {
             for socket in sockets {
                 addresses.append(try HTTPListeningSocket.boundAddress(of: socket))
                 let daemon = try Self.startDaemon(
                     socket: socket, configuration: configuration, context: retained.toOpaque())
-                listeners.append(Listener(daemon: daemon, subject: socket.subject))
+                listeners.append(ListeningDaemon(daemon: daemon, subject: socket.subject))
             }
         } catch {
             // Sockets not handed to a daemon close as `sockets` goes; the daemons' are closed exactly once, in `stop`.
@@ -151,8 +151,8 @@ package final class HTTPServer: Sendable {
     /// Quiesces every daemon and shuts its socket so new connections are refused; nil when already stopping.
     ///
     /// Returns each listener with its socket when quiescing gave it back, which decides who closes the socket.
-    private func beginStop() -> [(listener: Listener, reclaimed: FileDescriptor?)]? {
-        let listeners = state.withLock { state -> [Listener]? in
+    private func beginStop() -> [(listener: ListeningDaemon, reclaimed: FileDescriptor?)]? {
+        let listeners = state.withLock { state -> [ListeningDaemon]? in
             guard !state.stopping else { return nil }
             state.stopping = true
             return state.listeners
@@ -172,13 +172,13 @@ package final class HTTPServer: Sendable {
     ///
     /// A quiesced socket is ours again: MHD will not close it, and its threads may still hold the descriptor until
     /// MHD_stop_daemon, so it is closed only then (microhttpd.h, MHD_quiesce_daemon).
-    private static func quiesce(_ listener: Listener) -> FileDescriptor? {
+    private static func quiesce(_ listener: ListeningDaemon) -> FileDescriptor? {
         let number = MHD_quiesce_daemon(listener.daemon)
         return number >= 0 ? FileDescriptor(owning: number, subject: listener.subject) : nil
     }
 
     /// Stops the daemons once nothing is suspended, closes the sockets and releases the callback context.
-    private func finishStop(_ listeners: [(listener: Listener, reclaimed: FileDescriptor?)]) {
+    private func finishStop(_ listeners: [(listener: ListeningDaemon, reclaimed: FileDescriptor?)]) {
         // Only handler tasks between settling and leaving the registry remain: a few instructions each.
         core.waitForNoSuspendedRequests(within: .seconds(2))
         for (listener, reclaimed) in listeners { Self.stop(listener, reclaimed: reclaimed) }
@@ -194,7 +194,7 @@ package final class HTTPServer: Sendable {
     ///
     /// Why it matters: a second close of a recycled descriptor number closes whatever another thread opened
     /// meanwhile, e.g. another server's epoll or eventfd descriptor, which silently stalls that server.
-    private static func stop(_ listener: Listener, reclaimed: FileDescriptor?) {
+    private static func stop(_ listener: ListeningDaemon, reclaimed: FileDescriptor?) {
         MHD_stop_daemon(listener.daemon)
         // MHD_stop_daemon closed the socket itself unless quiescing handed it back (microhttpd.h, MHD_quiesce_daemon).
         try? reclaimed?.close()

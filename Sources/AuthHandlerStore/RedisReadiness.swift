@@ -3,7 +3,7 @@ import AuthHandlerSystem
 import Synchronization
 
 /// The last known state of the Redis store's connection: why it cannot serve, or nil when the last command got a
-/// reply. Written by the worker thread's `RedisLink` after every command and by `RedisWorker` when an operation runs
+/// reply. Written by the worker thread's `ReconnectingRedisConnection` after every command and by `RedisWorker` when an operation runs
 /// out of time; read by `RedisSessionStore.healthProblem()`, so `/readyz` never waits in the operations' queue.
 final class RedisReadiness: Sendable {
     private let problem = Mutex<String?>("no connection to Redis yet")

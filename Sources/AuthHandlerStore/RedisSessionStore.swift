@@ -44,7 +44,7 @@ package final class RedisSessionStore: SessionStore {
         self.keyPrefix = keyPrefix
         let readiness = self.readiness
         self.worker = RedisWorker(name: "auth-handler-redis", commandTimeout: commandTimeout, readiness: readiness) {
-            RedisLink(
+            ReconnectingRedisConnection(
                 address: address, password: password, connectTimeout: connectTimeout, commandTimeout: commandTimeout,
                 readiness: readiness)
         }
@@ -147,7 +147,7 @@ package final class RedisSessionStore: SessionStore {
         let readiness = self.readiness
         worker.submit { link in
             if let reply = try? link.command([Array("PING".utf8)], operation: "PING"), reply != .status("PONG") {
-                readiness.failed("PING answered \(RedisLink.describe(reply))")
+                readiness.failed("PING answered \(ReconnectingRedisConnection.describe(reply))")
             }
             done()
         }
@@ -199,7 +199,7 @@ package final class RedisSessionStore: SessionStore {
     }
 
     private static func unexpected(_ reply: RedisReply, _ operation: String) -> StoreError {
-        StoreError(.unavailable, detail: "redis \(operation) answered \(RedisLink.describe(reply))")
+        StoreError(.unavailable, detail: "redis \(operation) answered \(ReconnectingRedisConnection.describe(reply))")
     }
 
     /// At most one readiness PING queued at a time, and the callers waiting for it, each for a bounded time.

@@ -11,8 +11,8 @@ import Synchronization
 /// was answered so is dropped unrun when the thread reaches it. A stalled Redis therefore costs each operation at most
 /// one command timeout, never the sum of the ones queued before it.
 final class RedisWorker: Sendable {
-    /// A job, run on the worker thread with its `RedisLink`.
-    typealias Job = @Sendable (RedisLink) -> Void
+    /// A job, run on the worker thread with its `ReconnectingRedisConnection`.
+    typealias Job = @Sendable (ReconnectingRedisConnection) -> Void
 
     private let queue = JobQueue()
     private let commandTimeout: Duration
@@ -21,7 +21,7 @@ final class RedisWorker: Sendable {
     /// Starts the thread; `makeLink` runs on it, so the link (and its hiredis context) never leaves it.
     init(
         name: String, commandTimeout: Duration, readiness: RedisReadiness,
-        makeLink: @escaping @Sendable () -> RedisLink
+        makeLink: @escaping @Sendable () -> ReconnectingRedisConnection
     ) {
         self.commandTimeout = commandTimeout
         self.readiness = readiness
@@ -43,7 +43,7 @@ final class RedisWorker: Sendable {
     /// Runs `body` on the worker thread and returns its outcome, or `.unavailable` once the command timeout has
     /// passed since the call; the calling task is suspended, not blocked.
     func run<Value: Sendable>(
-        _ body: @escaping @Sendable (RedisLink) throws(StoreError) -> Value
+        _ body: @escaping @Sendable (ReconnectingRedisConnection) throws(StoreError) -> Value
     ) async throws(StoreError) -> Value {
         let timeout = commandTimeout
         let readiness = self.readiness
@@ -140,11 +140,21 @@ final class RedisWorker: Sendable {
             available.signal()
         }
 
+        /// What one look at the queue finds.
+        private enum Dequeued {
+            /// The job to run next.
+            case job(Job)
+            /// Stopped, and every queued job has run.
+            case drained
+            /// Nothing yet: a wake-up without a job (the `signal` of a job already taken).
+            case empty
+        }
+
         /// The next job, waiting for one; nil once stopped and drained.
         func next() -> Job? {
             while true {
                 available.wait()
-                let job: Job?? = state.withLock { state in
+                let found: Dequeued = state.withLock { state in
                     if state.head < state.jobs.count {
                         let job = state.jobs[state.head]
                         state.head += 1
@@ -152,11 +162,15 @@ final class RedisWorker: Sendable {
                             state.jobs.removeAll(keepingCapacity: true)
                             state.head = 0
                         }
-                        return .some(job)
+                        return .job(job)
                     }
-                    return state.stopping ? .some(nil) : nil
+                    return state.stopping ? .drained : .empty
                 }
-                if let job { return job }
+                switch found {
+                case .job(let job): return job
+                case .drained: return nil
+                case .empty: continue
+                }
             }
         }
     }

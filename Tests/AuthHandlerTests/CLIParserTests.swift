@@ -61,7 +61,7 @@ struct CLIParserTests {
         expected.noBrowser = true
         expected.timeoutSeconds = 30
         expected.outputPath = "/tmp/out.json"
-        expected.linking = .init(idTokenFile: "/tmp/id", authType: .link)
+        expected.linking = .init(idTokenFile: "/tmp/id", action: .link)
         expected.consumerKey = "ck"
         expected.consumerSecretFile = "/tmp/cs"
         #expect(command == .once(expected))

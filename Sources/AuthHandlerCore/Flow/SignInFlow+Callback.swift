@@ -49,11 +49,12 @@ extension SignInFlow {
         do {
             opened = try await openSession(fields, cookieHeaders: cookieHeaders, client: client)
         } catch {
-            if error.storeFailed { return CallbackAnswer(outcome: .refused(error.error), clearCookie: nil) }
+            if error.storeFailed { return CallbackAnswer(outcome: .refused(error.refusal), clearCookie: nil) }
             observer.stepFailed(
-                .callback, provider: nil, code: error.error.code, latencyMilliseconds: nil, reason: error.error.message)
+                .callback, provider: nil, code: error.refusal.code, latencyMilliseconds: nil,
+                reason: error.refusal.message)
             return CallbackAnswer(
-                outcome: .refused(error.error),
+                outcome: .refused(error.refusal),
                 clearCookie: error.cookieName.map {
                     SignInCookie.clearing(name: $0, attributes: attributes(error.session))
                 })
@@ -108,7 +109,7 @@ extension SignInFlow {
 
     /// A refused callback, and the cookie it names (to clear it; nil keeps the cookie, so the browser can retry).
     private struct OpenFailure: Error {
-        var error: HandlerError
+        var refusal: HandlerError
         var cookieName: String?
         /// The session its cookie held, when it opened.
         var session: PendingSession? = nil
@@ -127,13 +128,13 @@ extension SignInFlow {
             let cookieName = SignInCookie.name(forState: presented, httpsOrigin: settings.httpsOrigin)
         else {
             throw OpenFailure(
-                error: HandlerError(
+                refusal: HandlerError(
                     .invalidState, "the authorization response's state is empty or too long; start the sign-in again"),
                 cookieName: nil)
         }
         let refused = { (reason: String, session: PendingSession?) in
             OpenFailure(
-                error: HandlerError(
+                refusal: HandlerError(
                     .invalidState,
                     "\(reason); a sign-in can only be completed in the browser that started it, once, before it "
                         + "expires: start the sign-in again from the app"),
@@ -171,7 +172,7 @@ extension SignInFlow {
         } catch {
             if holdsPermit { providerCalls.release() }
             // Before the state is recorded: the cookie is kept, so the browser can retry.
-            throw OpenFailure(error: Self.storeFailure(error), cookieName: nil, storeFailed: true)
+            throw OpenFailure(refusal: Self.storeFailure(error), cookieName: nil, storeFailed: true)
         }
         guard recorded else {
             if holdsPermit { providerCalls.release() }
@@ -183,7 +184,7 @@ extension SignInFlow {
         // and nothing is exchanged.
         guard redirectAllowed else {
             throw OpenFailure(
-                error: HandlerError(
+                refusal: HandlerError(
                     .unauthorizedRedirectURL,
                     "this sign-in's redirectUrl is no longer in allowedRedirectURLs, so no result was issued; "
                         + "start the sign-in again from the app with an allowed redirectUrl"),
@@ -209,14 +210,14 @@ extension SignInFlow {
     private func admitExchange(client: String?) throws(OpenFailure) {
         if let client, case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client)) {
             throw OpenFailure(
-                error: HandlerError(
+                refusal: HandlerError(
                     .tooManyRequests, "too many sign-ins from this address; reload this page in \(seconds) s",
                     retryAfterSeconds: seconds),
                 cookieName: nil)
         }
         guard providerCalls.tryAcquire() else {
             throw OpenFailure(
-                error: HandlerError(
+                refusal: HandlerError(
                     .unavailable, "too many sign-ins are completing at once; reload this page in a moment",
                     retryAfterSeconds: 1),
                 cookieName: nil)
@@ -229,14 +230,14 @@ extension SignInFlow {
         for name in ["state", "code", "oauth_token", "oauth_verifier", "denied", "iss", "error"]
         where fields.all(named: name).count > 1 {
             throw OpenFailure(
-                error: HandlerError(
+                refusal: HandlerError(
                     .invalidRequest, "the authorization response repeats \(name); start the sign-in again"),
                 cookieName: nil)
         }
         if let state = fields.first(named: "state") { return (state, false) }
         if let token = fields.first(named: "oauth_token") ?? fields.first(named: "denied") { return (token, true) }
         throw OpenFailure(
-            error: HandlerError(.invalidState, "the authorization response has no state; start the sign-in again"),
+            refusal: HandlerError(.invalidState, "the authorization response has no state; start the sign-in again"),
             cookieName: nil)
     }
 

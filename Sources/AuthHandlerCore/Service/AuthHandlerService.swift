@@ -27,7 +27,7 @@ package final class AuthHandlerService: Sendable {
     private let draining = Atomic<Bool>(false)
 
     /// The listener a request came in on.
-    enum Listener {
+    enum ListenerRole {
         /// `listen` (or the sockets systemd passed): sign-ins, and the operations endpoints unless they are apart.
         case main
         /// `opsListen`: the operations endpoints only.
@@ -81,7 +81,7 @@ package final class AuthHandlerService: Sendable {
     }
 
     /// The answers that need no waiting, with the same metrics as `route` records; nil for the rest.
-    private func immediate(_ request: ServerRequest, on listener: Listener) -> ServerResponse? {
+    private func immediate(_ request: ServerRequest, on listener: ListenerRole) -> ServerResponse? {
         let servesOperations = listener == .operations || !operationsApart
         let began = DispatchTime.now().uptimeNanoseconds
         let route: String
@@ -120,7 +120,7 @@ package final class AuthHandlerService: Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    private func route(_ request: ServerRequest, on listener: Listener) async -> ServerResponse {
+    private func route(_ request: ServerRequest, on listener: ListenerRole) async -> ServerResponse {
         let began = DispatchTime.now().uptimeNanoseconds
         let servesSignIns = listener == .main
         let servesOperations = listener == .operations || !operationsApart
@@ -312,7 +312,7 @@ package final class AuthHandlerService: Sendable {
     /// `/readyz`. The store's reason (e.g. "connect to unix:/run/redis.sock: Connection refused") names addresses
     /// and server replies: it is written to the log, and answered only on the operations listener, never on the
     /// browser-facing one.
-    private func readiness(on listener: Listener) async -> ServerResponse {
+    private func readiness(on listener: ListenerRole) async -> ServerResponse {
         if draining.load(ordering: .relaxed) {
             return ResponseRendering.secured(.text("draining\n", status: 503))
         }
@@ -323,18 +323,4 @@ package final class AuthHandlerService: Sendable {
         }
         return ResponseRendering.secured(.text("ready\n"))
     }
-}
-
-/// `--once`'s pending sign-in: the cookie a browser would carry, kept in the process instead, so the sign-in can only
-/// be completed through this run (HTTP-API.md §1.4).
-package final class OnceSignIn: Sendable {
-    private let pair = Mutex("")
-
-    package init() {}
-
-    /// The `name=value` of the sealed pending sign-in, as a `Cookie` header would carry it.
-    var cookiePair: String { pair.withLock { $0 } }
-
-    /// Keeps the pending sign-in of the start this run made.
-    package func keep(_ answer: StartAnswer) { pair.withLock { $0 = answer.cookiePair } }
 }

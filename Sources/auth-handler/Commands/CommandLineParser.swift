@@ -289,10 +289,10 @@ struct CommandLineParser: Sendable {
             throw CommandLineUsageError(
                 "'--auth-type' needs '--id-token-file FILE' holding the signed-in user's ID token")
         case (.some(let file), .some(let text)):
-            guard let authType = OnceOptions.AuthType(rawValue: text) else {
+            guard let authType = OnceOptions.SignedInUserAction(rawValue: text) else {
                 throw CommandLineUsageError("'--auth-type' expects 'link' or 'reauth', got '\(text)'")
             }
-            return OnceOptions.Linking(idTokenFile: file, authType: authType)
+            return OnceOptions.Linking(idTokenFile: file, action: authType)
         }
     }
 

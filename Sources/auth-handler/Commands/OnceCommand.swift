@@ -186,7 +186,7 @@ enum OnceCommand {
             fields.append(URLFormField(name: "customParameters", value: text ?? "{}"))
         }
         if let linking = options.linking {
-            let authType: AuthType = linking.authType == .link ? .linkViaRedirect : .reauthViaRedirect
+            let authType: AuthType = linking.action == .link ? .linkViaRedirect : .reauthViaRedirect
             fields.append(URLFormField(name: "authType", value: authType.rawValue))
         }
         return fields

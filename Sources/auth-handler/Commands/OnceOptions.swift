@@ -13,7 +13,7 @@ struct OnceOptions: Sendable, Hashable {
     }
 
     /// What `--id-token-file` with `--auth-type` asks for.
-    enum AuthType: String, Sendable, Hashable, CaseIterable {
+    enum SignedInUserAction: String, Sendable, Hashable, CaseIterable {
         /// Link the new credential to the signed-in user (`linkViaRedirect`).
         case link
         /// Re-authenticate the signed-in user (`reauthViaRedirect`).
@@ -25,7 +25,7 @@ struct OnceOptions: Sendable, Hashable {
         /// A file holding the current user's ID token.
         var idTokenFile: String
         /// Link or reauth.
-        var authType: AuthType
+        var action: SignedInUserAction
     }
 
     /// The default `--timeout`.

@@ -14,7 +14,7 @@ struct ReloadRefusal: Error, Sendable, CustomStringConvertible {
 }
 
 /// The config-made parts of a `SignInFlow`: built at start and again, from the re-read config, on every reload.
-struct FlowParts {
+struct ConfiguredParts {
     let providers: ProviderRegistry
     let backend: any SignInBackend
     let stateKeys: StateKeyRing
@@ -74,9 +74,9 @@ extension RunningService {
                 description: "\(restartOnly.joined(separator: ", ")) changed, which needs a restart; "
                     + "the running config stays until then")
         }
-        let parts: FlowParts
+        let parts: ConfiguredParts
         do {
-            parts = try FlowParts(
+            parts = try ConfiguredParts(
                 config: config, environment: environment, http: kept.http, sqlitePath: kept.sqlitePath,
                 drawnStateKey: kept.drawnStateKey)
         } catch {

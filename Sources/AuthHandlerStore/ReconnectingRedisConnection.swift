@@ -10,7 +10,7 @@ import Foundation
 /// Redis is not hammered and a stalled one does not hold every queued operation for a time-out of its own. While
 /// backing off, operations fail at once with `.unavailable`, which the flow answers with 503 and `Retry-After`. Every
 /// outcome is written to `readiness`, which `/readyz` reads (docs/ARCHITECTURE.md, "Request path").
-final class RedisLink {
+final class ReconnectingRedisConnection {
     static let firstBackoff: Duration = .milliseconds(250)
     static let maximumBackoff: Duration = .seconds(2)
 
