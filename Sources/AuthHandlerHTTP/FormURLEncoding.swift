@@ -1,6 +1,6 @@
-/// Why a query string or `application/x-www-form-urlencoded` body could not be decoded.
 import AuthHandlerSystem
 
+/// Why a query string or `application/x-www-form-urlencoded` body could not be decoded.
 package struct FormURLDecodingError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What was wrong, without echoing the input (it may hold secrets).
     package enum Reason: Sendable, Equatable {

@@ -1,6 +1,6 @@
-/// Settings of `HTTPClient`.
 import AuthHandlerSystem
 
+/// Settings of `HTTPClient`.
 package struct HTTPClientConfiguration: Sendable {
     /// A PEM file of CA certificates to trust instead of the system store (CURLOPT_CAINFO).
     package var caFile: String?

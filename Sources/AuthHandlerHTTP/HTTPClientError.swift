@@ -1,7 +1,7 @@
-/// A failed outbound request. Names the method and the URL without its query, fragment or user info,
-/// which may carry secrets.
 import AuthHandlerSystem
 
+/// A failed outbound request. Names the method and the URL without its query, fragment or user info,
+/// which may carry secrets.
 package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What failed.
     package enum Kind: Sendable, Equatable {

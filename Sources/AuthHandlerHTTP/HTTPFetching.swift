@@ -1,6 +1,6 @@
-/// An outbound HTTP request.
 import AuthHandlerSystem
 
+/// An outbound HTTP request.
 package struct HTTPRequest: Sendable {
     /// The method, e.g. `"GET"` or `"POST"`.
     package var method: String

@@ -1,8 +1,8 @@
+import AuthHandlerSystem
+
 /// The listener's checks of a request head, before any handler runs (HTTP-API.md §3.5): each returns the refusal,
 /// which closes the connection, or nil. Pure functions of what libmicrohttpd parsed, fuzzed by the `listener` target
 /// (docs/ARCHITECTURE.md "Fuzz targets").
-import AuthHandlerSystem
-
 package enum HTTPRequestChecks {
     /// The refusal of a request whose body length two parsers could disagree on; it closes the connection.
     ///

@@ -1,7 +1,7 @@
-/// Renders a refusal the listener sends on its own — its status, a plain-text message, the request's `Accept` (nil
-/// when unknown) — as the service's error format (HTTP-API.md §3.5).
 import AuthHandlerSystem
 
+/// Renders a refusal the listener sends on its own — its status, a plain-text message, the request's `Accept` (nil
+/// when unknown) — as the service's error format (HTTP-API.md §3.5).
 package typealias HTTPRefusalRenderer =
     @Sendable (_ status: Int, _ message: String, _ accept: String?) -> ServerResponse
 

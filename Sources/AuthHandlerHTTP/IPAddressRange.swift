@@ -1,7 +1,7 @@
-/// An IP address or a CIDR block (`10.0.0.0/8`, `2001:db8::/32`, RFC 4632 §3.1 / RFC 4291 §2.3), as
-/// written in `trustedProxies`.
 import AuthHandlerSystem
 
+/// An IP address or a CIDR block (`10.0.0.0/8`, `2001:db8::/32`, RFC 4632 §3.1 / RFC 4291 §2.3), as
+/// written in `trustedProxies`.
 package struct IPAddressRange: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The first address of the block (host bits cleared).
     package let network: IPAddress

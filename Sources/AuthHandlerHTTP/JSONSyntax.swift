@@ -1,3 +1,5 @@
+import AuthHandlerSystem
+
 /// A strict JSON (RFC 8259) reader that locates the first error by line and column, and builds the value.
 ///
 /// Foundation's JSON parsers accept some invalid input (trailing commas) and report errors without a
@@ -9,8 +11,6 @@
 /// tries each JSON type in turn, and every failed try costs time in proportion to the nesting depth, so a 16 KB
 /// document of nested arrays held a core for seconds. This reader takes each byte once, in time linear in the input,
 /// and nests at most `maximumDepth` levels.
-import AuthHandlerSystem
-
 package struct JSONSyntax: Sendable {
     /// A syntax error: 1-based line and column, and what was expected there.
     package struct Failure: Sendable, Hashable, Error, CustomStringConvertible {

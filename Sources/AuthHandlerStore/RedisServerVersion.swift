@@ -1,7 +1,7 @@
-/// A Redis server's version, as `INFO server` reports it in `redis_version:` (https://redis.io/docs/latest/commands/info/).
 import AuthHandlerCrypto
 import AuthHandlerSystem
 
+/// A Redis server's version, as `INFO server` reports it in `redis_version:` (https://redis.io/docs/latest/commands/info/).
 struct RedisServerVersion: Sendable, Comparable, CustomStringConvertible {
     /// The oldest Redis the store works with: its claim script reads an expiry with `PEXPIRETIME`, new in 7.0
     /// (https://redis.io/docs/latest/commands/pexpiretime/).

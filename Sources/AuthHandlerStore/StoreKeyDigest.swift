@@ -1,7 +1,7 @@
-/// The SHA-256 under which a store keeps a key or result code, so a copy of the store holds nothing replayable.
 import AuthHandlerCrypto
 import AuthHandlerSystem
 
+/// The SHA-256 under which a store keeps a key or result code, so a copy of the store holds nothing replayable.
 enum StoreKeyDigest {
     /// The 32-byte digest of the key's UTF-8 bytes.
     static func of(_ key: String) throws(StoreError) -> [UInt8] {

@@ -1,9 +1,9 @@
-/// An endpoint of the fake IdP that a failure can be queued for.
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 
+/// An endpoint of the fake IdP that a failure can be queued for.
 package enum FakeEndpoint: String, Codable, Sendable, CaseIterable {
     case oauth1RequestToken = "oauth1/request_token"
     case oauth1Authorize = "oauth1/authorize"

@@ -1,9 +1,9 @@
-/// A user the fake IdP can sign in, and how the fake sign-in backend treats them.
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 
+/// A user the fake IdP can sign in, and how the fake sign-in backend treats them.
 package struct FakeUser: Codable, Sendable, Hashable {
     /// What the fake Identity Toolkit backend answers for this user.
     package enum BackendBehavior: String, Codable, Sendable {

@@ -1,14 +1,14 @@
-/// Why a backend did not sign the user in, mapped in one place to the HTTP status and contract code of
-/// `POST /__/auth/result` (HTTP-API.md §3.3).
-///
-/// Messages (`description`) never carry a token, secret, API key, e-mail address or MFA credential; what the
-/// app needs to continue (`email`, `mfaPendingCredential`, `mfaInfo`) is in `details`, for the JSON error body.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Why a backend did not sign the user in, mapped in one place to the HTTP status and contract code of
+/// `POST /__/auth/result` (HTTP-API.md §3.3).
+///
+/// Messages (`description`) never carry a token, secret, API key, e-mail address or MFA credential; what the
+/// app needs to continue (`email`, `mfaPendingCredential`, `mfaInfo`) is in `details`, for the JSON error body.
 package enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Another account has this identity's e-mail (Identity Toolkit `needConfirmation`): sign in with one of
     /// `verifiedProviders`, then link. 409 `account-exists-with-different-credential`.

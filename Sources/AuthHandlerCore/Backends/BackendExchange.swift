@@ -1,10 +1,10 @@
-/// One HTTP exchange with a backend: transport failures become `BackendError`, and statuses are classified.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// One HTTP exchange with a backend: transport failures become `BackendError`, and statuses are classified.
 enum BackendExchange {
     /// libcurl's `CURLE_OPERATION_TIMEDOUT`.
     private static let curlTimeout = 28

@@ -1,6 +1,6 @@
-/// What a backend needs to sign a user in: the IdP's credential and profile and what the app asked for.
 import AuthHandlerProtocols
 
+/// What a backend needs to sign a user in: the IdP's credential and profile and what the app asked for.
 package struct BackendSignInRequest: Sendable, Hashable {
     /// The provider id, e.g. `twitter.com` or `oidc.corp`.
     package var providerId: String

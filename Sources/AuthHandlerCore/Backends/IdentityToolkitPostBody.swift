@@ -1,10 +1,10 @@
-/// The `postBody` of `accounts:signInWithIdp`: the IdP credential as a form, as Identity Toolkit documents it
-/// for manually supplied credentials (https://cloud.google.com/identity-platform/docs/reference/rest/v1/accounts/signInWithIdp).
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 
+/// The `postBody` of `accounts:signInWithIdp`: the IdP credential as a form, as Identity Toolkit documents it
+/// for manually supplied credentials (https://cloud.google.com/identity-platform/docs/reference/rest/v1/accounts/signInWithIdp).
 enum IdentityToolkitPostBody {
     /// `providerId=...` then OAuth 1.0a `access_token` + `oauth_token_secret`; OIDC `id_token` (+ `access_token`,
     /// the raw `nonce`), or `access_token` alone when there is no ID token; OAuth 2 `access_token`.

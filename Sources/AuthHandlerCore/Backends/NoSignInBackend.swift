@@ -1,6 +1,6 @@
-/// Backend `none`: the result carries the IdP credential and profile only, and `signIn` is null.
 import AuthHandlerHTTP
 
+/// Backend `none`: the result carries the IdP credential and profile only, and `signIn` is null.
 package struct NoSignInBackend: SignInBackend {
     package init() {}
 

@@ -1,10 +1,10 @@
-/// Why the configured backend cannot be built; names the config key and never a secret's value.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Why the configured backend cannot be built; names the config key and never a secret's value.
 package enum BackendSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `backend.url` is required for this kind.
     case missingURL(kind: BackendConfig.Kind)

@@ -1,11 +1,11 @@
-/// Reads a webhook's answer: 2xx is the `signIn` JSON (null when empty); a 4xx whose JSON body is
-/// `{"error": {"code": ...}}` with one of the contract's codes is that outcome; 408, 429 and 5xx are
-/// transient; anything else is a refusal.
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Reads a webhook's answer: 2xx is the `signIn` JSON (null when empty); a 4xx whose JSON body is
+/// `{"error": {"code": ...}}` with one of the contract's codes is that outcome; 408, 429 and 5xx are
+/// transient; anything else is a refusal.
 enum WebhookAnswer {
     static let backendName = "the webhook"
 

@@ -1,3 +1,7 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+
 /// The JSON body POSTed to a webhook backend: what the IdP said and what the app asked for, and which delivery of which
 /// result this is.
 ///
@@ -5,10 +9,6 @@
 /// app gave none, plus `idToken` (the app's current backend ID token) for `linkViaRedirect` and `reauthViaRedirect`.
 /// The ids are in the body, so the signature covers them (HTTP-API.md §2.8): a receiver that keeps the `resultId`s it
 /// processed recognises a retry or a replay of one result, and `deliveryId` tells the attempts apart.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-
 struct WebhookPayload: Encodable {
     /// The same for every delivery of one result (``BackendSignInRequest/resultId``).
     var resultId: String

@@ -1,7 +1,7 @@
-/// `listener` in the config (CONFIG.md): how the HTTP listener bounds slow clients.
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 
+/// `listener` in the config (CONFIG.md): how the HTTP listener bounds slow clients.
 package struct ListenerLimits: Sendable, Hashable, Codable {
     /// Seconds a client has to deliver a whole request, head and body (`HTTPServerConfiguration`).
     package var requestDeadlineSeconds: Int

@@ -1,6 +1,6 @@
-/// How the daemon writes its log lines on stderr (docs/CONFIG.md, section `logFormat`).
 import AuthHandlerHTTP
 
+/// How the daemon writes its log lines on stderr (docs/CONFIG.md, section `logFormat`).
 package enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// `level=info event=signin.start provider=google.com ...`, one logfmt line per event.
     case logfmt

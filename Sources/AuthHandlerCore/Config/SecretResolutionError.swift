@@ -1,10 +1,10 @@
-/// Why a secret reference could not be resolved. Messages name where the secret was looked for, never its value.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Why a secret reference could not be resolved. Messages name where the secret was looked for, never its value.
 package enum SecretResolutionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file does not exist.
     case fileMissing(path: String)

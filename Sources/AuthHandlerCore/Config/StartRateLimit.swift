@@ -1,7 +1,7 @@
-/// `startRateLimit` in the config (HTTP-API.md §2.4): a token bucket per client address for starts that must
-/// call the provider first.
 import AuthHandlerProtocols
 
+/// `startRateLimit` in the config (HTTP-API.md §2.4): a token bucket per client address for starts that must
+/// call the provider first.
 package struct StartRateLimit: Sendable, Hashable, Codable {
     /// Sustained starts per minute per client (the bucket's refill rate).
     package var perMinute: Int

@@ -1,10 +1,10 @@
-/// The form of `stateKey` and `previousStateKeys` values (HTTP-API.md §2.3): 32 random bytes as base64url
-/// without padding (RFC 4648 §5), exactly 43 characters.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 
+/// The form of `stateKey` and `previousStateKeys` values (HTTP-API.md §2.3): 32 random bytes as base64url
+/// without padding (RFC 4648 §5), exactly 43 characters.
 package enum StateKeyFormat {
     /// The key length in bytes (AES-256).
     package static let byteCount = 32

@@ -1,8 +1,8 @@
-/// Where pending sign-ins and results are kept: `store` in the config.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerStore
 
+/// Where pending sign-ins and results are kept: `store` in the config.
 package struct StoreConfig: Sendable, Hashable, Codable {
     /// The storage engine.
     package enum Kind: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,10 +1,10 @@
-/// Who a request comes from, for the start rate limit (HTTP-API.md §2.4, `startRateLimit`, `trustedProxies`).
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Who a request comes from, for the start rate limit (HTTP-API.md §2.4, `startRateLimit`, `trustedProxies`).
 package enum ClientAddress {
     /// The key used when the peer address is unknown or not numeric: all such requests share one bucket.
     package static let unknown = "unknown"

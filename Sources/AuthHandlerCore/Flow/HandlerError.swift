@@ -1,11 +1,11 @@
-/// An error the handler answers with: the HTTP status, the contract's error code, and a message that says
-/// what went wrong and what to do. Every failure of the HTTP API is mapped to one of these, here.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// An error the handler answers with: the HTTP status, the contract's error code, and a message that says
+/// what went wrong and what to do. Every failure of the HTTP API is mapped to one of these, here.
 package struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible {
     package let status: Int
     /// The contract's code, e.g. `invalid-provider`.

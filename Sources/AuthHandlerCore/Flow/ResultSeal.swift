@@ -1,9 +1,9 @@
-/// How a result is kept at rest (HTTP-API.md §3.3): sealed with AES-256-GCM under a key derived from its result code by
-/// HKDF-SHA256, while the store indexes it by SHA-256 of the code. Whoever holds a copy of the store but not the
-/// code reads nothing; the code itself never reaches the store.
 import AuthHandlerCrypto
 import AuthHandlerSystem
 
+/// How a result is kept at rest (HTTP-API.md §3.3): sealed with AES-256-GCM under a key derived from its result code by
+/// HKDF-SHA256, while the store indexes it by SHA-256 of the code. Whoever holds a copy of the store but not the
+/// code reads nothing; the code itself never reaches the store.
 enum ResultSeal {
     /// HKDF's salt and info (RFC 5869 §3.1, §3.2): fixed, distinct from every other use of the code's bytes.
     private static let salt = Array("auth-handler result v1".utf8)

@@ -1,14 +1,14 @@
-/// The keys that seal pending sign-ins into the browser's cookie (HTTP-API.md §2.3 `stateKey`, `previousStateKeys`).
-///
-/// Sealing always uses the current key; opening tries the current key, then each previous one, so a key can be
-/// rotated without failing the sign-ins that were started under the old one (keep it in `previousStateKeys` for at
-/// least `sessionTTLSeconds`).
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// The keys that seal pending sign-ins into the browser's cookie (HTTP-API.md §2.3 `stateKey`, `previousStateKeys`).
+///
+/// Sealing always uses the current key; opening tries the current key, then each previous one, so a key can be
+/// rotated without failing the sign-ins that were started under the old one (keep it in `previousStateKeys` for at
+/// least `sessionTTLSeconds`).
 package struct StateKeyRing: Sendable {
     /// The 32-byte key every new cookie is sealed under.
     let current: [UInt8]

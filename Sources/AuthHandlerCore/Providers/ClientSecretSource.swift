@@ -1,10 +1,10 @@
-/// Where a provider's client (or consumer) secret comes from at the moment it is needed.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Where a provider's client (or consumer) secret comes from at the moment it is needed.
 package enum ClientSecretSource: Sendable, CustomStringConvertible {
     /// A configured secret, resolved once at startup.
     case fixed(Secret)

@@ -1,3 +1,8 @@
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+
 /// Turns provider answers into a `ProviderProfile`; `raw` keeps the documents as received.
 ///
 /// E-mail policy (HTTP-API.md §3.3): an address is reported only when the provider vouches for it.
@@ -8,11 +13,6 @@
 ///   (the `/user` `email` is the public profile address, not proof of ownership).
 /// - `trustsEmail` (Twitter and Facebook, which only return a confirmed address, by the catalogue; a custom
 ///   provider's `trustEmail`): `email` without a verified flag, unless the document says `email_verified` false.
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 package enum ProfileMapper {
     /// Longest user id accepted.
     package static let maximumIdentifierLength = 255

@@ -1,10 +1,10 @@
-/// Why a provider's answer could not be turned into a `ProviderProfile`.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Why a provider's answer could not be turned into a `ProviderProfile`.
 package enum ProfileMappingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The document is not a JSON object; `source` names it (e.g. "GitHub /user").
     case notAnObject(source: String)

@@ -1,8 +1,8 @@
-/// Who signed in, as the provider describes them (HTTP-API.md §3.3 `profile`).
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 
+/// Who signed in, as the provider describes them (HTTP-API.md §3.3 `profile`).
 package struct ProviderProfile: Sendable, Hashable, Codable {
     /// The provider's stable user id (`sub`, Twitter `id_str`, GitHub `id`, Facebook `id`).
     package var id: String

@@ -1,10 +1,10 @@
-/// Why providers could not be set up at startup: every problem found, each naming its provider.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
+/// Why providers could not be set up at startup: every problem found, each naming its provider.
 package struct ProviderRegistryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One provider's problem.
     package struct Problem: Sendable, Equatable, CustomStringConvertible {

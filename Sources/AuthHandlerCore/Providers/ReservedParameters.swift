@@ -1,3 +1,9 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerProtocols
+import AuthHandlerStore
+import AuthHandlerSystem
+
 /// The custom parameters a sign-in may not set, because the handler sets them (HTTP-API.md §3.1).
 ///
 /// They are refused with `reserved-custom-parameter`, never silently dropped. A name outside
@@ -10,12 +16,6 @@
 /// `State`, `Code_Challenge_Method` or `OAuth_Token` could override or duplicate a value the handler
 /// relies on for CSRF and PKCE protection. No genuine provider parameter differs from a reserved name
 /// only by case, so refusing the variants costs nothing and closes that gap.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 package enum ReservedParameters {
     /// Which list applies: OAuth 2 and OpenID Connect share one; OAuth 1.0a reserves its prefix.
     package enum ProtocolFamily: Sendable, Hashable, CaseIterable {

@@ -1,10 +1,10 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// The `Authorization: OAuth ...` header of RFC 5849 §3.5.1, built by clients and parsed by servers.
 ///
 /// Parameters are held decoded, in order, without `realm`, which is kept apart because it is never
 /// signed (§3.4.1.3.1) and is an RFC 2617 quoted string rather than a percent-encoded value.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package struct OAuth1AuthorizationHeader: Sendable, Hashable {
     /// The optional protection realm, unescaped.
     package var realm: String?

@@ -1,11 +1,11 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// The base string URI of RFC 5849 §3.4.1.2: scheme, authority and path, without query or fragment.
 ///
 /// Scheme and host are lower-cased, a default port (80 for http, 443 for https) is dropped and any
 /// other port kept, user information is dropped, and the path is kept exactly as sent (an empty path
 /// is `/`). `GET /r%20v/X?id=123` to `Host: EXAMPLE.COM:80` gives `http://example.com/r%20v/X`.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
     /// The normalised URI that goes (encoded) into the signature base string.
     package let value: String

@@ -1,11 +1,11 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// Writes bytes into memory sized in advance: the OAuth 1.0a base string, signing key and header are
 /// built this way, without the capacity and uniqueness checks `Array.append` makes for every byte.
 ///
 /// The caller gives an upper bound of what it writes (a percent-encoded byte takes at most 3 bytes,
 /// RFC 5849 §3.6); writing past it is a programming error that the debug build's assertions catch.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 struct ByteWriter {
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     /// How many bytes have been written so far.

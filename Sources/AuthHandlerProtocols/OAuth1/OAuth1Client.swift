@@ -1,10 +1,10 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// The outbound side of OAuth 1.0a (RFC 5849 §2): temporary credentials, the authorize URL, token
 /// credentials and signed resource requests, sent through an injected `HTTPFetching`.
 ///
 /// Protocol parameters travel in the `Authorization` header only (§3.5.1); the request bodies are empty.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package struct OAuth1Client: Sendable {
     /// Temporary credentials from the request-token endpoint (§2.1).
     package struct TemporaryCredentials: Sendable, Hashable {

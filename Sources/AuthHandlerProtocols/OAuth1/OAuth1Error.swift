@@ -1,9 +1,9 @@
-/// Why an OAuth 1.0a request could not be signed, parsed or verified.
-///
-/// Each case says what failed and what to do. Descriptions never include secrets or signatures.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 
+/// Why an OAuth 1.0a request could not be signed, parsed or verified.
+///
+/// Each case says what failed and what to do. Descriptions never include secrets or signatures.
 package enum OAuth1Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// The `Authorization` header does not use the `OAuth` scheme.
     case notOAuthScheme

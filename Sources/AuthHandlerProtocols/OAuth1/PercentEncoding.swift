@@ -1,11 +1,11 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// The percent-encoding of RFC 5849 §3.6, used for the signature base string and the `Authorization` header.
 ///
 /// Every UTF-8 byte except ALPHA, DIGIT, `-`, `.`, `_` and `~` becomes `%XX` with uppercase hex, so a
 /// space is `%20` (never `+`). It works on bytes written into memory sized in advance (`ByteWriter`):
 /// no `Character` iteration and no per-byte array growth on this hot path.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package enum OAuth1PercentEncoding {
     /// The most bytes the encoding of `byteCount` bytes can take: each may become `%XX`.
     static func encodedBound(_ byteCount: Int) -> Int {

@@ -1,7 +1,7 @@
-/// The value of `oauth_signature` (RFC 5849 §3.4): where the OAuth 1.0a signature is built and compared.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 
+/// The value of `oauth_signature` (RFC 5849 §3.4): where the OAuth 1.0a signature is built and compared.
 package struct OAuth1Signature: Sendable, Hashable {
     /// The method that produced `value`.
     package let method: OAuth1SignatureMethod

@@ -1,10 +1,10 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// The `oauth_signature_method` values this project signs and verifies (RFC 5849 §3.4).
 ///
 /// HMAC-SHA256 is not in RFC 5849 but is the common extension (same key and base string, SHA-256).
 /// RSA-SHA1 is not supported: no provider we talk to needs it.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package enum OAuth1SignatureMethod: String, Sendable, Hashable, CaseIterable {
     /// HMAC-SHA1 (§3.4.2), the default.
     case hmacSHA1 = "HMAC-SHA1"

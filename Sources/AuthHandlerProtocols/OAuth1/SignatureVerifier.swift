@@ -1,12 +1,12 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// Verifies the signature of an incoming OAuth 1.0a request (RFC 5849 §3.2), as a provider does.
 ///
 /// Use in two steps: `checkProtocolParameters` before looking anything up (it needs no secrets and
 /// refuses malformed requests with a 400-class error), then `verify` with the secrets found under
 /// `header.consumerKey` and `header.token`. Timestamp window and nonce replay are the caller's policy:
 /// `header.timestamp` and `header.nonce` carry the values.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package struct OAuth1SignatureVerifier: Sendable {
     /// The signature methods this server accepts.
     package var acceptedMethods: Set<OAuth1SignatureMethod>

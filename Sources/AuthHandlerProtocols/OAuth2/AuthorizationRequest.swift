@@ -1,3 +1,6 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// The OAuth 2.0 / OpenID Connect authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1).
 ///
 /// Parameters come in HTTP-API.md §3.1 order: `response_type=code`, `client_id`, `redirect_uri`, `scope`,
@@ -7,9 +10,6 @@
 ///
 /// The custom parameters are sent as given: the caller refuses names the handler sets itself (HTTP-API.md §3.1)
 /// before it builds a request.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package struct AuthorizationRequest: Sendable, Hashable {
     /// Why the authorization URL could not be built.
     package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {

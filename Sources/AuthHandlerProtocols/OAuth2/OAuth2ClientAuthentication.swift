@@ -1,10 +1,10 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// How the client authenticates at the token endpoint (RFC 6749 §2.3, OIDC Core §9).
 ///
 /// The secret is the plain value, revealed by the caller when it builds this; `description`, `debugDescription`
 /// and `dump` show only the method's name.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package enum OAuth2ClientAuthentication: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {

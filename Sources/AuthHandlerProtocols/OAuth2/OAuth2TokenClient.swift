@@ -1,10 +1,10 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// Redeems an authorization code at the token endpoint (RFC 6749 §4.1.3–§4.1.4, §5) with the PKCE verifier.
 ///
 /// Sends `Accept: application/json`; reads JSON answers and, for GitHub-style providers, form-encoded
 /// ones. An `error` member is an error whatever the status (GitHub answers `200` with one).
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package struct OAuth2TokenClient: Sendable {
     /// The token endpoint.
     package var endpoint: String

@@ -1,6 +1,6 @@
-/// The protected header of a JWS (RFC 7515 §4.1), with the members a validator must look at.
 import AuthHandlerCrypto
 
+/// The protected header of a JWS (RFC 7515 §4.1), with the members a validator must look at.
 package struct JOSEHeader: Codable, Sendable, Equatable {
     /// `alg`: the signature algorithm name as sent (may be `none` or anything else; validators pin it).
     package var alg: String

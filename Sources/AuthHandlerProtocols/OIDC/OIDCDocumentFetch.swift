@@ -1,7 +1,7 @@
-/// One GET of a JSON document from an IdP, with the status and transport failures turned into `OIDCError`.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 
+/// One GET of a JSON document from an IdP, with the status and transport failures turned into `OIDCError`.
 enum OIDCDocumentFetch {
     /// The body of a 200 answer to `GET url`.
     static func get(_ url: String, document: OIDCError.Document, http: any HTTPFetching, timeout: Duration)

@@ -1,11 +1,11 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// Why an OIDC step failed: discovery, the key set, or an ID token that must be refused.
 ///
 /// One enum for the whole OIDC layer so the flow maps every case to `provider-error` in one place.
 /// Descriptions say what failed and what to check; they never contain a token, and URLs appear without
 /// their query, fragment or user info.
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package enum OIDCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which document a fetch was for.
     package enum Document: String, Sendable, Equatable {

@@ -1,3 +1,6 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+
 /// The OpenID Connect nonce of one sign-in, in the form Firebase and Identity Toolkit require (HTTP-API.md §3.1).
 ///
 /// The handler draws a *raw* nonce per sign-in and sends the provider its hash: the lowercase hex SHA-256 of the raw
@@ -5,9 +8,6 @@
 /// carry. The raw value is what the backend receives (`nonce=` in `signInWithIdp`'s `postBody`) and what the app
 /// gets as `credential.nonce`. Firebase's rule, from its `OAuthCredentialOptions.rawNonce` reference: "The SHA-256
 /// hash of the raw nonce must match the nonce field in the ID token".
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 package enum OIDCNonce {
     /// A fresh raw nonce: 32 CSPRNG bytes as base64url, 43 characters.
     package static func makeRaw() throws(CryptoError) -> String {

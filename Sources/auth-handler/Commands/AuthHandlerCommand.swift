@@ -1,8 +1,8 @@
-/// A parsed `auth-handler` command line: which command to run, with its validated options.
 import AuthHandlerCore
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 
+/// A parsed `auth-handler` command line: which command to run, with its validated options.
 enum AuthHandlerCommand: Sendable, Hashable {
     /// `serve [--config FILE]`, the default command.
     case serve(ServeOptions)

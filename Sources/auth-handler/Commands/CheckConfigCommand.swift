@@ -1,4 +1,3 @@
-/// `auth-handler check-config`: validates a config file and prints every problem; no network.
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
@@ -7,6 +6,7 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import FakeIdP
 
+/// `auth-handler check-config`: validates a config file and prints every problem; no network.
 struct CheckConfigCommand: Sendable {
     /// Which file to check.
     var options: CheckConfigOptions

@@ -1,8 +1,8 @@
-/// What a running command may use: the environment and the output streams.
 import AuthHandlerCore
 import AuthHandlerHTTP
 import FakeIdP
 
+/// What a running command may use: the environment and the output streams.
 struct CommandContext: Sendable {
     /// The process environment.
     var environment: [String: String]

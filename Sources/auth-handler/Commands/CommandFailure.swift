@@ -1,10 +1,10 @@
-/// Why `--once` or `login` ends without a result: its exit code (HTTP-API.md §1.2) and its one line for stderr.
 import AuthHandlerCore
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import FakeIdP
 
+/// Why `--once` or `login` ends without a result: its exit code (HTTP-API.md §1.2) and its one line for stderr.
 struct CommandFailure: Error {
     let exitCode: AuthHandlerExitCode
     let message: String

@@ -1,10 +1,10 @@
-/// Every option `auth-handler` knows, spelled without the leading `--`.
 import AuthHandlerCore
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import FakeIdP
 
+/// Every option `auth-handler` knows, spelled without the leading `--`.
 enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     case help
     case version

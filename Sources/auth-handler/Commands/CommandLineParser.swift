@@ -1,8 +1,3 @@
-/// Parses `auth-handler` arguments (HTTP-API.md §1) into an ``AuthHandlerCommand``, or one usage-error line.
-///
-/// The command word, if any, comes first; options follow in any order, as `--name VALUE` or `--name=VALUE`.
-/// To add a command: add a case to ``AuthHandlerCommand``, its options to ``CommandLineOption``,
-/// a line to ``allowedOptions(for:)`` and a branch to ``parse(_:)``.
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
@@ -11,6 +6,11 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import FakeIdP
 
+/// Parses `auth-handler` arguments (HTTP-API.md §1) into an ``AuthHandlerCommand``, or one usage-error line.
+///
+/// The command word, if any, comes first; options follow in any order, as `--name VALUE` or `--name=VALUE`.
+/// To add a command: add a case to ``AuthHandlerCommand``, its options to ``CommandLineOption``,
+/// a line to ``allowedOptions(for:)`` and a branch to ``parse(_:)``.
 struct CommandLineParser: Sendable {
     /// The environment, for `$AUTH_HANDLER_CONFIG`.
     var environment: [String: String]

@@ -1,4 +1,3 @@
-/// The `auth-handler` program: parses the command line and dispatches to the command.
 import AuthHandlerCore
 import AuthHandlerHTTP
 import AuthHandlerProtocols
@@ -6,6 +5,7 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import FakeIdP
 
+/// The `auth-handler` program: parses the command line and dispatches to the command.
 struct CommandLineProgram: Sendable {
     /// The environment and output streams.
     var context: CommandContext

@@ -1,4 +1,3 @@
-/// A wrong command line: one line saying what was wrong and what to do; exits with ``AuthHandlerExitCode/usage``.
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
@@ -7,6 +6,7 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import FakeIdP
 
+/// A wrong command line: one line saying what was wrong and what to do; exits with ``AuthHandlerExitCode/usage``.
 struct CommandLineUsageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong, and what to do instead.
     var message: String

@@ -1,4 +1,3 @@
-/// The text `auth-handler --help` prints, overall or for one command.
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
@@ -7,6 +6,7 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import FakeIdP
 
+/// The text `auth-handler --help` prints, overall or for one command.
 enum HelpText {
     /// The help for `topic`, or the overview when nil; ends with a newline.
     static func text(for topic: AuthHandlerCommand.Name?) -> String {

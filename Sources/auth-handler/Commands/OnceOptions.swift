@@ -1,10 +1,10 @@
-/// Options of `--once`: one RFC 8252 loopback sign-in, then exit.
 import AuthHandlerCore
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import FakeIdP
 
+/// Options of `--once`: one RFC 8252 loopback sign-in, then exit.
 struct OnceOptions: Sendable, Hashable {
     /// A `--param K=V` custom parameter sent to the IdP.
     struct Parameter: Sendable, Hashable {
