@@ -132,7 +132,7 @@ struct BackendIdentityToolkitAnswerTests {
         #expect(error?.isTransient == false)
     }
 
-    @Test func errorCasesCarryTheirContractStatusAndCode() {
+    @Test func errorCasesCarryTheirDocumentedStatusAndCode() {
         #expect(BackendError.credentialAlreadyInUse(email: nil, providerId: "x").httpStatus == 409)
         #expect(BackendError.credentialAlreadyInUse(email: nil, providerId: "x").code == .credentialAlreadyInUse)
         #expect(BackendError.emailExists(email: nil).httpStatus == 409)

@@ -157,7 +157,7 @@ struct BackendWebhookTests {
         #expect(inUse?.code == .credentialAlreadyInUse)
     }
 
-    @Test func otherContractCodesAreUnderstood() async throws {
+    @Test func otherDocumentedCodesAreUnderstood() async throws {
         #expect(
             await Self.error(status: 409, body: #"{"error":{"code":"email-already-in-use","email":"b@x.org"}}"#)
                 == .emailExists(email: "b@x.org"))

@@ -33,7 +33,7 @@ struct CLIProgramTests {
         return (await program.run(arguments: arguments), captured)
     }
 
-    @Test func exitCodesMatchTheContract() {
+    @Test func exitCodesMatchTheDocumentation() {
         #expect(AuthHandlerExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 78])
     }
 

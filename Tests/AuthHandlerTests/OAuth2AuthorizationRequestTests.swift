@@ -21,7 +21,7 @@ struct OAuth2AuthorizationRequestTests {
             usesFormPost: formPost, customParameters: custom)
     }
 
-    @Test func parametersComeInContractOrderAndEncoding() throws {
+    @Test func parametersComeInTheDocumentedOrderAndEncoding() throws {
         let url = try Self.request().url()
         #expect(
             url == "https://accounts.google.com/o/oauth2/v2/auth?response_type=code&client_id=s6BhdRkqt3"

@@ -17,7 +17,7 @@ struct ReservedParametersTests {
         "nonce", "response_mode", "request", "request_uri",
     ]
 
-    @Test func contractListIsComplete() {
+    @Test func documentedListIsComplete() {
         #expect(Set(ReservedParameters.oauth2Names) == Set(Self.documentedOAuth2Names))
     }
 

@@ -4,7 +4,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
-/// Why a backend did not sign the user in, mapped in one place to the HTTP status and contract code of
+/// Why a backend did not sign the user in, mapped in one place to the HTTP status and error code of
 /// `POST /__/auth/result` (HTTP-API.md §3.3).
 ///
 /// Messages (`description`) never carry a token, secret, API key, e-mail address or MFA credential; what the
@@ -34,7 +34,7 @@ package enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status `POST /__/auth/result` answers with.
     package var httpStatus: Int { code.status }
 
-    /// The contract's error code.
+    /// The error code of HTTP-API.md §5.
     package var code: HandlerError.Code {
         switch self {
         case .accountExistsWithDifferentCredential: .accountExistsWithDifferentCredential

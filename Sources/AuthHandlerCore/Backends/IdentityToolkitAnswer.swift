@@ -56,7 +56,7 @@ enum IdentityToolkitAnswer {
         for name in signInMembers {
             if let value = members[name] { signIn[name] = value }
         }
-        // Identity Toolkit omits false booleans (proto3 JSON); the contract always shows isNewUser.
+        // Identity Toolkit omits false booleans (proto3 JSON); HTTP-API.md §3.3 always shows isNewUser.
         signIn["isNewUser"] = .bool(json["isNewUser"]?.boolValue ?? false)
         return .object(signIn)
     }

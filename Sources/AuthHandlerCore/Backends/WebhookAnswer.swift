@@ -4,7 +4,7 @@ import AuthHandlerStore
 import AuthHandlerSystem
 
 /// Reads a webhook's answer: 2xx is the `signIn` JSON (null when empty); a 4xx whose JSON body is
-/// `{"error": {"code": ...}}` with one of the contract's codes is that outcome; 408, 429 and 5xx are
+/// `{"error": {"code": ...}}` with one of the codes of HTTP-API.md §5 is that outcome; 408, 429 and 5xx are
 /// transient; anything else is a refusal.
 enum WebhookAnswer {
     static let backendName = "the webhook"

@@ -4,11 +4,11 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
-/// An error the handler answers with: the HTTP status, the contract's error code, and a message that says
+/// An error the handler answers with: the HTTP status, the error code of HTTP-API.md §5, and a message that says
 /// what went wrong and what to do. Every failure of the HTTP API is mapped to one of these, here.
 package struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible {
     package let status: Int
-    /// The contract's code, e.g. `invalid-provider`.
+    /// The code of HTTP-API.md §5, e.g. `invalid-provider`.
     package let code: Code
     /// Safe for users and logs: never a token, secret, code or state value.
     package let message: String

@@ -5,7 +5,7 @@ import AuthHandlerStore
 import AuthHandlerSystem
 
 extension HandlerError {
-    /// The contract's error codes (HTTP-API.md §5): the raw value is the documented string, as it appears in the JSON
+    /// The error codes of HTTP-API.md §5: the raw value is the documented string, as it appears in the JSON
     /// error object, the HTML error page and the `error` added to `redirectUrl`.
     package enum Code: String, Sendable, Hashable, CaseIterable {
         case invalidRequest = "invalid-request"

@@ -6,7 +6,7 @@ import Foundation
 
 /// The sign-in flow of HTTP-API.md §3: start a sign-in, take the IdP's callback, redeem the result.
 ///
-/// Every check happens here in the order the contract gives; the HTTP layer only routes and renders.
+/// Every check happens here in the order HTTP-API.md §3 gives; the HTTP layer only routes and renders.
 /// Protocol work is delegated to `OAuth1Client`, `OAuth2TokenClient`, `IDTokenValidator` and the
 /// `SignInBackend`; state lives in the `SessionStore`.
 package final class SignInFlow: Sendable {

@@ -5,7 +5,7 @@ import AuthHandlerProtocols
 /// The credential an identity provider issued, as the result JSON carries it (HTTP-API.md §3.3 `credential`).
 ///
 /// OAuth 1.0a fills `accessToken` and `secret`; OAuth 2 `accessToken` (and the optional members); OIDC also
-/// `idToken`. Absent members are written as JSON `null`, as the contract shows.
+/// `idToken`. Absent members are written as JSON `null`, as HTTP-API.md §3.3 shows.
 package struct IdPCredential: Sendable, Hashable, Codable {
     package var accessToken: String?
     /// OAuth 1.0a token secret.

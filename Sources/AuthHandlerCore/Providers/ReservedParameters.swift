@@ -27,9 +27,9 @@ package enum ReservedParameters {
 
     /// A refused custom parameter; names are spelled as the caller gave them.
     package enum Violation: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The name is one the handler sets itself for `family` (contract code `reserved-custom-parameter`).
+        /// The name is one the handler sets itself for `family` (error code `reserved-custom-parameter`).
         case reserved(name: String, family: ProtocolFamily)
-        /// The name is empty or has a character outside `[A-Za-z0-9._~-]` (contract code `invalid-request`).
+        /// The name is empty or has a character outside `[A-Za-z0-9._~-]` (error code `invalid-request`).
         case invalidName(String)
 
         /// The refused parameter name.

@@ -9,7 +9,7 @@ import Synchronization
 /// The daemon's HTTP surface (HTTP-API.md §3): routes requests to the `SignInFlow` and the operations endpoints,
 /// and renders every answer with the security headers.
 package final class AuthHandlerService: Sendable {
-    /// A route served beside the contract's, given the request and the flow (`--once` serves `/__/auth/done`).
+    /// A route served beside HTTP-API.md's, given the request and the flow (`--once` serves `/__/auth/done`).
     package typealias ExtraRoute = @Sendable (ServerRequest, SignInFlow) async -> ServerResponse
 
     /// The flow new requests use; a reload swaps it (``replaceFlow(_:)``).
@@ -18,7 +18,7 @@ package final class AuthHandlerService: Sendable {
     let store: any SessionStore
     let metrics: Metrics
     let log: EventLog
-    /// Routes by exact path; they cannot replace the contract's routes, which are matched first.
+    /// Routes by exact path; they cannot replace HTTP-API.md's routes, which are matched first.
     let extraRoutes: [String: ExtraRoute]
     /// `--once`: the one pending sign-in, kept in the process; nil in `serve`.
     let onceSignIn: OnceSignIn?

@@ -4,7 +4,7 @@ import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
 
-/// Turns handler results into HTTP responses: the contract's security headers on every response, and
+/// Turns handler results into HTTP responses: the security headers of HTTP-API.md §3.5 on every response, and
 /// errors as JSON or HTML by the request's `Accept`.
 package enum ResponseRendering {
     /// HTTP-API.md §3.5: on every response the service sends. The HTTP listener's own refusals carry the same fields

@@ -58,7 +58,7 @@ package struct AuthorizationRequest: Sendable, Hashable {
         self.customParameters = customParameters
     }
 
-    /// The parameters the handler sets, in contract order, before the custom ones.
+    /// The parameters the handler sets, in the order of HTTP-API.md §3.1, before the custom ones.
     package var protocolParameters: [URLFormField] {
         var fields = [
             URLFormField(name: "response_type", value: "code"),

@@ -91,7 +91,7 @@ enum OnceCommand {
     }
 
     /// A random event id, and the result challenge of HTTP-API.md §3.3: this process is both the starter and the
-    /// redeemer, but the contract's default (requireResultChallenge) holds for --once too.
+    /// redeemer, but HTTP-API.md's default (requireResultChallenge) holds for --once too.
     static func makeSignInSecrets() throws(Failure) -> SignInSecrets {
         do {
             let eventID = "once-" + (try SecureRandom.base64URLString(byteCount: 16))

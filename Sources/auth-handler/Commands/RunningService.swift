@@ -50,7 +50,7 @@ final class RunningService: Sendable {
         self.kept = kept
     }
 
-    /// Builds everything the config describes and starts listening; `extraRoutes` are served beside the contract's.
+    /// Builds everything the config describes and starts listening; `extraRoutes` are served beside HTTP-API.md's.
     static func start(
         config: AuthHandlerConfig, environment: SecretEnvironment, log: EventLog, defaultStore: StoreConfig.Kind,
         listenFDs: [Int32]? = nil, extraRoutes: [String: AuthHandlerService.ExtraRoute] = [:],
