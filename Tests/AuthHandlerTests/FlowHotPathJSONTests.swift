@@ -57,6 +57,34 @@ struct FlowHotPathJSONTests {
         #expect(JSONValue.parse(session.plaintext) == JSONValue.parse(Array(Self.sealedBefore.utf8)))
     }
 
+    /// What `JSONDecoder` refused stays refused: a required member missing or any member of the wrong type; what it
+    /// accepted stays accepted: `null` for an optional, members it does not know.
+    @Test func aPlaintextOfTheWrongShapeDoesNotOpen() throws {
+        let base = try #require(JSONValue.parse(Array(Self.sealedBefore.utf8)))
+        guard case .object(let members) = base else { throw CancellationError() }
+        func decoded(_ change: (inout [String: JSONValue]) -> Void) -> PendingSession? {
+            var changed = members
+            change(&changed)
+            return PendingSession.decoding(JSONValue.object(changed).serialized)
+        }
+        #expect(decoded { _ in } != nil)
+        for required in ["p", "r", "a", "sc", "ct", "x"] {
+            #expect(decoded { $0[required] = nil } == nil, "without \(required)")
+        }
+        #expect(decoded { $0["a"] = .string("signInWithPopup") } == nil)
+        #expect(decoded { $0["a"] = .integer(1) } == nil)
+        #expect(decoded { $0["s"] = .integer(1) } == nil)
+        #expect(decoded { $0["sc"] = .array([.string("email"), .integer(1)]) } == nil)
+        #expect(decoded { $0["ct"] = .string("786312345") } == nil)
+        #expect(decoded { $0["s"] = .null }?.state == nil)
+        #expect(decoded { $0["s"] = .null } != nil)
+        #expect(decoded { $0["zz"] = .string("later member") } != nil)
+        #expect(
+            decoded { $0["x"] = .integer(786_312_945) }?.expiresAt == Date(timeIntervalSinceReferenceDate: 786_312_945))
+        #expect(PendingSession.decoding(Array("[]".utf8)) == nil)
+        #expect(PendingSession.decoding(Array("{".utf8)) == nil)
+    }
+
     @Test(arguments: [oauth2, oauth1, device])
     func theWrittenPlaintextIsTheEncodersJSONAndOpens(_ session: PendingSession) throws {
         let written = session.plaintext

@@ -98,8 +98,39 @@ extension PendingSession {
         return JSONValue.object(members).serialized
     }
 
-    /// The pending sign-in from the plaintext of its opened cookie; nil when it does not decode.
+    /// The pending sign-in from the plaintext of its opened cookie; nil when it does not decode: a required member
+    /// missing, or any member of the wrong type (absent and `null` optionals are nil, unknown members ignored, as
+    /// `JSONDecoder` read it). Read through `JSONValue.parse` rather than `JSONDecoder`, a measurable part of every
+    /// callback (BENCHMARKS.md).
     package static func decoding(_ plaintext: [UInt8]) -> PendingSession? {
-        SignInFlow.decode(PendingSession.self, from: plaintext)
+        guard case .object(let members)? = JSONValue.parse(plaintext) else { return nil }
+        /// An optional string member: `.some(nil)` when absent or null, nil when of another type.
+        func optional(_ key: CodingKeys) -> String?? {
+            switch members[key.rawValue] {
+            case nil, .null?: .some(nil)
+            case .string(let value)?: .some(value)
+            default: nil
+            }
+        }
+        func date(_ key: CodingKeys) -> Date? {
+            members[key.rawValue]?.numberValue.map { Date(timeIntervalSinceReferenceDate: $0) }
+        }
+        guard let providerID = members[CodingKeys.providerID.rawValue]?.stringValue,
+            let redirectURL = members[CodingKeys.redirectURL.rawValue]?.stringValue,
+            let authType = members[CodingKeys.authType.rawValue]?.stringValue.flatMap(AuthType.init(rawValue:)),
+            case .array(let scopeValues)? = members[CodingKeys.scopes.rawValue],
+            let createdAt = date(.createdAt), let expiresAt = date(.expiresAt),
+            let state = optional(.state), let eventID = optional(.eventID),
+            let resultChallenge = optional(.resultChallenge), let codeVerifier = optional(.codeVerifier),
+            let nonce = optional(.nonce), let requestToken = optional(.requestToken),
+            let requestTokenSecret = optional(.requestTokenSecret), let deviceResultCode = optional(.deviceResultCode)
+        else { return nil }
+        let scopes = scopeValues.compactMap(\.stringValue)
+        guard scopes.count == scopeValues.count else { return nil }
+        return PendingSession(
+            providerID: providerID, state: state, redirectURL: redirectURL, authType: authType, eventID: eventID,
+            resultChallenge: resultChallenge, scopes: scopes, codeVerifier: codeVerifier, nonce: nonce,
+            requestToken: requestToken, requestTokenSecret: requestTokenSecret, createdAt: createdAt,
+            expiresAt: expiresAt, deviceResultCode: deviceResultCode)
     }
 }
