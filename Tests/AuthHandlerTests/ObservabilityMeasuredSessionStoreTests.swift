@@ -11,7 +11,7 @@ import Testing
 @testable import AuthHandlerSystem
 @testable import auth_handler
 
-struct ServiceMeasuredSessionStoreTests {
+struct ObservabilityMeasuredSessionStoreTests {
     @Test func eachOperationsLatencyIsRecordedUnderItsOwnLabels() async throws {
         let clock = TestClock()
         let fake = SlowSessionStore(clock: clock)
