@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto

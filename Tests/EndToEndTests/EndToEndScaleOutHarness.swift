@@ -5,7 +5,6 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
-import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
