@@ -58,6 +58,7 @@ package final class TestProcess: @unchecked Sendable {
     private let exitStatus: AsyncStream<Int32>
     private let output = LockedText()
     private let errors = LockedText()
+    private let outputClosed: AsyncStream<Void>
     private let errorClosed: AsyncStream<Void>
     private let watchdog: Task<Void, Never>
 
@@ -97,7 +98,10 @@ package final class TestProcess: @unchecked Sendable {
 
         let statuses = try process.runReportingExit()
         let output = self.output
-        let lines = readLines(outputPipe.fileHandleForReading) { output.append(Data($0)) }
+        let (outputClosed, outputSink) = AsyncStream<Void>.makeStream()
+        let lines = readLines(outputPipe.fileHandleForReading, collect: { output.append(Data($0)) }) {
+            outputSink.finish()
+        }
         let errors = self.errors
         let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
         let stderrLines = readLines(errorPipe.fileHandleForReading, collect: { errors.append(Data($0)) }) {
@@ -107,6 +111,7 @@ package final class TestProcess: @unchecked Sendable {
         outputLines = lines
         errorLines = stderrLines
         exitStatus = statuses
+        self.outputClosed = outputClosed
         self.errorClosed = errorClosed
         let pid = process.processIdentifier
         watchdog = Task {
@@ -153,10 +158,12 @@ package final class TestProcess: @unchecked Sendable {
         if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
     }
 
-    /// Waits for the exit status and for stderr to close.
+    /// Waits for the exit status and for stdout and stderr to close, so that `standardOutput` and `standardError`
+    /// then hold everything the process wrote.
     package func exitCode() async -> Int32 {
         var status: Int32 = -1
         for await value in exitStatus { status = value }
+        for await _ in outputClosed {}
         for await _ in errorClosed {}
         watchdog.cancel()
         return status
