@@ -1,13 +1,9 @@
 import Foundation
 import TestSupport
 
-@testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 extension ScriptedHTTP {
     /// Serves a JWKS of `keys` at `url`.
