@@ -109,8 +109,10 @@ let package = Package(
                 "AuthHandlerCore", "auth-handler", "TestSupport",
             ]
         ),
+        // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, loopback sockets.
         .target(
             name: "TestSupport",
+            dependencies: ["AuthHandlerHTTP", "AuthHandlerStore"],
             path: "Tests/TestSupport"
         ),
         .testTarget(

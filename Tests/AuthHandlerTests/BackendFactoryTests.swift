@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -20,7 +21,7 @@ struct BackendFactoryTests {
     {
         do {
             _ = try makeSignInBackend(
-                config: config, secrets: environment, fetcher: BackendRecordingFetcher(status: 200, body: "{}"))
+                config: config, secrets: environment, fetcher: ScriptedHTTP(status: 200, body: "{}"))
             Issue.record("expected a BackendSetupError")
             return nil
         } catch {
@@ -29,19 +30,19 @@ struct BackendFactoryTests {
     }
 
     @Test func noneAnswersNil() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: "{}")
+        let fetcher = ScriptedHTTP(status: 200, body: "{}")
         let backend = try makeSignInBackend(config: BackendConfig(), secrets: Self.environment, fetcher: fetcher)
         #expect(try await backend.signIn(BackendFixture.twitter()) == nil)
-        #expect(await fetcher.requests.isEmpty)
+        #expect(fetcher.requests.isEmpty)
     }
 
     @Test func identityToolkitDefaultsToGooglesURL() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: #"{"idToken":"t","localId":"u"}"#)
+        let fetcher = ScriptedHTTP(status: 200, body: #"{"idToken":"t","localId":"u"}"#)
         let backend = try makeSignInBackend(
             config: BackendConfig(kind: .identitytoolkit, apiKey: .environment("ITK_KEY"), tenantId: "t1"),
             secrets: Self.environment, fetcher: fetcher, timeout: .seconds(4))
         _ = try await backend.signIn(BackendFixture.github())
-        let request = try #require(await fetcher.onlyRequest())
+        let request = try #require(fetcher.onlyRequest())
         #expect(
             request.url
                 == "https://identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=\(BackendFixture.apiKey)")
@@ -56,7 +57,7 @@ struct BackendFactoryTests {
         let file = directory.appendingPathComponent("hook")
         try Data((BackendFixture.webhookSecret + "\n").utf8).write(to: file)
 
-        let fetcher = BackendRecordingFetcher(status: 204, body: "")
+        let fetcher = ScriptedHTTP(status: 204, body: "")
         let backend = try makeSignInBackend(
             config: BackendConfig(
                 kind: .webhook, url: URL(string: "http://127.0.0.1:9/hook"), secret: .file(file.path)),
@@ -64,7 +65,7 @@ struct BackendFactoryTests {
         try FileManager.default.removeItem(at: file)
         #expect(try await backend.signIn(BackendFixture.twitter()) == .null)
 
-        let request = try #require(await fetcher.onlyRequest())
+        let request = try #require(fetcher.onlyRequest())
         #expect(
             WebhookSignature.isValid(
                 secret: BackendFixture.webhookSecret, timestamp: request.headers["X-Auth-Handler-Timestamp"] ?? "",

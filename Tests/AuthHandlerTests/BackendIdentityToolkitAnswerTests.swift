@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -14,7 +15,7 @@ struct BackendIdentityToolkitAnswerTests {
     private func answer(
         _ request: BackendSignInRequest = BackendFixture.twitter(), status: Int, body: String
     ) async -> Result<JSONValue?, BackendError> {
-        let fetcher = BackendRecordingFetcher(status: status, body: body)
+        let fetcher = ScriptedHTTP(status: status, body: body)
         do {
             return .success(try await BackendFixture.identityToolkit(fetcher).signIn(request))
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -15,9 +16,9 @@ struct BackendIdentityToolkitRequestTests {
     static let success = #"{"idToken":"fb-id","refreshToken":"fb-refresh","localId":"uid-1","expiresIn":"3600"}"#
 
     @Test func twitterSendsAccessTokenAndSecretWithEveryFlag() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         _ = try await BackendFixture.identityToolkit(fetcher).signIn(BackendFixture.twitter())
-        let request = try #require(await fetcher.onlyRequest())
+        let request = try #require(fetcher.onlyRequest())
         #expect(request.method == "POST")
         #expect(
             request.url
@@ -40,9 +41,9 @@ struct BackendIdentityToolkitRequestTests {
     }
 
     @Test func oidcSendsIDTokenAndAccessToken() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         _ = try await BackendFixture.identityToolkit(fetcher).signIn(BackendFixture.google())
-        let body = try #require(BackendFixture.json(await fetcher.onlyRequest()))
+        let body = try #require(BackendFixture.json(fetcher.onlyRequest()))
         #expect(
             body["postBody"]?.stringValue
                 == "providerId=google.com&id_token=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMDAxIn0.google-signature"
@@ -50,59 +51,59 @@ struct BackendIdentityToolkitRequestTests {
     }
 
     @Test func oidcWithoutAccessTokenSendsIDTokenAlone() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         _ = try await BackendFixture.identityToolkit(fetcher).signIn(BackendFixture.google(accessToken: nil))
-        let body = try #require(BackendFixture.json(await fetcher.onlyRequest()))
+        let body = try #require(BackendFixture.json(fetcher.onlyRequest()))
         #expect(
             body["postBody"]?.stringValue
                 == "providerId=google.com&id_token=eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMDAxIn0.google-signature")
     }
 
     @Test func oidcNonceIsAddedWhenGiven() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         _ = try await BackendFixture.identityToolkit(fetcher).signIn(
             BackendFixture.google(accessToken: nil, nonce: "raw nonce"))
-        let body = try #require(BackendFixture.json(await fetcher.onlyRequest()))
+        let body = try #require(BackendFixture.json(fetcher.onlyRequest()))
         #expect(body["postBody"]?.stringValue?.hasSuffix("&nonce=raw%20nonce") == true)
     }
 
     @Test func oauth2SendsAccessToken() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         _ = try await BackendFixture.identityToolkit(fetcher).signIn(BackendFixture.github())
-        let body = try #require(BackendFixture.json(await fetcher.onlyRequest()))
+        let body = try #require(BackendFixture.json(fetcher.onlyRequest()))
         #expect(body["postBody"]?.stringValue == "providerId=github.com&access_token=gho_github-access-token-4567")
     }
 
     @Test(arguments: [AuthType.linkViaRedirect, .reauthViaRedirect])
     func linkAndReauthSendTheAppIDTokenAndTenant(authType: AuthType) async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         let backend = BackendFixture.identityToolkit(fetcher, tenantId: "tenant-a1")
         _ = try await backend.signIn(BackendFixture.twitter(authType: authType, idToken: BackendFixture.appIDToken))
-        let body = try #require(BackendFixture.json(await fetcher.onlyRequest()))
+        let body = try #require(BackendFixture.json(fetcher.onlyRequest()))
         #expect(body["idToken"]?.stringValue == BackendFixture.appIDToken)
         #expect(body["tenantId"]?.stringValue == "tenant-a1")
     }
 
     @Test func plainSignInNeverSendsAnIDToken() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         _ = try await BackendFixture.identityToolkit(fetcher).signIn(
             BackendFixture.twitter(authType: .signInViaRedirect, idToken: BackendFixture.appIDToken))
-        let body = try #require(BackendFixture.json(await fetcher.onlyRequest()))
+        let body = try #require(BackendFixture.json(fetcher.onlyRequest()))
         #expect(body["idToken"] == nil)
     }
 
     @Test func linkWithoutIDTokenIsRefusedBeforeAnyCall() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         let error = await BackendFixture.error {
             () async throws(BackendError) -> JSONValue? in
             try await BackendFixture.identityToolkit(fetcher).signIn(BackendFixture.twitter(authType: .linkViaRedirect))
         }
         #expect(error == .invalidIDToken)
-        #expect(await fetcher.requests.isEmpty)
+        #expect(fetcher.requests.isEmpty)
     }
 
     @Test func incompleteCredentialsAreRefusedBeforeAnyCall() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         var noSecret = BackendFixture.twitter()
         noSecret.credential.secret = nil
         var noToken = BackendFixture.github()
@@ -115,16 +116,16 @@ struct BackendIdentityToolkitRequestTests {
             #expect(error?.isTransient == false)
             #expect(error?.code == .backendError)
         }
-        #expect(await fetcher.requests.isEmpty)
+        #expect(fetcher.requests.isEmpty)
     }
 
     @Test func trailingSlashOfTheBaseURLIsIgnoredAndTimeoutIsConfigurable() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: Self.success)
+        let fetcher = ScriptedHTTP(status: 200, body: Self.success)
         let backend = IdentityToolkitBackend(
             baseURL: try #require(URL(string: "https://identitytoolkit.googleapis.com/v1/")), apiKey: Secret("k+y"),
             fetcher: fetcher, timeout: .seconds(3))
         _ = try await backend.signIn(BackendFixture.github())
-        let request = try #require(await fetcher.onlyRequest())
+        let request = try #require(fetcher.onlyRequest())
         #expect(request.url == "https://identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=k%2By")
         #expect(request.timeout == .seconds(3))
     }

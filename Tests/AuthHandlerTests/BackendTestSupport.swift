@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -9,34 +10,10 @@ import Testing
 @testable import AuthHandlerSystem
 @testable import auth_handler
 
-/// An `HTTPFetching` fake for backend tests: records every request and answers with `answer`.
-actor BackendRecordingFetcher: HTTPFetching {
-    private(set) var requests: [HTTPRequest] = []
-    private let answer: @Sendable (HTTPRequest) throws -> HTTPResponse
-
-    init(answer: @escaping @Sendable (HTTPRequest) throws -> HTTPResponse) {
-        self.answer = answer
-    }
-
-    /// Answers every request with `status` and `body`.
-    init(status: Int, body: String, contentType: String = "application/json") {
-        self.answer = { _ in
-            HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(body.utf8))
-        }
-    }
-
-    /// Fails every request as the HTTP client would.
-    init(throwing error: any Error & Sendable) {
-        self.answer = { _ in throw error }
-    }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        requests.append(request)
-        return try answer(request)
-    }
-
+extension ScriptedHTTP {
     /// The only request sent; records an issue when there was not exactly one.
     func onlyRequest(sourceLocation: SourceLocation = #_sourceLocation) -> HTTPRequest? {
+        let requests = self.requests
         #expect(requests.count == 1, "expected exactly one request", sourceLocation: sourceLocation)
         return requests.first
     }
@@ -80,7 +57,7 @@ enum BackendFixture {
             profile: ProviderProfile(id: "583231", screenName: "octocat"), requestUri: requestUri)
     }
 
-    static func identityToolkit(_ fetcher: BackendRecordingFetcher, tenantId: String? = nil) -> IdentityToolkitBackend {
+    static func identityToolkit(_ fetcher: ScriptedHTTP, tenantId: String? = nil) -> IdentityToolkitBackend {
         IdentityToolkitBackend(baseURL: baseURL, apiKey: Secret(apiKey), tenantId: tenantId, fetcher: fetcher)
     }
 

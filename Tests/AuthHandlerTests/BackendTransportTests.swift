@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -14,7 +15,7 @@ import Testing
 struct BackendTransportTests {
     private static let target = "POST http://127.0.0.1:9099/identitytoolkit/v1/accounts:signInWithIdp"
 
-    private static func backends(_ fetcher: BackendRecordingFetcher) -> [any SignInBackend] {
+    private static func backends(_ fetcher: ScriptedHTTP) -> [any SignInBackend] {
         [
             BackendFixture.identityToolkit(fetcher),
             WebhookBackend(
@@ -33,7 +34,7 @@ struct BackendTransportTests {
         let timeout = HTTPClientError(
             kind: .transfer(code: 28, text: "Timeout was reached", detail: "Operation timed out after 10001 ms"),
             method: "POST", target: Self.target)
-        for backend in Self.backends(BackendRecordingFetcher(throwing: timeout)) {
+        for backend in Self.backends(ScriptedHTTP(throwing: timeout)) {
             let error = await Self.error(backend)
             #expect(error?.isTransient == true)
             #expect(error?.code == .backendError)
@@ -42,16 +43,16 @@ struct BackendTransportTests {
     }
 
     @Test func connectionFailureIsTransientAndScrubbed() async throws {
-        let identityToolkit = { (fetcher: BackendRecordingFetcher) -> any SignInBackend in
+        let identityToolkit = { (fetcher: ScriptedHTTP) -> any SignInBackend in
             BackendFixture.identityToolkit(fetcher)
         }
-        let webhook = { (fetcher: BackendRecordingFetcher) -> any SignInBackend in
+        let webhook = { (fetcher: ScriptedHTTP) -> any SignInBackend in
             WebhookBackend(
                 url: URL(string: "http://127.0.0.1:9/hook")!, secret: Secret(BackendFixture.webhookSecret),
                 fetcher: fetcher)
         }
         // curl details that, against all expectations, repeat the URL with its query, or the backend's secret.
-        let cases: [(String, (BackendRecordingFetcher) -> any SignInBackend)] = [
+        let cases: [(String, (ScriptedHTTP) -> any SignInBackend)] = [
             ("Failed to connect to \(Self.target)?key=\(BackendFixture.apiKey)", identityToolkit),
             ("Failed to connect: \(BackendFixture.apiKey) \(BackendFixture.twitterToken)", identityToolkit),
             ("Failed to connect to http://127.0.0.1:9/hook?token=hook-url-token-123)", webhook),
@@ -61,7 +62,7 @@ struct BackendTransportTests {
             let refused = HTTPClientError(
                 kind: .transfer(code: 7, text: "Couldn't connect to server", detail: detail), method: "POST",
                 target: Self.target)
-            let error = await Self.error(makeBackend(BackendRecordingFetcher(throwing: refused)))
+            let error = await Self.error(makeBackend(ScriptedHTTP(throwing: refused)))
             #expect(error?.isTransient == true)
             #expect(error?.description.contains("Couldn't connect to server") == true)
             #expect(error?.description.contains("hook-url-token-123") == false)
@@ -70,14 +71,14 @@ struct BackendTransportTests {
     }
 
     @Test func cancellationIsTransient() async throws {
-        for backend in Self.backends(BackendRecordingFetcher(throwing: CancellationError())) {
+        for backend in Self.backends(ScriptedHTTP(throwing: CancellationError())) {
             #expect(await Self.error(backend)?.isTransient == true)
         }
     }
 
     @Test func anUnsendableRequestIsRejected() async throws {
         let invalid = HTTPClientError(kind: .invalidRequest("unsupported URL scheme"), method: "POST", target: "x")
-        for backend in Self.backends(BackendRecordingFetcher(throwing: invalid)) {
+        for backend in Self.backends(ScriptedHTTP(throwing: invalid)) {
             let error = await Self.error(backend)
             #expect(error?.isTransient == false)
             #expect(error?.code == .backendError)

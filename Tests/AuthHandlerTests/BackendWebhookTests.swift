@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -14,12 +15,12 @@ struct BackendWebhookTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000.75)
     static let url = URL(string: "https://hooks.example.com/sign-in")!
 
-    private static func backend(_ fetcher: BackendRecordingFetcher) -> WebhookBackend {
+    private static func backend(_ fetcher: ScriptedHTTP) -> WebhookBackend {
         WebhookBackend(url: url, secret: Secret(BackendFixture.webhookSecret), fetcher: fetcher, now: { now })
     }
 
     private static func error(status: Int, body: String) async -> BackendError? {
-        let fetcher = BackendRecordingFetcher(status: status, body: body)
+        let fetcher = ScriptedHTTP(status: status, body: body)
         let error = await BackendFixture.error { () async throws(BackendError) -> JSONValue? in
             try await backend(fetcher).signIn(BackendFixture.twitter())
         }
@@ -28,9 +29,9 @@ struct BackendWebhookTests {
     }
 
     @Test func requestIsSignedJSONOfTheCredentialAndProfile() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: #"{"uid":"u1"}"#)
+        let fetcher = ScriptedHTTP(status: 200, body: #"{"uid":"u1"}"#)
         _ = try await Self.backend(fetcher).signIn(BackendFixture.twitter())
-        let request = try #require(await fetcher.onlyRequest())
+        let request = try #require(fetcher.onlyRequest())
         #expect(request.method == "POST")
         #expect(request.url == "https://hooks.example.com/sign-in")
         #expect(request.headers["Content-Type"] == "application/json")
@@ -69,7 +70,7 @@ struct BackendWebhookTests {
     /// unchanged and a fresh delivery id each, both inside the signed body: a receiver dedupes by `resultId`, and
     /// changing either id breaks the signature (HTTP-API.md §2.8).
     @Test func retriesOfOneResultShareTheResultIdAndEachIdIsSigned() async throws {
-        let fetcher = BackendRecordingFetcher(status: 503, body: "")
+        let fetcher = ScriptedHTTP(status: 503, body: "")
         var request = BackendFixture.twitter()
         request.resultId = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
         for _ in 0..<3 {
@@ -78,7 +79,7 @@ struct BackendWebhookTests {
             }
             #expect(error?.isTransient == true)
         }
-        let sent = await fetcher.requests
+        let sent = fetcher.requests
         #expect(sent.count == 3)
         var deliveryIds: Set<String> = []
         for delivery in sent {
@@ -110,18 +111,18 @@ struct BackendWebhookTests {
     }
 
     @Test func linkCarriesTheAppIDTokenAndANullEventId() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: "{}")
+        let fetcher = ScriptedHTTP(status: 200, body: "{}")
         var request = BackendFixture.twitter(authType: .linkViaRedirect, idToken: BackendFixture.appIDToken)
         request.eventId = nil
         _ = try await Self.backend(fetcher).signIn(request)
-        let body = try #require(BackendFixture.json(await fetcher.onlyRequest()))
+        let body = try #require(BackendFixture.json(fetcher.onlyRequest()))
         #expect(body["authType"] == .string("linkViaRedirect"))
         #expect(body["idToken"] == .string(BackendFixture.appIDToken))
         #expect(body["eventId"] == .null)
     }
 
     @Test func successAnswerIsTheSignInJSON() async throws {
-        let fetcher = BackendRecordingFetcher(status: 200, body: #"{"idToken":"app","localId":"u1","isNewUser":true}"#)
+        let fetcher = ScriptedHTTP(status: 200, body: #"{"idToken":"app","localId":"u1","isNewUser":true}"#)
         let signIn = try await Self.backend(fetcher).signIn(BackendFixture.twitter())
         #expect(
             signIn == .object(["idToken": .string("app"), "localId": .string("u1"), "isNewUser": .bool(true)]))
@@ -129,7 +130,7 @@ struct BackendWebhookTests {
 
     @Test(arguments: [(204, ""), (200, ""), (200, " \r\n")])
     func emptySuccessIsNull(status: Int, body: String) async throws {
-        let fetcher = BackendRecordingFetcher(status: status, body: body)
+        let fetcher = ScriptedHTTP(status: status, body: body)
         #expect(try await Self.backend(fetcher).signIn(BackendFixture.twitter()) == .null)
     }
 

@@ -11,52 +11,34 @@ struct CLIProcessResult {
 
 /// Runs the built `auth-handler` binary as a real process.
 enum CLIBinary {
-    /// Runs the binary with `arguments` and a minimal, fixed environment plus `environment`.
+    /// Runs the binary with `arguments` and a minimal, fixed environment plus `environment`, in `directory`, and
+    /// waits for it to exit.
     static func run(
         _ arguments: [String], environment: [String: String] = [:], in directory: ConfigTemporaryDirectory
-    ) throws -> CLIProcessResult {
-        let process = Process()
-        process.executableURL = try AuthHandlerBinary.location()
-        process.arguments = arguments
-        var base = ["PATH": "/usr/bin:/bin"]
-        base.merge(environment) { _, new in new }
-        process.environment = base
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let outputPath = (directory.path as NSString).appendingPathComponent("stdout-\(UUID().uuidString)")
-        let errorPath = (directory.path as NSString).appendingPathComponent("stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        let outputHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        process.standardOutput = outputHandle
-        process.standardError = errorHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try outputHandle.close()
-        try errorHandle.close()
+    ) async throws -> CLIProcessResult {
+        let process = try TestProcess(
+            authHandler: arguments, environment: environment, directory: URL(fileURLWithPath: directory.path))
+        let status = await process.exitCode()
         return CLIProcessResult(
-            status: process.terminationStatus,
-            standardOutput: try String(contentsOfFile: outputPath, encoding: .utf8),
-            standardError: try String(contentsOfFile: errorPath, encoding: .utf8))
+            status: status, standardOutput: process.standardOutput, standardError: process.standardError)
     }
 }
 
 @Suite(.serialized)
 struct CLIProcessTests {
-    @Test func versionPrintsTheVersion() throws {
+    @Test func versionPrintsTheVersion() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
-        let result = try CLIBinary.run(["--version"], in: directory)
+        let result = try await CLIBinary.run(["--version"], in: directory)
         #expect(result.status == 0)
         #expect(result.standardOutput == "auth-handler 0.1.0\n")
         #expect(result.standardError == "")
     }
 
-    @Test func helpListsTheCommands() throws {
+    @Test func helpListsTheCommands() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
-        let result = try CLIBinary.run(["--help"], in: directory)
+        let result = try await CLIBinary.run(["--help"], in: directory)
         #expect(result.status == 0)
         for command in ["serve", "--once", "fake-idp", "demo", "check-config", "--version"] {
             #expect(result.standardOutput.contains(command), "\(command) missing from --help")
@@ -65,16 +47,16 @@ struct CLIProcessTests {
     }
 
     /// Runs in a temporary working directory, so it also proves relative secret paths follow the config file.
-    @Test func exampleConfigChecksOK() throws {
+    @Test func exampleConfigChecksOK() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
-        let result = try CLIBinary.run(["check-config", "--config", ConfigFixture.examplePath], in: directory)
+        let result = try await CLIBinary.run(["check-config", "--config", ConfigFixture.examplePath], in: directory)
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
         #expect(result.standardOutput == "config OK: \(ConfigFixture.examplePath)\n")
         #expect(result.standardError == "")
     }
 
-    @Test func brokenConfigNamesEveryBadPathAndExits78() throws {
+    @Test func brokenConfigNamesEveryBadPathAndExits78() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
         let config = try directory.write(
@@ -90,7 +72,7 @@ struct CLIProcessTests {
               }
             }
             """)
-        let result = try CLIBinary.run(
+        let result = try await CLIBinary.run(
             ["check-config", "--config", config], environment: ["CORP_SECRET": "corp-secret-value"], in: directory)
         #expect(result.status == 78)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
@@ -105,7 +87,7 @@ struct CLIProcessTests {
         #expect(result.standardError.hasPrefix("auth-handler: config '\(config)' has 3 problems"))
     }
 
-    @Test func missingConfigFileExits78WithOneLine() throws {
+    @Test func missingConfigFileExits78WithOneLine() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
         let missing = (directory.path as NSString).appendingPathComponent("absent.json")
@@ -113,7 +95,7 @@ struct CLIProcessTests {
             (["check-config", "--config", missing], [:]),
             (["check-config"], ["AUTH_HANDLER_CONFIG": missing]),
         ] {
-            let result = try CLIBinary.run(arguments, environment: environment, in: directory)
+            let result = try await CLIBinary.run(arguments, environment: environment, in: directory)
             #expect(result.status == 78)
             #expect(result.standardOutput == "")
             #expect(
@@ -123,10 +105,10 @@ struct CLIProcessTests {
         }
     }
 
-    @Test func badOptionExits64WithOneLine() throws {
+    @Test func badOptionExits64WithOneLine() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
-        let result = try CLIBinary.run(["--prot", "8080"], in: directory)
+        let result = try await CLIBinary.run(["--prot", "8080"], in: directory)
         #expect(result.status == 64)
         #expect(result.standardOutput == "")
         #expect(
@@ -134,11 +116,11 @@ struct CLIProcessTests {
                 == "auth-handler: unknown option '--prot' (did you mean '--port'?); see 'auth-handler --help'\n")
     }
 
-    @Test func onceWithoutCredentialsExits78WithOneLine() throws {
+    @Test func onceWithoutCredentialsExits78WithOneLine() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
         let config = try directory.write("config.json", #"{"providers": {}}"#)
-        let result = try CLIBinary.run(
+        let result = try await CLIBinary.run(
             ["--once", "--provider", "google.com", "--no-browser"], environment: ["AUTH_HANDLER_CONFIG": config],
             in: directory)
         #expect(result.status == 78)
@@ -150,12 +132,12 @@ struct CLIProcessTests {
                 + "AUTH_HANDLER_CLIENT_SECRET_FILE), or a --config file with a providers.google.com entry\n")
     }
 
-    @Test func onceWithReservedParamExits64BeforeAnyURL() throws {
+    @Test func onceWithReservedParamExits64BeforeAnyURL() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
         let config = try directory.write("config.json", "{}")
         let secret = try directory.write("secret", "s")
-        let result = try CLIBinary.run(
+        let result = try await CLIBinary.run(
             [
                 "--once", "--provider", "github.com", "--no-browser", "--client-id", "x", "--client-secret-file",
                 secret,

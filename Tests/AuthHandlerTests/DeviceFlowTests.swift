@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -54,7 +55,7 @@ struct DeviceFlowTests {
             enabled: true, providers: offered, codeLifetimeSeconds: 600, intervalSeconds: 5)
         return SignInFlow(
             settings: settings, providers: base.providers, store: store, backend: NoSignInBackend(),
-            http: ProviderFakeHTTP([]),
+            http: ScriptedHTTP([]),
             observer: SignInTelemetry(log: EventLog(sink: DiscardingLogSink()), metrics: Metrics()))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -10,8 +11,8 @@ import Testing
 @testable import auth_handler
 
 /// The sign-in flow of HTTP-API.md §3 in process: start, callback and redemption against a scripted provider
-/// (`OIDCFakeHTTP` answering discovery, JWKS, token, userinfo and the OAuth 1.0a endpoints by URL) and a settable
-/// clock (`OIDCTestClock`), so that TTLs pass when a test says so, never by sleeping.
+/// (`ScriptedHTTP` answering discovery, JWKS, token, userinfo and the OAuth 1.0a endpoints by URL) and a settable
+/// clock (`TestClock`), so that TTLs pass when a test says so, never by sleeping.
 struct FlowSignInFlowTests {
     static let issuer = OIDCTestTokens.issuer
     static let tokenURL = issuer + "/token"
@@ -27,14 +28,14 @@ struct FlowSignInFlowTests {
     /// A flow on a memory store, its scripted provider and its clock.
     struct Harness {
         let flow: SignInFlow
-        let http: OIDCFakeHTTP
-        let clock: OIDCTestClock
+        let http: ScriptedHTTP
+        let clock: TestClock
         let store: MemorySessionStore
         let key: SigningKey
 
         init(requireResultChallenge: Bool = true) throws {
-            clock = OIDCTestClock()
-            http = OIDCFakeHTTP()
+            clock = TestClock()
+            http = ScriptedHTTP()
             store = MemorySessionStore(currentDate: clock.read)
             key = try SigningKey.generate(.es256, keyID: "flow-1")
             let issuer = FlowSignInFlowTests.issuer
@@ -89,7 +90,7 @@ struct FlowSignInFlowTests {
         func serveToken(for started: StartAnswer) throws {
             let nonce = try #require(FlowSignInFlowTests.query(started.location).first(named: "nonce"))
             let idToken = try OIDCTestTokens.sign(
-                OIDCTestTokens.claims(now: clock.now, ["nonce": .string(nonce)]), key: key)
+                OIDCTestTokens.claims(now: clock.date, ["nonce": .string(nonce)]), key: key)
             http.serve(
                 FlowSignInFlowTests.tokenURL,
                 .json(200, #"{"access_token":"access-2","token_type":"Bearer","id_token":"\#(idToken)"}"#))
@@ -119,7 +120,7 @@ struct FlowSignInFlowTests {
 
         /// Whether the store would still record `key` as used, i.e. the flow did not: probing records it.
         func stateWasUnused(_ key: String) async throws -> Bool {
-            try await store.recordUsedState(key: key, expiresAt: clock.now.addingTimeInterval(3600))
+            try await store.recordUsedState(key: key, expiresAt: clock.date.addingTimeInterval(3600))
         }
     }
 
@@ -247,8 +248,8 @@ struct FlowSignInFlowTests {
         let (sealed, presented) = oauth1 ? ("token-T1", "token-T2") : ("state-S1", "state-S2")
         let session =
             oauth1
-            ? Self.pendingSession(requestToken: sealed, createdAt: harness.clock.now)
-            : Self.pendingSession(state: sealed, createdAt: harness.clock.now)
+            ? Self.pendingSession(requestToken: sealed, createdAt: harness.clock.date)
+            : Self.pendingSession(state: sealed, createdAt: harness.clock.date)
         let stateName = oauth1 ? "oauth_token" : "state"
         let exchange = oauth1 ? ("oauth_verifier", "v") : ("code", "c")
         let moved = try Self.cookie(for: session, namedFor: presented, flow: harness.flow)

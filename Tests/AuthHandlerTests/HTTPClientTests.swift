@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -149,7 +150,7 @@ struct HTTPClientTests {
     }
 
     @Test func cancellationEndsAPendingRequest() async throws {
-        let started = HTTPTestGate()
+        let started = TestGate()
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
             started.open()
             try? await Task.sleep(for: .seconds(10))

@@ -51,19 +51,12 @@ struct HTTPThroughputProbe {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
             .redirect(to: "https://app.example.com/done")
         }
-        let output = await httpTestOffPool { () -> String in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/wrk")
-            process.arguments = ["-t2", "-c64", "-d5s", "--latency", "\(server.baseURL)/"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            do { try process.run() } catch { return "wrk failed: \(error)" }
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+        try await withCleanup({ await server.stop() }) {
+            let wrk = try TestProcess(
+                "/usr/bin/wrk", ["-t2", "-c64", "-d5s", "--latency", "\(server.baseURL)/"], package: "wrk")
+            _ = await wrk.exitCode()
+            print(wrk.standardOutput)
+            #expect(wrk.standardOutput.contains("Requests/sec"))
         }
-        print(output)
-        #expect(output.contains("Requests/sec"))
-        await server.stop()
     }
 }

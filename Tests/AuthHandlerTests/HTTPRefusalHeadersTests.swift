@@ -61,7 +61,7 @@ struct HTTPRefusalHeadersTests {
     }
 
     @Test func the503OfAStopCarriesTheSecurityHeaders() async throws {
-        let started = HTTPTestGate()
+        let started = TestGate()
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
             started.open()
             try? await Task.sleep(for: .seconds(60))

@@ -385,8 +385,8 @@ struct HTTPServerTests {
     }
 
     @Test func aSlowHandlerDoesNotBlockAFastOne() async throws {
-        let slowStarted = HTTPTestGate()
-        let releaseSlow = HTTPTestGate()
+        let slowStarted = TestGate()
+        let releaseSlow = TestGate()
         let server = try HTTPServer(
             listeningOn: ["127.0.0.1:0"], configuration: HTTPServerConfiguration(threadPoolSize: 1)
         ) { request in
@@ -408,8 +408,8 @@ struct HTTPServerTests {
     }
 
     @Test func gracefulStopLetsAnInFlightRequestFinishAndStopsAccepting() async throws {
-        let started = HTTPTestGate()
-        let release = HTTPTestGate()
+        let started = TestGate()
+        let release = TestGate()
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
             started.open()
             await release.wait()
@@ -444,7 +444,7 @@ struct HTTPServerTests {
     }
 
     @Test func stopAnswers503ToAHandlerThatOutlivesTheGracePeriod() async throws {
-        let started = HTTPTestGate()
+        let started = TestGate()
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in
             started.open()
             try? await Task.sleep(for: .seconds(60))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
@@ -8,30 +7,6 @@ import Synchronization
 @testable import AuthHandlerStore
 @testable import AuthHandlerSystem
 @testable import auth_handler
-
-/// A one-shot signal tests use instead of sleeping: `wait()` suspends until `open()` has been called.
-final class HTTPTestGate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let alreadyOpen = state.withLock { state in
-                if !state.open { state.waiters.append(continuation) }
-                return state.open
-            }
-            if alreadyOpen { continuation.resume() }
-        }
-    }
-}
 
 extension HTTPServer {
     /// The port of the first listen address.

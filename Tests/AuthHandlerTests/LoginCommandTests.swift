@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -14,39 +14,23 @@ import Testing
 /// it draws for a terminal.
 struct LoginCommandTests {
     /// Answers the device request with `issue`, then each poll with the next of `polls`; records every request.
-    final class ScriptedServer: HTTPFetching, Sendable {
-        let issue: HTTPResponse
-        let polls: Mutex<[HTTPResponse]>
-        let requests = Mutex<[HTTPRequest]>([])
-
-        init(issue: HTTPResponse, polls: [HTTPResponse]) {
-            self.issue = issue
-            self.polls = Mutex(polls)
-        }
-
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            requests.withLock { $0.append(request) }
-            if request.url.hasSuffix("/__/auth/device") { return issue }
-            return polls.withLock { $0.isEmpty ? HTTPResponse(status: 500) : $0.removeFirst() }
-        }
+    static func server(issue: HTTPResponse, polls: [HTTPResponse]) -> ScriptedHTTP {
+        let server = ScriptedHTTP(polls.map(ScriptedHTTP.Answer.response))
+        server.serve("https://a.example/__/auth/device", issue)
+        return server
     }
 
-    static func json(_ text: String, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(text.utf8))
-    }
-
-    static let issued = json(
+    static let issued = HTTPResponse.json(
+        200,
         #"{"device_code":"dc","user_code":"BCDF-GHJK","verification_uri":"https://a.example/__/auth/device","#
             + #""verification_uri_complete":"https://a.example/__/auth/device?user_code=BCDF-GHJK","#
             + #""expires_in":600,"interval":1}"#)
 
     static func error(_ code: String, interval: Int? = nil) -> HTTPResponse {
-        json(
-            #"{"error":"\#(code)","error_description":"d"\#(interval.map { ",\"interval\":\($0)" } ?? "")}"#,
-            status: 400)
+        .json(400, #"{"error":"\#(code)","error_description":"d"\#(interval.map { ",\"interval\":\($0)" } ?? "")}"#)
     }
 
-    func run(_ server: ScriptedServer, qr: Bool = false) async -> (AuthHandlerExitCode, CLICapturedOutput) {
+    func run(_ server: ScriptedHTTP, qr: Bool = false) async -> (AuthHandlerExitCode, CLICapturedOutput) {
         let captured = CLICapturedOutput()
         let code = await LoginCommand.run(
             LoginOptions(server: "https://a.example/", providerID: "github.com", scopes: ["repo"]),
@@ -55,15 +39,15 @@ struct LoginCommandTests {
     }
 
     @Test func signsInAfterPendingAndWritesTheResult() async throws {
-        let server = ScriptedServer(
+        let server = Self.server(
             issue: Self.issued,
-            polls: [Self.error("authorization_pending"), Self.json(#"{"providerId":"github.com"}"#)])
+            polls: [Self.error("authorization_pending"), .json(200, #"{"providerId":"github.com"}"#)])
         let (code, output) = await run(server)
         #expect(code == .success)
         #expect(output.standardOutput == #"{"providerId":"github.com"}"# + "\n")
         #expect(output.standardError.contains("    BCDF-GHJK\n"))
         #expect(!output.standardError.contains("\u{1B}["))
-        let requests = server.requests.withLock { $0 }
+        let requests = server.requests
         #expect(
             requests.map(\.url) == ["https://a.example/__/auth/device"]
                 + Array(repeating: "https://a.example/__/auth/device/token", count: 2))
@@ -82,22 +66,23 @@ struct LoginCommandTests {
         ("invalid_grant", .providerError),
     ])
     func endsWithTheExitCodeOfTheError(error: String, expected: AuthHandlerExitCode) async {
-        let (code, _) = await run(ScriptedServer(issue: Self.issued, polls: [Self.error(error)]))
+        let (code, _) = await run(Self.server(issue: Self.issued, polls: [Self.error(error)]))
         #expect(code == expected)
     }
 
     @Test func givesUpWhenTheCodeHasExpiredThoughTheServerNeverSaysSo() async {
-        let shortLived = Self.json(
+        let shortLived = HTTPResponse.json(
+            200,
             #"{"device_code":"dc","user_code":"BCDF-GHJK","verification_uri":"https://a.example/__/auth/device","#
                 + #""expires_in":1,"interval":1}"#)
         let pending = Array(repeating: Self.error("authorization_pending"), count: 10)
-        let (code, output) = await run(ScriptedServer(issue: shortLived, polls: pending))
+        let (code, output) = await run(Self.server(issue: shortLived, polls: pending))
         #expect(code == .timedOut)
         #expect(output.standardError.contains("expired"))
     }
 
     @Test func slowDownRaisesTheWaitToTheNamedInterval() async {
-        let server = ScriptedServer(
+        let server = Self.server(
             issue: Self.issued, polls: [Self.error("slow_down", interval: 2), Self.error("access_denied")])
         let began = ContinuousClock.now
         let (code, _) = await run(server)
@@ -108,7 +93,7 @@ struct LoginCommandTests {
 
     @Test func drawsTheQRCodeForATerminal() async {
         let (code, output) = await run(
-            ScriptedServer(issue: Self.issued, polls: [Self.error("access_denied")]), qr: true)
+            Self.server(issue: Self.issued, polls: [Self.error("access_denied")]), qr: true)
         #expect(code == .cancelled)
         let expected = TerminalQRCode("https://a.example/__/auth/device?user_code=BCDF-GHJK")?.rendered()
         #expect(expected != nil && output.standardError.contains(expected ?? "-"))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -14,7 +15,7 @@ struct OAuth1ClientTests {
     static let signer = OAuth1Signer(consumerKey: "cChZNFj6T5R0TigYB9yd1w", consumerSecret: consumerSecret)
     static let callback = "http://127.0.0.1:8080/__/auth/handler"
 
-    static func client(_ http: ProviderFakeHTTP) -> OAuth1Client {
+    static func client(_ http: ScriptedHTTP) -> OAuth1Client {
         OAuth1Client(
             signer: signer, requestTokenEndpoint: "https://api.twitter.com/oauth/request_token",
             authorizeEndpoint: "https://api.twitter.com/oauth/authenticate",
@@ -26,7 +27,7 @@ struct OAuth1ClientTests {
     }
 
     @Test func requestTokenSendsASignedPOSTWithTheCallback() async throws {
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .form(
                 200,
                 "oauth_token=NPcudxy0yU5T3tBzho7iCotZ3cnetKwcTIRlX0iwRl0&oauth_token_secret=veNRnAWe6inFuo8o2u8SLLZLjolYDmDP7SzL0YfYI&oauth_callback_confirmed=true"
@@ -55,14 +56,14 @@ struct OAuth1ClientTests {
         "oauth_token=t&oauth_token_secret=s&oauth_callback_confirmed=true&oauth_callback_confirmed=false",
     ])
     func requestTokenWithoutCallbackConfirmationIsRefused(_ body: String) async {
-        let http = ProviderFakeHTTP(responses: .form(200, body))
+        let http = ScriptedHTTP(responses: .form(200, body))
         await #expect(throws: OAuth1ClientError.callbackNotConfirmed(status: 200)) {
             try await Self.client(http).requestToken(callback: Self.callback)
         }
     }
 
     @Test func requestTokenRefusalCarriesStatusAndTwitterCodeButNoSecret() async throws {
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .json(401, #"{"errors":[{"code":32,"message":"Could not authenticate you."}]}"#))
         do {
             _ = try await Self.client(http).requestToken(callback: Self.callback)
@@ -76,7 +77,7 @@ struct OAuth1ClientTests {
     }
 
     @Test func requestTokenWithoutTokenIsMalformed() async {
-        let http = ProviderFakeHTTP(responses: .form(200, "oauth_token_secret=s&oauth_callback_confirmed=true"))
+        let http = ScriptedHTTP(responses: .form(200, "oauth_token_secret=s&oauth_callback_confirmed=true"))
         await #expect {
             try await Self.client(http).requestToken(callback: Self.callback)
         } throws: { error in
@@ -89,18 +90,18 @@ struct OAuth1ClientTests {
         let failure = HTTPClientError(
             kind: .transfer(code: 28, text: "Timeout was reached", detail: ""), method: "POST",
             target: "https://api.twitter.com/oauth/request_token")
-        let http = ProviderFakeHTTP([.failure(failure)])
+        let http = ScriptedHTTP([.failure(failure)])
         await #expect(throws: OAuth1ClientError.transport(step: .requestToken, detail: failure.description)) {
             try await Self.client(http).requestToken(callback: Self.callback)
         }
-        let cancelled = ProviderFakeHTTP([.cancelled])
+        let cancelled = ScriptedHTTP([.failure(CancellationError())])
         await #expect(throws: OAuth1ClientError.cancelled(step: .requestToken)) {
             try await Self.client(cancelled).requestToken(callback: Self.callback)
         }
     }
 
     @Test func authorizeURLAddsTheTokenThenCustomParameters() throws {
-        let client = Self.client(ProviderFakeHTTP([]))
+        let client = Self.client(ScriptedHTTP([]))
         let url = try client.authorizeURL(
             token: "NPcudxy0yU5T3tBzho7iCotZ3cnetKwcTIRlX0iwRl0",
             customParameters: [
@@ -112,7 +113,7 @@ struct OAuth1ClientTests {
     }
 
     @Test func authorizeURLKeepsTheEndpointQuery() throws {
-        var client = Self.client(ProviderFakeHTTP([]))
+        var client = Self.client(ScriptedHTTP([]))
         client.authorizeEndpoint = "http://127.0.0.1:9000/oauth1/authorize?tenant=x"
         #expect(try client.authorizeURL(token: "t") == "http://127.0.0.1:9000/oauth1/authorize?tenant=x&oauth_token=t")
         client.authorizeEndpoint = "https://api.twitter.com/oauth/authenticate#top"
@@ -125,7 +126,7 @@ struct OAuth1ClientTests {
     }
 
     @Test func accessTokenSignsWithTheRequestTokenAndVerifier() async throws {
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .form(
                 200,
                 "oauth_token=6253282-eWudHldSbIaelX7swmsiHImEL4KinwaGloHANdrY&oauth_token_secret=2EEfA6BG3ly3sR3RjE0IBSnlQu4ZrUzPiYKmrkVU"
@@ -151,14 +152,14 @@ struct OAuth1ClientTests {
     }
 
     @Test func accessTokenRefusalKeepsTheStatus() async {
-        let http = ProviderFakeHTTP(responses: .text(401, "Invalid request token.", contentType: "text/plain"))
+        let http = ScriptedHTTP(responses: .text(401, "Invalid request token.", contentType: "text/plain"))
         await #expect(throws: OAuth1ClientError.refused(step: .accessToken, status: 401, providerCode: nil)) {
             try await Self.client(http).accessToken(requestToken: "t", requestTokenSecret: "s", verifier: "v")
         }
     }
 
     @Test func signedGETSignsTheQueryAndParsesJSON() async throws {
-        let http = ProviderFakeHTTP(responses: .json(200, #"{"id_str":"6253282","screen_name":"twitterapi"}"#))
+        let http = ScriptedHTTP(responses: .json(200, #"{"id_str":"6253282","screen_name":"twitterapi"}"#))
         let url = "https://api.twitter.com/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
         let document = try await Self.client(http).signedGET(url: url, token: "access", tokenSecret: "access-secret")
         #expect(document["id_str"]?.stringValue == "6253282")
@@ -174,12 +175,12 @@ struct OAuth1ClientTests {
     }
 
     @Test func signedGETRefusalAndNonJSON() async {
-        let refused = ProviderFakeHTTP(
+        let refused = ScriptedHTTP(
             responses: .json(401, #"{"errors":[{"code":89,"message":"Invalid or expired token."}]}"#))
         await #expect(throws: OAuth1ClientError.refused(step: .profile, status: 401, providerCode: "89")) {
             try await Self.client(refused).signedGET(url: "https://api.twitter.com/x", token: "t", tokenSecret: "s")
         }
-        let html = ProviderFakeHTTP(responses: .text(200, "<html>", contentType: "text/html"))
+        let html = ScriptedHTTP(responses: .text(200, "<html>", contentType: "text/html"))
         await #expect {
             try await Self.client(html).signedGET(url: "https://api.twitter.com/x", token: "t", tokenSecret: "s")
         } throws: { error in

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -13,7 +14,7 @@ struct OAuth2TokenClientTests {
     static let secret = "p:ss+w/rd word"
 
     static func exchange(
-        _ http: ProviderFakeHTTP, authentication: OAuth2ClientAuthentication = .clientSecretBasic(secret)
+        _ http: ScriptedHTTP, authentication: OAuth2ClientAuthentication = .clientSecretBasic(secret)
     ) async throws(OAuth2ClientError) -> OAuth2TokenClient.Answer {
         let client = OAuth2TokenClient(
             endpoint: "https://idp.example/token", clientID: "client:id", authentication: authentication, http: http)
@@ -28,7 +29,7 @@ struct OAuth2TokenClientTests {
     )
 
     @Test func basicAuthenticationFormEncodesIDAndSecret() async throws {
-        let http = ProviderFakeHTTP(responses: Self.okJSON)
+        let http = ScriptedHTTP(responses: Self.okJSON)
         let answer = try await Self.exchange(http)
         #expect(
             IdPCredential(answer)
@@ -57,7 +58,7 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func postAuthenticationSendsTheSecretInTheBody() async throws {
-        let http = ProviderFakeHTTP(responses: Self.okJSON)
+        let http = ScriptedHTTP(responses: Self.okJSON)
         _ = try await Self.exchange(http, authentication: .clientSecretPost(Self.secret))
         let request = try #require(http.requests.first)
         #expect(request.headers["Authorization"] == nil)
@@ -67,7 +68,7 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func noneSendsOnlyTheClientID() async throws {
-        let http = ProviderFakeHTTP(responses: Self.okJSON)
+        let http = ScriptedHTTP(responses: Self.okJSON)
         _ = try await Self.exchange(http, authentication: .none)
         let request = try #require(http.requests.first)
         #expect(request.headers["Authorization"] == nil)
@@ -77,7 +78,7 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func invalidGrantKeepsTheCodeAndASanitizedDescription() async {
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .json(
                 400,
                 #"{"error":"invalid_grant","error_description":"code SplxlOBeZQQYbYS6WxSbIA expired\n\u0007"}"#))
@@ -98,7 +99,7 @@ struct OAuth2TokenClientTests {
     /// A secret with `+ / = % :` is form-encoded inside Basic auth (RFC 6749 §2.3.1); a provider that does not decode
     /// it answers unauthorized_client, so the hint names that cause and client_secret_post beside the grant.
     @Test func unauthorizedClientNamesTheFormEncodedBasicSecret() async {
-        let http = ProviderFakeHTTP(responses: .json(400, #"{"error":"unauthorized_client"}"#))
+        let http = ScriptedHTTP(responses: .json(400, #"{"error":"unauthorized_client"}"#))
         do {
             _ = try await Self.exchange(http)
             Issue.record("expected unauthorized_client")
@@ -114,7 +115,7 @@ struct OAuth2TokenClientTests {
     /// The IdP received the code and secret form-encoded (`p%3Ass%2Bw%2Frd%20word`); an echo of that form, or of
     /// a non-ASCII secret, must be scrubbed too.
     @Test func echoedFormEncodedSecretsAreRedacted() async {
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .json(
                 400, #"{"error":"invalid_client","error_description":"bad client_secret=p%3Ass%2Bw%2Frd%20word"}"#))
         do {
@@ -128,7 +129,7 @@ struct OAuth2TokenClientTests {
 
     @Test func descriptionsAreBounded() async {
         let long = String(repeating: "x", count: 5000)
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .json(400, #"{"error":"invalid_request","error_description":"\#(long)"}"#))
         await #expect {
             try await Self.exchange(http)
@@ -140,14 +141,14 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func serverErrorWithoutBodyKeepsTheStatus() async {
-        let http = ProviderFakeHTTP(responses: HTTPResponse(status: 500))
+        let http = ScriptedHTTP(responses: HTTPResponse(status: 500))
         await #expect(throws: OAuth2ClientError.httpStatus(endpoint: .token, status: 500)) {
             try await Self.exchange(http)
         }
     }
 
     @Test func badJSONIsAnInvalidResponse() async {
-        let http = ProviderFakeHTTP(responses: .json(200, #"{"access_token": "#))
+        let http = ScriptedHTTP(responses: .json(200, #"{"access_token": "#))
         await #expect {
             try await Self.exchange(http)
         } throws: { error in
@@ -157,25 +158,25 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func missingAccessTokenIsRefused() async {
-        let http = ProviderFakeHTTP(responses: .json(200, #"{"token_type":"Bearer","id_token":"a.b.c"}"#))
+        let http = ScriptedHTTP(responses: .json(200, #"{"token_type":"Bearer","id_token":"a.b.c"}"#))
         await #expect(throws: OAuth2ClientError.missingAccessToken(status: 200)) {
             try await Self.exchange(http)
         }
     }
 
     @Test func tokenTypeMustBeBearerInAnyCase() async throws {
-        let lower = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a","token_type":"bearer"}"#))
+        let lower = ScriptedHTTP(responses: .json(200, #"{"access_token":"a","token_type":"bearer"}"#))
         #expect(try await Self.exchange(lower).tokenType == "bearer")
-        let absent = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a"}"#))
+        let absent = ScriptedHTTP(responses: .json(200, #"{"access_token":"a"}"#))
         #expect(try await Self.exchange(absent).accessToken == "a")
-        let mac = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a","token_type":"mac"}"#))
+        let mac = ScriptedHTTP(responses: .json(200, #"{"access_token":"a","token_type":"mac"}"#))
         await #expect(throws: OAuth2ClientError.unsupportedTokenType("mac")) {
             try await Self.exchange(mac)
         }
     }
 
     @Test func gitHubFormAnswersAreRead() async throws {
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .form(
                 200,
                 "access_token=gho_16C7e42F292c6912E7710c838347Ae178B4a&scope=read%3Auser%2Cuser%3Aemail&token_type=bearer"
@@ -187,7 +188,7 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func gitHubErrorsWithStatus200AreErrors() async {
-        let form = ProviderFakeHTTP(
+        let form = ScriptedHTTP(
             responses: .form(
                 200, "error=bad_verification_code&error_description=The+code+passed+is+incorrect+or+expired."))
         await #expect(
@@ -197,7 +198,7 @@ struct OAuth2TokenClientTests {
         ) {
             try await Self.exchange(form)
         }
-        let json = ProviderFakeHTTP(responses: .json(200, #"{"error":"bad_verification_code"}"#))
+        let json = ScriptedHTTP(responses: .json(200, #"{"error":"bad_verification_code"}"#))
         await #expect(
             throws: OAuth2ClientError.providerError(
                 endpoint: .token, status: 200, code: "bad_verification_code", description: nil)
@@ -207,12 +208,12 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func expiresInMayBeAString() async throws {
-        let http = ProviderFakeHTTP(responses: .json(200, #"{"access_token":"a","expires_in":"5183944"}"#))
+        let http = ScriptedHTTP(responses: .json(200, #"{"access_token":"a","expires_in":"5183944"}"#))
         #expect(try await Self.exchange(http).expiresIn == 5_183_944)
     }
 
     @Test func userInfoSendsTheBearerAndMapsErrors() async throws {
-        let http = ProviderFakeHTTP(
+        let http = ScriptedHTTP(
             responses: .json(200, #"{"sub":"248289761001","name":"Jane Doe"}"#),
             HTTPResponse(
                 status: 401,

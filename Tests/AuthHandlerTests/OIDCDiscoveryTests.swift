@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -32,7 +33,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func fetchesAndDecodesTheDocument() async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document())
         let metadata = try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
         #expect(metadata.issuer == Self.issuer)
@@ -49,7 +50,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func trailingSlashIsRemovedBeforeTheWellKnownPathButIssuerStillComparesExactly() async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document(issuer: Self.issuer + "/"))
         let metadata = try await OIDCDiscovery(http: http).metadata(for: Self.issuer + "/")
         #expect(metadata.issuer == Self.issuer + "/")
@@ -57,7 +58,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func issuerMismatchIsRefused() async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document(issuer: Self.issuer + "/"))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
@@ -68,7 +69,7 @@ struct OIDCDiscoveryTests {
     @Test func documentIssuerTemplateIsAcceptedWhenConfigured() async throws {
         let common = "https://login.microsoftonline.com/common/v2.0"
         let template = "https://login.microsoftonline.com/{tenantid}/v2.0"
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(
             common + "/.well-known/openid-configuration",
             json: Self.document(
@@ -83,7 +84,7 @@ struct OIDCDiscoveryTests {
 
     @Test(arguments: ["authorization_endpoint", "token_endpoint", "userinfo_endpoint", "jwks_uri"])
     func plainHTTPEndpointOnANonLoopbackHostIsRefused(field: String) async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document([field: .string("http://login.corp.example/x?secret=1")]))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
@@ -93,7 +94,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func plainHTTPIssuerIsRefusedWithoutAFetch() async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: "http://login.corp.example")
         }
@@ -103,14 +104,14 @@ struct OIDCDiscoveryTests {
 
     @Test(arguments: ["http://127.0.0.1:8443/oidc", "http://[::1]:8443/oidc", "http://localhost:8443/oidc"])
     func loopbackHTTPIsAccepted(issuer: String) async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(issuer + "/.well-known/openid-configuration", json: Self.document(issuer: issuer))
         let metadata = try await OIDCDiscovery(http: http).metadata(for: issuer)
         #expect(metadata.jwksURI == issuer + "/jwks")
     }
 
     @Test func nonOKStatusIsReported() async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, HTTPResponse(status: 503))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
@@ -120,7 +121,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func missingRequiredMemberIsNamed() async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document(["jwks_uri": nil]))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
@@ -131,7 +132,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func wrongTypedMemberIsNamed() async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document(["token_endpoint": .number(1)]))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
@@ -143,7 +144,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func notJSONIsRefused() async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, HTTPResponse(status: 200, body: Array("<html>".utf8)))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
@@ -152,9 +153,9 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func cacheIsUsedWithinTheTimeToLiveAndRefreshedAfter() async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document())
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let discovery = OIDCDiscovery(http: http, timeToLive: 3600, now: clock.read)
         _ = try await discovery.metadata(for: Self.issuer)
         clock.advance(by: 3599)
@@ -166,9 +167,9 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func aFailureIsRememberedForTheFailureTTLThenFetchedAgainOnce() async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, HTTPResponse(status: 500))
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let discovery = OIDCDiscovery(http: http, failureTTL: 30, now: clock.read)
         let expected = OIDCError.unexpectedStatus(.discovery, url: Self.url, status: 500)
         let first = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
@@ -196,10 +197,10 @@ struct OIDCDiscoveryTests {
 
     @Test func aFailureIsRememberedPerIssuer() async throws {
         let other = "https://other.example"
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, HTTPResponse(status: 500))
         http.serve(other + "/.well-known/openid-configuration", json: Self.document(issuer: other))
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let discovery = OIDCDiscovery(http: http, now: clock.read)
         _ = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
         _ = try await discovery.metadata(for: other)
@@ -207,9 +208,9 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func isCachedFollowsTheDocumentTimeToLive() async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, json: Self.document())
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let discovery = OIDCDiscovery(http: http, timeToLive: 60, now: clock.read)
         #expect(await !discovery.isCached(issuer: Self.issuer))
         _ = try await discovery.metadata(for: Self.issuer)
@@ -220,7 +221,7 @@ struct OIDCDiscoveryTests {
     }
 
     @Test func removeAllForgetsFailuresToo() async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.url, HTTPResponse(status: 500))
         let discovery = OIDCDiscovery(http: http)
         _ = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
@@ -231,10 +232,10 @@ struct OIDCDiscoveryTests {
     }
 
     @Test(.timeLimit(.minutes(1))) func concurrentFirstRequestsShareOneFetch() async throws {
-        let gate = HTTPTestGate()
-        let http = OIDCFakeHTTP(gate: gate)
+        let gate = TestGate()
+        let http = ScriptedHTTP(gate: gate)
         http.serve(Self.url, json: Self.document())
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         // A zero TTL: without coalescing every caller would fetch, even one arriving after the first fetch.
         let discovery = OIDCDiscovery(http: http, timeToLive: 0, now: clock.read)
         let callers = 8

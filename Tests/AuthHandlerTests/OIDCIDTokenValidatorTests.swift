@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -13,10 +14,10 @@ import Testing
 private struct Provider {
     let rsa: SigningKey
     let ec: SigningKey
-    let http = OIDCFakeHTTP()
-    let clock = OIDCTestClock()
+    let http = ScriptedHTTP()
+    let clock = TestClock()
     let validator: IDTokenValidator
-    var now: Date { clock.now }
+    var now: Date { clock.date }
 
     init() throws {
         rsa = try SigningKey.generate(.rs256, keyID: "rsa-1")
@@ -442,7 +443,7 @@ struct OIDCIDTokenValidatorTests {
         (CryptoTestVectors.es256JWS, CryptoTestVectors.es256JWKJSON, JWSAlgorithm.es256),
     ])
     func rfc7515ExamplesVerify(token: String, jwk: String, algorithm: JWSAlgorithm) async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         let key = try JSONDecoder().decode(JWK.self, from: Data(jwk.utf8))
         http.serveKeys(OIDCTestTokens.jwksURI, [key])
         let validator = IDTokenValidator(keys: JWKSCache(http: http))

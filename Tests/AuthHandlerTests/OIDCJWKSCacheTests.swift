@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -16,7 +17,7 @@ struct OIDCJWKSCacheTests {
     @Test func keysAreFoundByKidAndAlgorithm() async throws {
         let rsa = try SigningKey.generate(.rs256, keyID: "r1")
         let ec = try SigningKey.generate(.es256, keyID: "e1")
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serveKeys(Self.uri, [rsa.publicKey.jwk, ec.publicKey.jwk])
         let cache = JWKSCache(http: http)
         let found = try await cache.keys(jwksURI: Self.uri, keyID: "e1", algorithm: .es256)
@@ -73,10 +74,10 @@ struct OIDCJWKSCacheTests {
     @Test func aSkippedKeyWithTheTokensKidIsNamedInTheRefusalAndReported() async throws {
         let good = try SigningKey.generate(.rs256, keyID: "good")
         let short = try Self.shortCoordinate(try SigningKey.generate(.es256, keyID: "p256-short").publicKey.jwk)
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serveKeys(Self.uri, [good.publicKey.jwk, short])
         let reports = Mutex<[(String, [JSONWebKeySet.SkippedKey])]>([])
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let cache = JWKSCache(
             http: http, refetchInterval: 10, now: clock.read,
             reportSkipped: { uri, skipped in reports.withLock { $0.append((uri, skipped)) } })
@@ -118,9 +119,9 @@ struct OIDCJWKSCacheTests {
 
     @Test func timeToLiveIsHonoured() async throws {
         let key = try SigningKey.generate(.es256, keyID: "k")
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serveKeys(Self.uri, [key.publicKey.jwk])
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let cache = JWKSCache(http: http, timeToLive: 600, now: clock.read)
         _ = try await cache.keys(jwksURI: Self.uri, keyID: "k", algorithm: .es256)
         clock.advance(by: 599)
@@ -134,9 +135,9 @@ struct OIDCJWKSCacheTests {
     @Test func unknownKidRefetchesOnceThenIsRateLimited() async throws {
         let old = try SigningKey.generate(.es256, keyID: "old")
         let new = try SigningKey.generate(.es256, keyID: "new")
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serveKeys(Self.uri, [old.publicKey.jwk])
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let cache = JWKSCache(http: http, refetchInterval: 10, now: clock.read)
         _ = try await cache.keys(jwksURI: Self.uri, keyID: "old", algorithm: .es256)
 
@@ -163,9 +164,9 @@ struct OIDCJWKSCacheTests {
     @Test func rotationRightAfterARoutineFetchIsPickedUp() async throws {
         let old = try SigningKey.generate(.es256, keyID: "old")
         let new = try SigningKey.generate(.es256, keyID: "new")
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serveKeys(Self.uri, [old.publicKey.jwk])
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let cache = JWKSCache(http: http, refetchInterval: 10, now: clock.read)
         _ = try await cache.keys(jwksURI: Self.uri, keyID: "old", algorithm: .es256)
         http.serveKeys(Self.uri, [new.publicKey.jwk])
@@ -183,11 +184,11 @@ struct OIDCJWKSCacheTests {
 
     @Test func unknownKidOnTheFirstFetchIsNotFetchedTwice() async throws {
         let key = try SigningKey.generate(.es256, keyID: "k")
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serveKeys(Self.uri, [key.publicKey.jwk])
         let error = await oidcError { () async throws(OIDCError) in
             // A fixed clock: under load a real one may pass the 10 s interval between the two reads.
-            try await JWKSCache(http: http, now: OIDCTestClock().read)
+            try await JWKSCache(http: http, now: TestClock().read)
                 .keys(jwksURI: Self.uri, keyID: "other", algorithm: .es256)
         }
         #expect(error == .unknownKeyID(kid: "other", algorithm: .es256))
@@ -195,9 +196,9 @@ struct OIDCJWKSCacheTests {
     }
 
     @Test func failedFetchesAreRateLimitedToo() async throws {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(Self.uri, HTTPResponse(status: 500))
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let cache = JWKSCache(http: http, now: clock.read)
         for _ in 0..<3 {
             let error = await oidcError { () async throws(OIDCError) in
@@ -216,14 +217,14 @@ struct OIDCJWKSCacheTests {
     @Test func keyWithoutKidNeedsExactlyOneKeyOfTheType() async throws {
         let rsa = try SigningKey.generate(.rs256, keyID: "r1")
         let ec = try SigningKey.generate(.es256, keyID: "e1")
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serveKeys(Self.uri, [rsa.publicKey.jwk, ec.publicKey.jwk])
         let cache = JWKSCache(http: http)
         let only = try await cache.keys(jwksURI: Self.uri, keyID: nil, algorithm: .rs256)
         #expect(only.map(\.keyID) == ["r1"])
 
         let second = try SigningKey.generate(.rs256, keyID: "r2")
-        let crowded = OIDCFakeHTTP()
+        let crowded = ScriptedHTTP()
         crowded.serveKeys(Self.uri, [rsa.publicKey.jwk, second.publicKey.jwk])
         let error = await oidcError { () async throws(OIDCError) in
             try await JWKSCache(http: crowded).keys(jwksURI: Self.uri, keyID: nil, algorithm: .rs256)
@@ -233,7 +234,7 @@ struct OIDCJWKSCacheTests {
 
     @Test func errorsNameTheURLWithoutItsQuery() async {
         let uri = "https://idp.example/jwks?api_key=s3cret"
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         http.serve(uri, HTTPResponse(status: 502))
         let error = await oidcError { () async throws(OIDCError) in
             try await JWKSCache(http: http).keys(jwksURI: uri, keyID: "k", algorithm: .rs256)
@@ -243,7 +244,7 @@ struct OIDCJWKSCacheTests {
     }
 
     @Test func plainHTTPKeySetOnANonLoopbackHostIsRefused() async {
-        let http = OIDCFakeHTTP()
+        let http = ScriptedHTTP()
         let error = await oidcError { () async throws(OIDCError) in
             try await JWKSCache(http: http).keys(jwksURI: "http://idp.example/jwks", keyID: "k", algorithm: .rs256)
         }
@@ -253,10 +254,10 @@ struct OIDCJWKSCacheTests {
 
     @Test(.timeLimit(.minutes(1))) func concurrentFirstRequestsShareOneFetch() async throws {
         let key = try SigningKey.generate(.es256, keyID: "k")
-        let gate = HTTPTestGate()
-        let http = OIDCFakeHTTP(gate: gate)
+        let gate = TestGate()
+        let http = ScriptedHTTP(gate: gate)
         http.serveKeys(Self.uri, [key.publicKey.jwk])
-        let clock = OIDCTestClock()
+        let clock = TestClock()
         let cache = JWKSCache(http: http, timeToLive: 0, now: clock.read)
         let callers = 8
         let allArrived = clock.gate(afterReads: callers)

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -10,28 +10,13 @@ import Testing
 @testable import AuthHandlerSystem
 @testable import auth_handler
 
-/// A settable wall clock for tests.
-final class ProviderTestClock: Sendable {
-    private let current: Mutex<Date>
-
-    init(_ date: Date) {
-        current = Mutex(date)
-    }
-
-    func now() -> Date { current.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-}
-
 struct ProviderAppleClientSecretTests {
     static let start = Date(timeIntervalSince1970: 1_790_000_000)
 
-    static func generator(_ key: SigningKey, clock: ProviderTestClock) throws -> AppleClientSecret {
+    static func generator(_ key: SigningKey, clock: TestClock) throws -> AppleClientSecret {
         try AppleClientSecret(
             teamID: "DEF123GHIJ", keyID: "ABC123DEFG", clientID: "com.example.web",
-            privateKeyPEM: Secret(try key.pkcs8PEM()), now: { clock.now() })
+            privateKeyPEM: Secret(try key.pkcs8PEM()), now: clock.read)
     }
 
     static func claims(of token: String, verifiedWith key: SigningKey) throws -> (JOSEHeader, JSONValue) {
@@ -42,7 +27,7 @@ struct ProviderAppleClientSecretTests {
 
     @Test func theSecretIsAnES256JWTWithApplesClaims() throws {
         let key = try SigningKey.generate(.es256)
-        let clock = ProviderTestClock(Self.start)
+        let clock = TestClock(Self.start)
         let secret = try Self.generator(key, clock: clock).current()
         let (header, claims) = try Self.claims(of: secret.reveal(), verifiedWith: key)
         #expect(header.alg == "ES256")
@@ -57,7 +42,7 @@ struct ProviderAppleClientSecretTests {
 
     @Test func theSecretIsCachedAndRenewedBeforeExpiry() throws {
         let key = try SigningKey.generate(.es256)
-        let clock = ProviderTestClock(Self.start)
+        let clock = TestClock(Self.start)
         let generator = try Self.generator(key, clock: clock)
         let first = try generator.current().reveal()
         clock.advance(by: 2999)
@@ -77,7 +62,7 @@ struct ProviderAppleClientSecretTests {
 
     @Test func aClockSteppedBackRenews() throws {
         let key = try SigningKey.generate(.es256)
-        let clock = ProviderTestClock(Self.start)
+        let clock = TestClock(Self.start)
         let generator = try Self.generator(key, clock: clock)
         let first = try generator.current().reveal()
         clock.advance(by: -60)
@@ -104,7 +89,7 @@ struct ProviderAppleClientSecretTests {
     @Test func descriptionsShowNoKeyMaterial() throws {
         let key = try SigningKey.generate(.es256)
         let pem = try key.pkcs8PEM()
-        let generator = try Self.generator(key, clock: ProviderTestClock(Self.start))
+        let generator = try Self.generator(key, clock: TestClock(Self.start))
         var dumped = ""
         dump(generator, to: &dumped)
         let body = pem.split(separator: "\n")[1]

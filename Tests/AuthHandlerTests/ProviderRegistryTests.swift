@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -127,7 +128,7 @@ struct ProviderRegistryTests {
         #expect(twitter.endpoints.requestToken?.absoluteString == "\(fake)/oauth1/request_token")
         #expect(twitter.endpoints.authorize?.absoluteString == "https://api.twitter.com/oauth/authenticate")
         #expect(twitter.signatureMethod == .hmacSHA256)
-        let client = try #require(twitter.oauth1Client(http: ProviderFakeHTTP([])))
+        let client = try #require(twitter.oauth1Client(http: ScriptedHTTP([])))
         #expect(client.requestTokenEndpoint == "\(fake)/oauth1/request_token")
         #expect(client.signer.signatureMethod == .hmacSHA256)
         #expect(client.signer.consumerSecret == Self.secretValue)
@@ -204,8 +205,8 @@ struct ProviderRegistryTests {
         // Only the configured trustEmail, or the catalogue, lets an `email` without a verified flag through.
         #expect(legacy.trustsEmail)
         #expect(!forge.trustsEmail && !corp.trustsEmail)
-        #expect(legacy.oauth1Client(http: ProviderFakeHTTP([]))?.accessTokenEndpoint == "https://legacy.example/at")
-        #expect(forge.oauth1Client(http: ProviderFakeHTTP([])) == nil)
+        #expect(legacy.oauth1Client(http: ScriptedHTTP([]))?.accessTokenEndpoint == "https://legacy.example/at")
+        #expect(forge.oauth1Client(http: ScriptedHTTP([])) == nil)
     }
 
     @Test func everyProblemIsReportedWithItsProviderAndNoSecret() throws {
@@ -236,7 +237,7 @@ struct ProviderRegistryTests {
 
     @Test func appleGeneratesItsClientSecretFromTheKey() throws {
         let key = try SigningKey.generate(.es256)
-        let clock = ProviderTestClock(Date(timeIntervalSince1970: 1_790_000_000))
+        let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
         var apple = ProviderConfig(
             protocolKind: .oidc, clientId: "com.example.web", responseMode: .formPost)
         apple.teamId = "DEF123GHIJ"
@@ -244,7 +245,7 @@ struct ProviderRegistryTests {
         apple.privateKey = .inline(Secret(try key.pkcs8PEM()))
         let registry = try ProviderRegistry(
             config: AuthHandlerConfig(providers: ["apple.com": apple]), environment: Self.environment,
-            now: { clock.now() })
+            now: clock.read)
         let descriptor = try #require(registry["apple.com"])
         guard case .clientSecretPost(let secret) = try descriptor.clientAuthentication() else {
             Issue.record("Apple takes the secret in the body")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -22,8 +23,8 @@ struct ServiceOperationsListenerTests {
     }
 
     @Test func theOperationsListenerShowsTheDrainAndStopsAfterTheMainListener() async throws {
-        let entered = HTTPTestGate()
-        let release = HTTPTestGate()
+        let entered = TestGate()
+        let release = TestGate()
         let running = try await Self.start(extraRoutes: [
             "/hold": { _, _ in
                 entered.open()

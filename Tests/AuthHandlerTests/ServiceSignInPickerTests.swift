@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -38,7 +39,7 @@ struct ServiceSignInPickerTests {
             productName: productName)
         return SignInFlow(
             settings: settings, providers: ProviderRegistry(descriptors: descriptors ?? [oidc, oauth1, custom]),
-            store: MemorySessionStore(), backend: NoSignInBackend(), http: ProviderFakeHTTP([]),
+            store: MemorySessionStore(), backend: NoSignInBackend(), http: ScriptedHTTP([]),
             observer: SignInTelemetry(log: EventLog(sink: DiscardingLogSink()), metrics: Metrics()))
     }
 

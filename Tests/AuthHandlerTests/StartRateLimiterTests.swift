@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -10,20 +10,9 @@ import Testing
 @testable import AuthHandlerSystem
 @testable import auth_handler
 
-/// A settable clock for the limiter.
-final class RateLimitTestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-
-    var read: @Sendable () -> Date { { self.current.withLock { $0 } } }
-
-    func advance(by seconds: TimeInterval) {
-        current.withLock { $0 += seconds }
-    }
-}
-
 struct StartRateLimiterTests {
     @Test func aBurstIsAllowedThenRefusedWithRetryAfter() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 30, burst: 10), now: clock.read)
         for index in 0..<10 {
             #expect(limiter.admit("192.0.2.1") == .allowed, "start \(index)")
@@ -33,7 +22,7 @@ struct StartRateLimiterTests {
     }
 
     @Test func tokensRefillWithTime() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 60, burst: 2), now: clock.read)
         #expect(limiter.admit("a") == .allowed)
         #expect(limiter.admit("a") == .allowed)
@@ -48,7 +37,7 @@ struct StartRateLimiterTests {
     }
 
     @Test func retryAfterIsRoundedUpAndAtLeastOne() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         // 7 a minute: a token every 60/7 = 8.57 s.
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 7, burst: 1), now: clock.read)
         #expect(limiter.admit("a") == .allowed)
@@ -60,7 +49,7 @@ struct StartRateLimiterTests {
     }
 
     @Test func clientsAreIndependent() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 1, burst: 1), now: clock.read)
         #expect(limiter.admit("192.0.2.1") == .allowed)
         #expect(limiter.admit("192.0.2.1") == .limited(retryAfterSeconds: 60))
@@ -69,7 +58,7 @@ struct StartRateLimiterTests {
     }
 
     @Test func refilledBucketsArePruned() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 60, burst: 5), sweepInterval: 60, now: clock.read)
         for client in 0..<50 { _ = limiter.admit("client-\(client)") }
         #expect(limiter.trackedClients == 50)
@@ -79,7 +68,7 @@ struct StartRateLimiterTests {
     }
 
     @Test func aBucketStillDrainingSurvivesTheSweep() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 1, burst: 5), sweepInterval: 60, now: clock.read)
         for _ in 0..<5 { _ = limiter.admit("busy") }
         _ = limiter.admit("idle")
@@ -91,7 +80,7 @@ struct StartRateLimiterTests {
     }
 
     @Test func whenTheTableIsFullNewClientsShareOneOverflowBucket() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 1, burst: 2), maxClients: 3, now: clock.read)
         for client in ["a", "b", "c"] { #expect(limiter.admit(client) == .allowed) }
         #expect(limiter.trackedClients == 3)
@@ -103,7 +92,7 @@ struct StartRateLimiterTests {
     }
 
     @Test func aFullTableMakesRoomOnceBucketsRefill() {
-        let clock = RateLimitTestClock()
+        let clock = TestClock()
         let limiter = StartRateLimiter(StartRateLimit(perMinute: 60, burst: 1), maxClients: 2, now: clock.read)
         _ = limiter.admit("a")
         _ = limiter.admit("b")

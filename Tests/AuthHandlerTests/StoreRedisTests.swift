@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -214,16 +215,17 @@ struct StoreRedisTests {
     @Test func redisOlderThan7IsRefusedNamingBothVersions() async throws {
         try await withStoreTemporaryDirectory { directory in
             let socket = directory.appendingPathComponent("old-redis.sock").path
-            let fake = try OldRedisFake(socket: socket, version: "6.2.14")
-            defer { fake.stop() }
-            let store = try RedisSessionStore(address: RedisAddress(endpoint: .unix(path: socket)))
-            let error = await #expect(throws: StoreError.self) {
-                try await store.recordUsedState(key: "s", expiresAt: Date() + 60)
+            let fake = try await OldRedisFake.start(socket: socket, version: "6.2.14")
+            try await withCleanup({ await fake.kill() }) {
+                let store = try RedisSessionStore(address: RedisAddress(endpoint: .unix(path: socket)))
+                let error = await #expect(throws: StoreError.self) {
+                    try await store.recordUsedState(key: "s", expiresAt: Date() + 60)
+                }
+                let detail = error?.detail ?? ""
+                #expect(detail.contains("Redis 6.2.14 at unix:\(socket) is too old"), "\(detail)")
+                #expect(detail.contains("needs Redis 7.0.0 or later"), "\(detail)")
+                #expect(await store.healthProblem()?.contains("6.2.14") == true)
             }
-            let detail = error?.detail ?? ""
-            #expect(detail.contains("Redis 6.2.14 at unix:\(socket) is too old"), "\(detail)")
-            #expect(detail.contains("needs Redis 7.0.0 or later"), "\(detail)")
-            #expect(await store.healthProblem()?.contains("6.2.14") == true)
         }
     }
 
@@ -242,7 +244,7 @@ struct StoreRedisTests {
         try await withRedisServer { server in
             let store = try RedisSessionStore(address: server.address)
             #expect(try await store.recordUsedState(key: "before", expiresAt: Date() + 60))
-            server.stop()
+            await server.stop()
             await #expect(throws: StoreError.self) { try await store.recordUsedState(key: "s", expiresAt: Date() + 60) }
             #expect(await !store.isHealthy())
             try await server.start()
@@ -330,9 +332,7 @@ struct StoreRedisTests {
 
 /// A stand-in for an old Redis: a Python server on a Unix socket that answers every command with an `INFO server`
 /// bulk string naming `version`. Started and killed by the test.
-private final class OldRedisFake {
-    private let process = Process()
-
+private enum OldRedisFake {
     static let script = """
         import socket, sys
         server = socket.socket(socket.AF_UNIX)
@@ -347,25 +347,13 @@ private final class OldRedisFake {
             client.close()
         """
 
-    init(socket: String, version: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", Self.script, socket, version]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Blocks until the server says it listens (or exits: then the read ends empty).
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        guard line.hasPrefix("ready") else {
-            stop()
-            throw TestRedisError("the fake old Redis did not start")
+    /// Starts the fake on `socket` and returns once it says it listens.
+    static func start(socket: String, version: String) async throws -> TestProcess {
+        let process = try TestProcess("/usr/bin/python3", ["-c", script, socket, version], package: "python3")
+        guard await process.waitForLine(startingWith: "ready") != nil else {
+            await process.kill()
+            throw TestProcessError("the fake old Redis did not start: \(process.standardError)")
         }
-    }
-
-    /// SIGKILL (a child of the test runner inherits its blocked SIGTERM) and wait.
-    func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        return process
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -15,14 +16,14 @@ struct StoreSemanticsTests {
 
     @Test(arguments: StoreKind.allCases)
     func usedStateIsRecordedOnce(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
+        let clock = TestClock.startingNow()
         try await withStore(kind, clock: clock) { store throws in
-            #expect(try await store.recordUsedState(key: "state-1", expiresAt: clock.now + 60))
-            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: clock.now + 60))
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: clock.date + 60))
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: clock.date + 60))
             // A replay with a later expiry is still a replay.
-            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: clock.now + 6000))
-            #expect(try await store.recordUsedState(key: "state-2", expiresAt: clock.now + 60))
-            #expect(try await !store.recordUsedState(key: "state-2", expiresAt: clock.now + 60))
+            #expect(try await !store.recordUsedState(key: "state-1", expiresAt: clock.date + 6000))
+            #expect(try await store.recordUsedState(key: "state-2", expiresAt: clock.date + 60))
+            #expect(try await !store.recordUsedState(key: "state-2", expiresAt: clock.date + 60))
         }
     }
 
@@ -31,8 +32,8 @@ struct StoreSemanticsTests {
     // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
     @Test(arguments: StoreKind.followingTestClock)
     func usedStateCanBeRecordedAgainOnceExpired(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let start = clock.now
+        let clock = TestClock.startingNow()
+        let start = clock.date
         try await withStore(kind, clock: clock) { store throws in
             #expect(try await store.recordUsedState(key: "state-1", expiresAt: start + 10))
             clock.advance(by: 9.5)
@@ -49,8 +50,8 @@ struct StoreSemanticsTests {
 
     @Test(arguments: StoreKind.allCases)
     func fiftyConcurrentRecordersOneWins(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let expiresAt = clock.now + 60
+        let clock = TestClock.startingNow()
+        let expiresAt = clock.date + 60
         try await withStore(kind, clock: clock) { store in
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<50 {
@@ -69,11 +70,11 @@ struct StoreSemanticsTests {
     // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
     @Test(arguments: StoreKind.followingTestClock)
     func fiftyConcurrentRecordersOfAnExpiredStateOneWins(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
+        let clock = TestClock.startingNow()
         try await withStore(kind, clock: clock) { store in
-            #expect(try await store.recordUsedState(key: "state-race", expiresAt: clock.now + 10))
+            #expect(try await store.recordUsedState(key: "state-race", expiresAt: clock.date + 10))
             clock.advance(by: 10)
-            let expiresAt = clock.now + 60
+            let expiresAt = clock.date + 60
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<50 {
                     group.addTask { try await store.recordUsedState(key: "state-race", expiresAt: expiresAt) }
@@ -91,8 +92,8 @@ struct StoreSemanticsTests {
     /// Peeking reads without claiming, however often.
     @Test(arguments: StoreKind.allCases)
     func peekDoesNotClaim(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let now = clock.now
+        let clock = TestClock.startingNow()
+        let now = clock.date
         try await withStore(kind, clock: clock) { store in
             try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
             #expect(try await store.peekResult(code: "code-1", now: now) == .available(storeBytes("result")))
@@ -105,8 +106,8 @@ struct StoreSemanticsTests {
 
     @Test(arguments: StoreKind.allCases)
     func claimHoldsReleaseRestores(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let now = clock.now
+        let clock = TestClock.startingNow()
+        let now = clock.date
         try await withStore(kind, clock: clock) { store in
             try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
             try await store.insertResult(code: "code-2", payload: storeBytes("other"), expiresAt: now + 120)
@@ -130,8 +131,8 @@ struct StoreSemanticsTests {
 
     @Test(arguments: StoreKind.allCases)
     func deleteMakesResultGone(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let now = clock.now
+        let clock = TestClock.startingNow()
+        let now = clock.date
         try await withStore(kind, clock: clock) { store in
             try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
             try await store.insertResult(code: "code-2", payload: storeBytes("unclaimed"), expiresAt: now + 120)
@@ -153,8 +154,8 @@ struct StoreSemanticsTests {
     // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
     @Test(arguments: StoreKind.followingTestClock)
     func expiredResultIsAbsent(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let now = clock.now
+        let clock = TestClock.startingNow()
+        let now = clock.date
         try await withStore(kind, clock: clock) { store in
             try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 60)
             #expect(try await store.peekResult(code: "code-1", now: now + 60) == .absent)
@@ -168,8 +169,8 @@ struct StoreSemanticsTests {
 
     @Test(arguments: StoreKind.allCases)
     func fiftyConcurrentClaimsOneWins(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let now = clock.now
+        let clock = TestClock.startingNow()
+        let now = clock.date
         try await withStore(kind, clock: clock) { store in
             try await store.insertResult(code: "code-race", payload: storeBytes("result"), expiresAt: now + 60)
             let lookups = try await withThrowingTaskGroup(of: ResultLookup.self) { group in
@@ -190,8 +191,8 @@ struct StoreSemanticsTests {
     // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
     @Test(arguments: StoreKind.followingTestClock)
     func claimDoesNotLapseBeforeTheResultExpires(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let now = clock.now
+        let clock = TestClock.startingNow()
+        let now = clock.date
         try await withStore(kind, clock: clock) { store in
             try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
             #expect(try await store.claimResult(code: "code-1", now: now) == .available(storeBytes("result")))
@@ -208,36 +209,36 @@ struct StoreSemanticsTests {
 
     @Test(arguments: StoreKind.allCases)
     func emptyPayloadRoundTrips(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
+        let clock = TestClock.startingNow()
         try await withStore(kind, clock: clock) { store in
-            try await store.insertResult(code: "code-1", payload: [], expiresAt: clock.now + 60)
-            #expect(try await store.peekResult(code: "code-1", now: clock.now) == .available([]))
-            #expect(try await store.claimResult(code: "code-1", now: clock.now) == .available([]))
-            #expect(try await store.peekResult(code: "code-1", now: clock.now) == .claimed)
+            try await store.insertResult(code: "code-1", payload: [], expiresAt: clock.date + 60)
+            #expect(try await store.peekResult(code: "code-1", now: clock.date) == .available([]))
+            #expect(try await store.claimResult(code: "code-1", now: clock.date) == .available([]))
+            #expect(try await store.peekResult(code: "code-1", now: clock.date) == .claimed)
         }
     }
 
     @Test(arguments: StoreKind.allCases)
     func binaryPayloadRoundTrips(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
+        let clock = TestClock.startingNow()
         let payload = (0...255).map { UInt8($0) } + [0, 0, 0]
         try await withStore(kind, clock: clock) { store in
-            try await store.insertResult(code: "code-1", payload: payload, expiresAt: clock.now + 60)
-            #expect(try await store.peekResult(code: "code-1", now: clock.now) == .available(payload))
-            #expect(try await store.claimResult(code: "code-1", now: clock.now) == .available(payload))
+            try await store.insertResult(code: "code-1", payload: payload, expiresAt: clock.date + 60)
+            #expect(try await store.peekResult(code: "code-1", now: clock.date) == .available(payload))
+            #expect(try await store.claimResult(code: "code-1", now: clock.date) == .available(payload))
         }
     }
 
     @Test(arguments: StoreKind.allCases)
     func duplicateCodeIsRefused(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
+        let clock = TestClock.startingNow()
         try await withStore(kind, clock: clock) { store in
-            try await store.insertResult(code: "code-1", payload: storeBytes("first"), expiresAt: clock.now + 60)
+            try await store.insertResult(code: "code-1", payload: storeBytes("first"), expiresAt: clock.date + 60)
             let error = await #expect(throws: StoreError.self) {
-                try await store.insertResult(code: "code-1", payload: storeBytes("second"), expiresAt: clock.now + 60)
+                try await store.insertResult(code: "code-1", payload: storeBytes("second"), expiresAt: clock.date + 60)
             }
             #expect(error?.kind == .unavailable)
-            #expect(try await store.claimResult(code: "code-1", now: clock.now) == .available(storeBytes("first")))
+            #expect(try await store.claimResult(code: "code-1", now: clock.date) == .available(storeBytes("first")))
         }
     }
 
@@ -246,13 +247,13 @@ struct StoreSemanticsTests {
     /// Used states and results are kept apart: a result whose code equals a used state is unaffected by it, and back.
     @Test(arguments: StoreKind.allCases)
     func usedStatesAndResultsAreSeparate(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
+        let clock = TestClock.startingNow()
         try await withStore(kind, clock: clock) { store in
-            #expect(try await store.recordUsedState(key: "same", expiresAt: clock.now + 60))
-            try await store.insertResult(code: "same", payload: storeBytes("result"), expiresAt: clock.now + 60)
-            #expect(try await store.claimResult(code: "same", now: clock.now) == .available(storeBytes("result")))
+            #expect(try await store.recordUsedState(key: "same", expiresAt: clock.date + 60))
+            try await store.insertResult(code: "same", payload: storeBytes("result"), expiresAt: clock.date + 60)
+            #expect(try await store.claimResult(code: "same", now: clock.date) == .available(storeBytes("result")))
             try await store.deleteResult(code: "same")
-            #expect(try await !store.recordUsedState(key: "same", expiresAt: clock.now + 60))
+            #expect(try await !store.recordUsedState(key: "same", expiresAt: clock.date + 60))
         }
     }
 
@@ -260,8 +261,8 @@ struct StoreSemanticsTests {
     // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
     @Test(arguments: StoreKind.followingTestClock)
     func sweepRemovesOnlyExpiredRowsAndCountsThem(kind: StoreKind) async throws {
-        let clock = StoreTestClock()
-        let now = clock.now
+        let clock = TestClock.startingNow()
+        let now = clock.date
         try await withStore(kind, clock: clock) { store in
             #expect(try await store.recordUsedState(key: "old-1", expiresAt: now + 10))
             #expect(try await store.recordUsedState(key: "old-2", expiresAt: now + 20))

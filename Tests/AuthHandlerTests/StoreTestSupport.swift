@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -18,22 +18,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// The kinds whose expiry follows the `StoreTestClock` handed to them. Redis expires keys by its own clock
+    /// The kinds whose expiry follows the `TestClock` handed to them. Redis expires keys by its own clock
     /// (`PXAT`, RedisSessionStore's doc comment), which a test cannot move; its expiry is tested with short real
     /// TTLs in StoreRedisTests instead.
     static let followingTestClock: [StoreKind] = [.memory, .sqlite]
-}
-
-/// A clock tests move by hand; starts at the current second, so that expiries computed from it lie in the real
-/// future too (a Redis store compares them with Redis's own clock).
-final class StoreTestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
-
-    var now: Date { current.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
 }
 
 /// A fresh directory under the temporary directory, removed when `body` returns or throws.
@@ -47,16 +35,16 @@ func withStoreTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throw
 
 /// Runs `body` with a new, empty store of `kind` on `clock` (an SQLite one in a temporary directory).
 func withStore<T>(
-    _ kind: StoreKind, clock: StoreTestClock = StoreTestClock(),
+    _ kind: StoreKind, clock: TestClock = .startingNow(),
     _ body: (any SessionStore) async throws -> T
 ) async throws -> T {
     switch kind {
     case .memory:
-        return try await body(MemorySessionStore(currentDate: { clock.now }))
+        return try await body(MemorySessionStore(currentDate: clock.read))
     case .sqlite:
         return try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("state.sqlite").path
-            let store = try SQLiteSessionStore(path: path, currentDate: { clock.now })
+            let store = try SQLiteSessionStore(path: path, currentDate: clock.read)
             return try await body(store)
         }
     case .redis:
@@ -68,3 +56,15 @@ func withStore<T>(
 
 /// The bytes of `string`, for payloads.
 func storeBytes(_ string: String) -> [UInt8] { Array(string.utf8) }
+
+extension RedisTestServer {
+    /// Runs one command on a connection of its own (authenticated), for tests that look at what the store wrote.
+    func command(_ arguments: [String]) throws -> RedisReply {
+        let connection = try RedisConnection.open(address, connectTimeout: .seconds(1), commandTimeout: .seconds(2))
+        if let password {
+            let reply = try connection.command([Array("AUTH".utf8), Array(password.utf8)], operation: "test AUTH")
+            guard reply == .status("OK") else { throw TestProcessError("test AUTH failed: \(reply)") }
+        }
+        return try connection.command(arguments.map { Array($0.utf8) }, operation: "test \(arguments[0])")
+    }
+}

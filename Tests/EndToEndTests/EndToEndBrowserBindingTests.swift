@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// HTTP-API.md §3.1–§3.3 (browser binding) through the real daemon: the pending sign-in lives sealed in the browser's

@@ -4,6 +4,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// The browser module and the popup page as the built daemon serves them (HTTP-API.md §3.8).

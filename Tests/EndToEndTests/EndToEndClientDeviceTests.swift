@@ -4,6 +4,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// `AuthHandlerClient`'s device sign-in (HTTP-API.md §3.9) against the real `auth-handler serve` and `fake-idp`: the

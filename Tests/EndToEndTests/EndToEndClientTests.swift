@@ -6,6 +6,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// These tests run dozens of sign-ins from one address, and a callback that calls the provider is charged to its

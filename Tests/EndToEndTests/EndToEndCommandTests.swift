@@ -13,7 +13,7 @@ import Testing
 struct EndToEndCommandTests {
     @Test("demo --headless signs in twice against the in-process fake IdP and exits 0")
     func demo() async throws {
-        let process = try RunningAuthHandler(["demo", "--headless"])
+        let process = try TestProcess(authHandler: ["demo", "--headless"])
         let status = await process.exitCode()
         #expect(status == 0, "\(process.standardError)")
         let output = process.standardOutput
@@ -29,14 +29,16 @@ struct EndToEndCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("config.json")
         try Data(#"{"listen": ["127.0.0.1:0"], "sessionTTLSeconds": -5, "providers": {}}"#.utf8).write(to: config)
-        let process = try RunningAuthHandler(["serve", "--config", config.path])
+        let process = try TestProcess(authHandler: ["serve", "--config", config.path])
         #expect(await process.exitCode() == 78)
         let lines = process.standardError.split(separator: "\n")
         #expect(lines.count == 1, "\(process.standardError)")
         #expect(process.standardError.contains("sessionTTLSeconds"))
         #expect(process.standardError.contains("check-config"))
 
-        let missing = try RunningAuthHandler(["serve", "--config", directory.appendingPathComponent("nope.json").path])
+        let missing = try TestProcess(authHandler: [
+            "serve", "--config", directory.appendingPathComponent("nope.json").path,
+        ])
         #expect(await missing.exitCode() == 78)
         #expect(missing.standardError.split(separator: "\n").count == 1)
     }
@@ -47,8 +49,9 @@ struct EndToEndCommandTests {
             #expect(e2e.daemonURL.hasPrefix("http://127.0.0.1:"), "localhost binds 127.0.0.1")
             #expect(!e2e.daemonURL.hasSuffix(":0"))
             #expect(try await e2e.get("\(e2e.daemonURL)/healthz").status == 200)
-            let accepted = try RunningAuthHandler(
-                ["check-config", "--config", e2e.directory.appendingPathComponent("config.json").path])
+            let accepted = try TestProcess(authHandler: [
+                "check-config", "--config", e2e.directory.appendingPathComponent("config.json").path,
+            ])
             #expect(await accepted.exitCode() == 0, "\(accepted.standardOutput)\(accepted.standardError)")
 
             // The same config but for a host name: both commands refuse it, naming the same path.
@@ -59,14 +62,14 @@ struct EndToEndCommandTests {
                     settings: ["listen": #"["myhost:8080"]"#]
                 ).utf8
             ).write(to: named)
-            let checked = try RunningAuthHandler(["check-config", "--config", named.path])
+            let checked = try TestProcess(authHandler: ["check-config", "--config", named.path])
             #expect(await checked.exitCode() == 78)
             // The harness config's warnings (oauth1.trusted's trustEmail) are not the point here.
             let problems = checked.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("warning: ") }
             #expect(problems.count == 1, "\(checked.standardOutput)")
             #expect(problems.first?.hasPrefix("listen[0]: ") == true, "\(checked.standardOutput)")
             #expect(checked.standardOutput.contains("use an IP address"))
-            let served = try RunningAuthHandler(["serve", "--config", named.path])
+            let served = try TestProcess(authHandler: ["serve", "--config", named.path])
             #expect(await served.exitCode() == 78)
             #expect(served.standardError.split(separator: "\n").count == 1, "\(served.standardError)")
             #expect(served.standardError.contains("listen[0]"), "\(served.standardError)")

@@ -3,6 +3,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// A device sign-in across two `serve` instances on one Redis (HTTP-API.md §3.9): the device asks and polls one

@@ -272,7 +272,7 @@ import Testing
     @Test func theLoginCommandSignsIn() async throws {
         try await withEndToEnd(settings: Self.settings()) { e2e in
             let output = e2e.directory.appendingPathComponent("result.json")
-            let login = try RunningAuthHandler([
+            let login = try TestProcess(authHandler: [
                 "login", "--server", e2e.daemonURL, "--provider", "google.com", "--param", "login_hint=alice",
                 "--output", output.path,
             ])
@@ -288,7 +288,7 @@ import Testing
 
     @Test func theLoginCommandExitsOneWhenDeclined() async throws {
         try await withEndToEnd(settings: Self.settings()) { e2e in
-            let login = try RunningAuthHandler([
+            let login = try TestProcess(authHandler: [
                 "login", "--server", e2e.daemonURL, "--provider", "google.com",
             ])
             let complete = try #require(await login.waitForErrorLine(startingWith: "or open "))

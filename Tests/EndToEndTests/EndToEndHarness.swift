@@ -21,9 +21,9 @@ final class EndToEnd: Sendable {
     static var appChallenge: String { (try? PKCE.challenge(forVerifier: appVerifier)) ?? "" }
 
     let directory: URL
-    let idp: RunningAuthHandler
+    let idp: TestProcess
     let idpURL: String
-    let daemon: RunningAuthHandler
+    let daemon: TestProcess
     let daemonURL: String
     let browser: HTTPClient
     /// The browser's cookies for the daemon (name → value), as Set-Cookie left them.
@@ -37,7 +37,7 @@ final class EndToEnd: Sendable {
     }
 
     private init(
-        directory: URL, idp: RunningAuthHandler, idpURL: String, daemon: RunningAuthHandler, daemonURL: String,
+        directory: URL, idp: TestProcess, idpURL: String, daemon: TestProcess, daemonURL: String,
         browser: HTTPClient
     ) {
         self.directory = directory
@@ -49,7 +49,7 @@ final class EndToEnd: Sendable {
     }
 
     /// Starts both processes; `settings` adds or replaces top-level config keys (e.g. `sessionTTLSeconds`).
-    /// `environment` is added to the daemon's; `launcher` runs it through another program (see `RunningAuthHandler`),
+    /// `environment` is added to the daemon's; `launcher` runs it through another program (see `TestProcess`),
     /// and `activate` runs once it is spawned, before its "listening" line is awaited.
     static func start(
         backend: Backend = .none, settings: [String: String] = [:], environment: [String: String] = [:],
@@ -70,8 +70,8 @@ final class EndToEnd: Sendable {
         let configPath = directory.appendingPathComponent("config.json")
         try Data(config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
-        let daemon = try RunningAuthHandler(
-            ["serve", "--config", configPath.path], environment: environment, launcher: launcher)
+        let daemon = try TestProcess(
+            authHandler: ["serve", "--config", configPath.path], environment: environment, launcher: launcher)
         activate?()
         guard let daemonURL = await daemon.waitForLine(startingWith: "auth-handler listening on ") else {
             idp.terminateIfRunning()
@@ -98,7 +98,7 @@ final class EndToEnd: Sendable {
         let configPath = directory.appendingPathComponent("config.json")
         try Data(Self.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
-        let next = try RunningAuthHandler(["serve", "--config", configPath.path])
+        let next = try TestProcess(authHandler: ["serve", "--config", configPath.path])
         guard let nextURL = await next.waitForLine(startingWith: "auth-handler listening on ") else {
             next.terminateIfRunning()
             throw TestProcessError("auth-handler serve did not restart: \(next.standardError)")
@@ -111,8 +111,8 @@ final class EndToEnd: Sendable {
     }
 
     /// `auth-handler fake-idp` on 127.0.0.1:0, and its URL once it says it listens.
-    static func startFakeIdP() async throws -> (process: RunningAuthHandler, url: String) {
-        let idp = try RunningAuthHandler(["fake-idp", "--listen", "127.0.0.1:0"])
+    static func startFakeIdP() async throws -> (process: TestProcess, url: String) {
+        let idp = try TestProcess(authHandler: ["fake-idp", "--listen", "127.0.0.1:0"])
         guard let idpURL = await idp.waitForLine(startingWith: "fake-idp listening on ") else {
             idp.terminateIfRunning()
             throw TestProcessError("fake-idp did not start: \(idp.standardError)")
@@ -382,13 +382,6 @@ final class EndToEnd: Sendable {
     }
 }
 
-extension HTTPResponse {
-    var json: JSONValue? { JSONValue.parse(body) }
-    var text: String { String(decoding: body, as: UTF8.self) }
-    /// `error.code` of a JSON error answer.
-    var errorCode: String? { json?["error"]?["code"]?.stringValue }
-}
-
 /// Runs `body` with a started pair, always stopping it.
 func withEndToEnd<T>(
     backend: EndToEnd.Backend = .none, settings: [String: String] = [:], environment: [String: String] = [:],
@@ -396,12 +389,5 @@ func withEndToEnd<T>(
 ) async throws -> T {
     let e2e = try await EndToEnd.start(
         backend: backend, settings: settings, environment: environment, launcher: launcher)
-    do {
-        let result = try await body(e2e)
-        await e2e.stop()
-        return result
-    } catch {
-        await e2e.stop()
-        throw error
-    }
+    return try await withCleanup({ await e2e.stop() }) { try await body(e2e) }
 }

@@ -14,11 +14,11 @@ final class OnceHarness: Sendable {
     static let urlPrefix = "Open this URL to sign in: "
 
     let directory: URL
-    let idp: RunningAuthHandler
+    let idp: TestProcess
     let idpURL: String
     let browser: HTTPClient
 
-    private init(directory: URL, idp: RunningAuthHandler, idpURL: String, browser: HTTPClient) {
+    private init(directory: URL, idp: TestProcess, idpURL: String, browser: HTTPClient) {
         self.directory = directory
         self.idp = idp
         self.idpURL = idpURL
@@ -60,7 +60,7 @@ final class OnceHarness: Sendable {
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     /// `--once` for google.com (OIDC) as `user`, with the harness config and flag credentials, plus `extra`.
-    func google(user: String = "alice", _ extra: [String] = []) throws -> RunningAuthHandler {
+    func google(user: String = "alice", _ extra: [String] = []) throws -> TestProcess {
         try once(
             [
                 "--provider", "google.com", "--client-id", "fake-client-id", "--client-secret-file", "client-secret",
@@ -71,16 +71,16 @@ final class OnceHarness: Sendable {
     /// `auth-handler --once --no-browser --config config.json ARGUMENTS`, run in the harness directory.
     func once(
         _ arguments: [String], environment: [String: String] = [:], config: Bool = true, noBrowser: Bool = true
-    ) throws -> RunningAuthHandler {
+    ) throws -> TestProcess {
         let configArguments = config ? ["--config", path("config.json")] : []
         let browserArguments = noBrowser ? ["--no-browser"] : []
-        return try RunningAuthHandler(
-            ["--once"] + browserArguments + configArguments + arguments, environment: environment,
+        return try TestProcess(
+            authHandler: ["--once"] + browserArguments + configArguments + arguments, environment: environment,
             directory: directory)
     }
 
     /// The URL the run prints on stderr.
-    static func signInURL(_ run: RunningAuthHandler) async throws -> String {
+    static func signInURL(_ run: TestProcess) async throws -> String {
         guard let url = await run.waitForErrorLine(startingWith: urlPrefix) else {
             throw TestProcessError("--once printed no sign-in URL: \(run.standardError)")
         }
@@ -101,7 +101,7 @@ final class OnceHarness: Sendable {
     }
 
     /// Follows the URL the run prints, then waits for its exit.
-    func signIn(_ run: RunningAuthHandler) async throws -> (status: Int32, page: HTTPResponse, pageURL: String) {
+    func signIn(_ run: TestProcess) async throws -> (status: Int32, page: HTTPResponse, pageURL: String) {
         let (page, pageURL) = try await follow(try await Self.signInURL(run))
         return (await run.exitCode(), page, pageURL)
     }
@@ -121,7 +121,7 @@ final class OnceHarness: Sendable {
     }
 
     /// The stderr lines other than the sign-in URL.
-    static func failureLines(_ run: RunningAuthHandler) -> [Substring] {
+    static func failureLines(_ run: TestProcess) -> [Substring] {
         run.standardError.split(separator: "\n").filter { !$0.hasPrefix(urlPrefix) }
     }
 }
@@ -129,14 +129,7 @@ final class OnceHarness: Sendable {
 /// Runs `body` with a started harness, always stopping it.
 func withOnce<T>(identityToolkit: Bool = false, _ body: (OnceHarness) async throws -> T) async throws -> T {
     let harness = try await OnceHarness.start(identityToolkit: identityToolkit)
-    do {
-        let result = try await body(harness)
-        await harness.stop()
-        return result
-    } catch {
-        await harness.stop()
-        throw error
-    }
+    return try await withCleanup({ await harness.stop() }) { try await body(harness) }
 }
 
 @Suite(.timeLimit(.minutes(3)))

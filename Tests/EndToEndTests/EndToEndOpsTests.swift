@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// `opsListen` and `logFormat` through the real `auth-handler serve` (docs/CONFIG.md, sections `opsListen` and `logFormat`).

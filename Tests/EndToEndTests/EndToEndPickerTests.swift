@@ -4,6 +4,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// The sign-in picker through the real daemon (HTTP-API.md §3.6): its page, a sign-in through one of its links, and

@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// Refusals through the real daemon: each asserts the status and error code, and that the daemon keeps serving.

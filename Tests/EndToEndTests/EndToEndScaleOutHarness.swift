@@ -5,7 +5,6 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
-import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
@@ -18,9 +17,9 @@ import TestSupport
 /// stopped by the test, and awaited until ready.
 final class ScaleOut: Sendable {
     let directory: URL
-    let idp: RunningAuthHandler
+    let idp: TestProcess
     let idpURL: String
-    let redis: ScaleOutRedis
+    let redis: RedisTestServer
     let instances: [ScaleOutInstance]
     /// Every instance's `publicURL`: nginx's URL, or (without nginx) a free port nothing listens on, which the test's
     /// browsers route to an instance of their choosing (`ScaleOutBrowser.route`).
@@ -30,7 +29,7 @@ final class ScaleOut: Sendable {
     let client: HTTPClient
 
     private init(
-        directory: URL, idp: RunningAuthHandler, idpURL: String, redis: ScaleOutRedis, instances: [ScaleOutInstance],
+        directory: URL, idp: TestProcess, idpURL: String, redis: RedisTestServer, instances: [ScaleOutInstance],
         frontURL: String, nginx: ScaleOutNginx?, client: HTTPClient
     ) {
         self.directory = directory
@@ -52,7 +51,7 @@ final class ScaleOut: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var started: [@Sendable () async -> Void] = []
         do {
-            let redis = ScaleOutRedis(directory: directory)
+            let redis = RedisTestServer(directory: directory)
             try await redis.start()
             started.append { await redis.stop() }
             let (idp, idpURL) = try await EndToEnd.startFakeIdP()
@@ -93,7 +92,8 @@ final class ScaleOut: Sendable {
     }
 
     private static func startInstances(
-        count: Int, idpURL: String, frontURL: String, redis: ScaleOutRedis, directory: URL, commandTimeoutSeconds: Int?
+        count: Int, idpURL: String, frontURL: String, redis: RedisTestServer, directory: URL,
+        commandTimeoutSeconds: Int?
     ) async throws -> [ScaleOutInstance] {
         let configPath = directory.appendingPathComponent("config.json")
         let timeout = commandTimeoutSeconds.map { ", \"commandTimeoutSeconds\": \($0)" } ?? ""
@@ -112,7 +112,7 @@ final class ScaleOut: Sendable {
             .write(to: configPath)
         var instances: [ScaleOutInstance] = []
         for index in 0..<count {
-            let process = try RunningAuthHandler(["serve", "--config", configPath.path])
+            let process = try TestProcess(authHandler: ["serve", "--config", configPath.path])
             guard let url = await process.waitForLine(startingWith: "auth-handler listening on ") else {
                 process.terminateIfRunning()
                 for instance in instances { await instance.process.stop() }
@@ -154,19 +154,12 @@ func withScaleOut<T>(
 ) async throws -> T {
     let cluster = try await ScaleOut.start(
         count: count, behindNginx: behindNginx, commandTimeoutSeconds: commandTimeoutSeconds)
-    do {
-        let result = try await body(cluster)
-        await cluster.stop()
-        return result
-    } catch {
-        await cluster.stop()
-        throw error
-    }
+    return try await withCleanup({ await cluster.stop() }) { try await body(cluster) }
 }
 
 /// One `auth-handler serve` of a cluster and the URL it listens on.
 struct ScaleOutInstance: Sendable {
-    let process: RunningAuthHandler
+    let process: TestProcess
     let url: String
 
     /// `kill -9`, and waits until it is gone.
@@ -305,145 +298,6 @@ final class ScaleOutBrowser: Sendable {
     }
 }
 
-/// A program the test starts (redis-server, nginx): stdout and stderr read as lines, the exit awaited, never polled.
-final class ServerProcess: @unchecked Sendable {
-    // @unchecked Sendable: `process` is set in init and only asked thread-safe things after `run()`; the output is
-    // behind a Mutex and the streams are Sendable.
-    private let process: Process
-    private let lines: AsyncStream<String>
-    private let exitStatus: AsyncStream<Int32>
-    private let output = CollectedOutput()
-
-    /// Starts `executable`, failing with what to install when it is missing (`scripts/install-deps.sh test`).
-    init(_ executable: String, _ arguments: [String], package: String) throws {
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw TestProcessError(
-                "\(executable) not found: the scale-out tests need it; run scripts/install-deps.sh test "
-                    + "(apt-get install \(package))")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let statuses = try process.runReportingExit()
-        let output = self.output
-        let lines = readLines(pipe.fileHandleForReading) { chunk in
-            output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
-        self.process = process
-        self.lines = lines
-        self.exitStatus = statuses
-    }
-
-    /// Reads output until a line contains `text` (true), or the output ends (false).
-    func waitForLine(containing text: String) async -> Bool {
-        for await line in lines where line.localizedCaseInsensitiveContains(text) { return true }
-        return false
-    }
-
-    var isRunning: Bool { process.isRunning }
-    var text: String { output.text.withLock { $0 } }
-
-    /// Sends `number` (SIGSTOP, SIGCONT) while the process runs.
-    func signal(_ number: Int32) {
-        if process.isRunning { Glibc.kill(process.processIdentifier, number) }
-    }
-
-    /// SIGKILL and waits for the exit: a child of the test runner inherits its blocked signal mask (SIGTERM
-    /// included; Foundation's `Process` does not reset it), and nothing these servers hold needs saving.
-    func kill() async {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        for await _ in exitStatus {}
-    }
-}
-
-/// What a `ServerProcess` printed so far, shared with its reading thread.
-private final class CollectedOutput: Sendable {
-    let text = Mutex("")
-}
-
-/// The test's own `redis-server` on a Unix socket in the cluster's directory (`--port 0`: no TCP), no persistence.
-/// `stop()` kills it; `start()` again serves the same socket, empty.
-final class ScaleOutRedis: Sendable {
-    static let executable = "/usr/bin/redis-server"
-    static let client = "/usr/bin/redis-cli"
-    let directory: URL
-    private let server = Mutex<ServerProcess?>(nil)
-
-    init(directory: URL) { self.directory = directory }
-
-    var socketPath: String { directory.appendingPathComponent("redis.sock").path }
-
-    /// Starts the server and returns once it says it accepts connections on the socket.
-    func start() async throws {
-        let process = try ServerProcess(
-            Self.executable,
-            [
-                "--port", "0", "--unixsocket", socketPath, "--unixsocketperm", "700", "--save", "", "--appendonly",
-                "no", "--dir", directory.path, "--logfile", "", "--daemonize", "no",
-            ], package: "redis-server")
-        server.withLock { $0 = process }
-        guard await process.waitForLine(containing: "ready to accept connections") else {
-            await process.kill()
-            throw TestProcessError("redis-server did not start:\n\(process.text)")
-        }
-    }
-
-    /// Kills the server (SIGKILL, which ends a stopped process too; SIGCONT first all the same) and waits for it to exit.
-    func stop() async {
-        let process = server.withLock { server in
-            let running = server
-            server = nil
-            return running
-        }
-        process?.signal(SIGCONT)
-        await process?.kill()
-    }
-
-    /// Stops (SIGSTOP) or resumes (SIGCONT) the server, to make it hang.
-    func signal(_ number: Int32) {
-        server.withLock { $0 }?.signal(number)
-    }
-
-    /// Every key and its value (GET), read with `redis-cli --raw` over the socket: one run for the keys, one for the
-    /// values (a value may hold any byte, so they are read as bytes, not split).
-    func dump() throws -> (keys: [String], values: Data) {
-        let keys = String(decoding: try cli(["--raw", "KEYS", "*"], input: nil), as: UTF8.self)
-            .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-        guard !keys.isEmpty else { return ([], Data()) }
-        let values = try cli(["--raw"], input: keys.map { "GET \($0)\n" }.joined())
-        return (keys, values)
-    }
-
-    private func cli(_ arguments: [String], input: String?) throws -> Data {
-        guard FileManager.default.isExecutableFile(atPath: Self.client) else {
-            throw TestProcessError("\(Self.client) not found: run scripts/install-deps.sh test (redis-tools)")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.client)
-        process.arguments = ["-s", socketPath] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        if let input {
-            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-        }
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestProcessError("redis-cli \(arguments) exited \(process.terminationStatus)")
-        }
-        return data
-    }
-}
-
 /// The test's own `nginx` (`daemon off`, one process, everything in the cluster's directory) on `frontURL`'s port,
 /// proxying round robin to `upstreams` with `X-Forwarded-For`, as README "Run several instances" shows.
 final class ScaleOutNginx: Sendable {
@@ -452,9 +306,9 @@ final class ScaleOutNginx: Sendable {
     /// nginx could not bind its port: someone took it between our choosing and its binding.
     struct PortTaken: Error {}
 
-    let server: ServerProcess
+    let server: TestProcess
 
-    private init(server: ServerProcess) { self.server = server }
+    private init(server: TestProcess) { self.server = server }
 
     static func configuration(port: Int, upstreams: [String], directory: String, readyToken: String) -> String {
         let servers = upstreams.map { "        server \($0.replacingOccurrences(of: "http://", with: ""));" }
@@ -506,7 +360,7 @@ final class ScaleOutNginx: Sendable {
         let errorLog = directory.appendingPathComponent("nginx-error.log")
         try? FileManager.default.removeItem(at: errorLog)
         // -e: the error log before the config is read (else nginx tries /var/log/nginx/error.log first).
-        let server = try ServerProcess(
+        let server = try TestProcess(
             executable, ["-c", config.path, "-p", directory.path + "/", "-e", errorLog.path], package: "nginx-light")
         let client = try HTTPClient()
         // nginx says nothing when it is ready: ask it, a bounded number of times, until it answers with its own token
@@ -526,7 +380,8 @@ final class ScaleOutNginx: Sendable {
         await server.kill()
         let log = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
         if log.contains("Address already in use") { throw PortTaken() }
-        throw TestProcessError("nginx did not come up on \(frontURL):\n\(server.text)\n\(log)")
+        throw TestProcessError(
+            "nginx did not come up on \(frontURL):\n\(server.standardOutput)\(server.standardError)\n\(log)")
     }
 
     func stop() async { await server.kill() }

@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// Several `serve` instances on one Redis (README "Run several instances", docs/CONFIG.md `store`): any instance takes

@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 /// Nothing secret reaches the daemon's output or a `Location` it emits.

@@ -6,6 +6,7 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Complete sign-ins through the real `auth-handler serve` against the real `auth-handler fake-idp`.

@@ -14,7 +14,7 @@ struct FakeIdPProcessTests {
     private func withRunningFakeIdP(
         _ arguments: [String] = [], stopWith signal: Int32 = SIGTERM, _ body: (String, HTTPClient) async throws -> Void
     ) async throws {
-        let running = try RunningAuthHandler(["fake-idp"] + arguments)
+        let running = try TestProcess(authHandler: ["fake-idp"] + arguments)
         defer { running.terminateIfRunning() }
         let line = await running.nextLine()
         let baseURL = try #require(
@@ -74,7 +74,7 @@ struct FakeIdPProcessTests {
         try Data(#"{"userz": []}"#.utf8).write(to: unknownKey)
         defer { try? FileManager.default.removeItem(at: unknownKey) }
         for path in [unknownKey.path, directory.appendingPathComponent("no-such-\(UUID().uuidString).json").path] {
-            let running = try RunningAuthHandler(["fake-idp", "--config", path])
+            let running = try TestProcess(authHandler: ["fake-idp", "--config", path])
             defer { running.terminateIfRunning() }
             #expect(await running.nextLine() == nil, "nothing on stdout")
             #expect(await running.exitCode() == 78)
@@ -87,7 +87,7 @@ struct FakeIdPProcessTests {
 
     @Test func aBadListenAddressExitsNonZeroWithOneLine() async throws {
         for address in ["garbage", "127.0.0.1:99999", "example.com:80", "192.0.2.1:0"] {
-            let running = try RunningAuthHandler(["fake-idp", "--listen", address])
+            let running = try TestProcess(authHandler: ["fake-idp", "--listen", address])
             defer { running.terminateIfRunning() }
             #expect(await running.nextLine() == nil, "nothing on stdout for \(address)")
             let status = await running.exitCode()

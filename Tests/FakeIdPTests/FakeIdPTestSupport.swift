@@ -4,6 +4,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FakeIdP
@@ -15,14 +16,7 @@ func withFakeIdP<T>(
 ) async throws -> T {
     let idp = try FakeIdP.start(configuration: configuration)
     let client = try HTTPClient()
-    do {
-        let result = try await body(idp, client)
-        await idp.stop()
-        return result
-    } catch {
-        await idp.stop()
-        throw error
-    }
+    return try await withCleanup({ await idp.stop() }) { try await body(idp, client) }
 }
 
 extension HTTPClient {
@@ -44,24 +38,5 @@ extension HTTPClient {
         var headers = headers
         headers.set(name: "Content-Type", value: "application/json")
         return try await send(HTTPRequest(method: "POST", url: url, headers: headers, body: Array(json.utf8)))
-    }
-}
-
-extension HTTPResponse {
-    /// The body as UTF-8 text.
-    var text: String { String(decoding: body, as: UTF8.self) }
-
-    /// The body decoded as a form (`a=b&c=d`).
-    var formFields: [URLFormField] { (try? FormURLEncoding.decode(bytes: body)) ?? [] }
-
-    /// The body as a JSON object.
-    var jsonObject: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }
-
-    /// The query items of the `Location` header.
-    var locationQuery: [URLFormField] {
-        guard let location = headers["Location"], let query = location.split(separator: "?", maxSplits: 1).last,
-            location.contains("?")
-        else { return [] }
-        return (try? FormURLEncoding.decode(String(query))) ?? []
     }
 }

@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FakeIdP
@@ -95,12 +96,5 @@ enum SignInWithIdp {
         let jws = try CompactJWS(parsing: token)
         #expect(key.publicKey.verify(.rs256, signature: jws.signature, message: jws.signingInput))
         return try #require(try JSONSerialization.jsonObject(with: Data(jws.payload)) as? [String: Any])
-    }
-}
-
-extension HTTPResponse {
-    /// Identity Toolkit's `error.message`, when the body is its error shape.
-    var identityToolkitMessage: String? {
-        (jsonObject?["error"] as? [String: Any])?["message"] as? String
     }
 }

@@ -4,6 +4,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FakeIdP
@@ -33,35 +34,12 @@ struct FakeOAuth1OAuthlibTests {
         }
     }
 
-    /// Runs `executable` to completion without blocking a concurrency thread; stdout and stderr go to a
-    /// temporary file (a pipe could fill up and stall the child), returned with the exit status.
+    /// Runs `executable` to completion without blocking a concurrency thread; its stdout then its stderr, with the
+    /// exit status.
     static func run(_ executable: String, arguments: [String]) async throws -> (status: Int32, output: String) {
-        let outputURL = FileManager.default.temporaryDirectory
-            .appendingPathComponent("fake-oauth1-oauthlib-\(UUID().uuidString).log")
-        guard FileManager.default.createFile(atPath: outputURL.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        defer { try? FileManager.default.removeItem(at: outputURL) }
-        let output = try FileHandle(forWritingTo: outputURL)
-        defer { try? output.close() }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-        return (status, text)
+        let process = try TestProcess(
+            executable, arguments, package: "python3-oauthlib", environment: ["LC_ALL": "C.UTF-8"])
+        let status = await process.exitCode()
+        return (status, process.standardOutput + process.standardError)
     }
 }

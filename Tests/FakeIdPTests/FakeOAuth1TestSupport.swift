@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FakeIdP
@@ -122,12 +123,5 @@ struct FakeOAuth1TestClient: Sendable {
             method: "GET", url: signedURL, token: credentials.token, tokenSecret: credentials.secret, nonce: nonce,
             timestamp: timestamp)
         return try await http.get(sentURL, headers: ["Authorization": header.value])
-    }
-}
-
-extension HTTPResponse {
-    /// Whether a refusal names `check` as the failed check and has the expected status.
-    func isRefusal(_ status: Int, check: String) -> Bool {
-        self.status == status && text.contains("\(check) check failed")
     }
 }

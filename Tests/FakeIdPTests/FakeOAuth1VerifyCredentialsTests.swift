@@ -3,6 +3,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FakeIdP

@@ -5,6 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FakeIdP
@@ -25,30 +26,12 @@ import Testing
 
     /// Runs `/usr/bin/python3 pyjwt_verify.py` with `arguments` and waits for it without blocking a thread.
     static func pyjwtVerify(_ arguments: [String]) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script] + arguments
         // Loopback only: no proxy variables, no user site packages, nothing written next to the script.
-        process.environment = ["PATH": "/usr/bin:/bin", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"]
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        let status = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return Outcome(
-            status: status,
-            stdout: String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            stderr: String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let process = try TestProcess(
+            "/usr/bin/python3", [script] + arguments, package: "python3-jwt",
+            environment: ["PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1"])
+        let status = await process.exitCode()
+        return Outcome(status: status, stdout: process.standardOutput, stderr: process.standardError)
     }
 
     @Test func pyjwtVerifiesAnIDTokenAgainstTheJWKSAndRefusesATamperedOne() async throws {

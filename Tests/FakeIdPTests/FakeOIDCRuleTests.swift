@@ -4,6 +4,7 @@ import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FakeIdP

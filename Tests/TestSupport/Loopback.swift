@@ -4,7 +4,7 @@ import Synchronization
 /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed), for servers that cannot
 /// bind port 0 and report it (redis-server's `--port 0` disables TCP; nginx prints nothing). The one small race a
 /// test accepts: callers retry when the port was taken meanwhile.
-public func freeLoopbackPort() throws -> Int {
+package func freeLoopbackPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw TestProcessError("socket failed: errno \(errno)") }
     defer { close(descriptor) }
@@ -24,24 +24,24 @@ public func freeLoopbackPort() throws -> Int {
 
 /// A test browser's cookies for one site (name → value), kept as `Set-Cookie` leaves them (RFC 6265 §5.3, the parts
 /// the handler uses: a value, and `Max-Age=0` to delete).
-public final class CookieJar: Sendable {
+package final class CookieJar: Sendable {
     private let cookies = Mutex<[String: String]>([:])
 
-    public init() {}
+    package init() {}
 
     /// Reads or changes the cookies directly (tests that tamper with them).
-    public func withLock<T>(_ body: (inout [String: String]) -> T) -> T {
+    package func withLock<T>(_ body: (inout [String: String]) -> T) -> T {
         cookies.withLock { body(&$0) }
     }
 
     /// The `Cookie` header this browser sends; nil with no cookie.
-    public func header() -> String? {
+    package func header() -> String? {
         let pairs = cookies.withLock { jar in jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } }
         return pairs.isEmpty ? nil : pairs.joined(separator: "; ")
     }
 
     /// Keeps (or, for `Max-Age=0` or an empty value, drops) the cookie of one `Set-Cookie` value.
-    public func store(setCookie: String) {
+    package func store(setCookie: String) {
         let parts = setCookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
         let name = String(pair[..<equals])

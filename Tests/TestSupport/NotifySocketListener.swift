@@ -10,13 +10,13 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: the descriptor is written once in `init`; everything mutable is behind `Mutex` or in an
 /// `AsyncStream`.
-public final class NotifySocketListener: @unchecked Sendable {
+package final class NotifySocketListener: @unchecked Sendable {
     /// One message and when it arrived.
-    public struct Datagram: Sendable {
-        public let text: String
-        public let received: ContinuousClock.Instant
+    package struct Datagram: Sendable {
+        package let text: String
+        package let received: ContinuousClock.Instant
         /// Its `VARIABLE=VALUE` assignments.
-        public var assignments: [String: String] {
+        package var assignments: [String: String] {
             var result: [String: String] = [:]
             for line in text.split(separator: "\n") {
                 guard let equals = line.firstIndex(of: "=") else { continue }
@@ -27,7 +27,7 @@ public final class NotifySocketListener: @unchecked Sendable {
     }
 
     /// The value to put in `$NOTIFY_SOCKET`: the path, or `@name` for the abstract namespace.
-    public let environmentValue: String
+    package let environmentValue: String
     private let fd: Int32
     private let all = Mutex<[Datagram]>([])
     private let stream: AsyncStream<Datagram>
@@ -36,7 +36,7 @@ public final class NotifySocketListener: @unchecked Sendable {
 
     /// Binds at `path` (`@name`: in the abstract namespace) and starts reading; `observe` runs on the reading thread
     /// as each datagram arrives, before anything else sees it.
-    public init(at path: String, observe: (@Sendable (String) -> Void)? = nil) throws {
+    package init(at path: String, observe: (@Sendable (String) -> Void)? = nil) throws {
         environmentValue = path
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TestProcessError("socket: errno \(errno)") }
@@ -71,17 +71,17 @@ public final class NotifySocketListener: @unchecked Sendable {
     }
 
     /// Every datagram so far, in order.
-    public var received: [Datagram] { all.withLock { $0 } }
+    package var received: [Datagram] { all.withLock { $0 } }
 
     /// Waits for the next datagram that satisfies `matches` (earlier ones are skipped); nil once closed.
-    public func next(where matches: (Datagram) -> Bool) async -> Datagram? {
+    package func next(where matches: (Datagram) -> Bool) async -> Datagram? {
         for await datagram in stream where matches(datagram) { return datagram }
         return nil
     }
 
     /// Waits for the next datagram that holds `VARIABLE=VALUE` (e.g. `"READY=1"`); nil when none came within
     /// `limit`, after which the listener is closed (a test that waited in vain has failed).
-    public func next(_ assignment: String, within limit: Duration = .seconds(30)) async -> Datagram? {
+    package func next(_ assignment: String, within limit: Duration = .seconds(30)) async -> Datagram? {
         let timer = Task {
             try? await Task.sleep(for: limit)
             if !Task.isCancelled { await self.close() }
@@ -91,7 +91,7 @@ public final class NotifySocketListener: @unchecked Sendable {
     }
 
     /// Stops reading and closes the socket (an empty datagram to itself wakes the blocked recv(2)).
-    public func close() async {
+    package func close() async {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let waker = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         if waker >= 0 {

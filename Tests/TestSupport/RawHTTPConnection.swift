@@ -5,17 +5,17 @@ import Foundation
 #endif
 
 /// Runs blocking socket work on its own thread so it never ties up the Swift concurrency pool.
-public func httpTestOffPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+package func httpTestOffPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
     await withCheckedContinuation { continuation in
         Thread { continuation.resume(returning: work()) }.start()
     }
 }
 
 /// A response read from an `HTTPRawConnection`.
-public struct HTTPRawResponse: Sendable, Equatable {
-    public let status: Int
-    public let head: String
-    public let body: String
+package struct HTTPRawResponse: Sendable, Equatable {
+    package let status: Int
+    package let head: String
+    package let body: String
 }
 
 /// A blocking TCP connection to a loopback port, for speaking raw HTTP/1.1 in tests: the bytes a well-behaved client
@@ -23,11 +23,11 @@ public struct HTTPRawResponse: Sendable, Equatable {
 ///
 /// Every receive and send gives up after `timeout` (SO_RCVTIMEO, SO_SNDTIMEO; socket(7)), so a server that stops
 /// answering or reading fails the test instead of hanging it.
-public final class HTTPRawConnection: @unchecked Sendable {
+package final class HTTPRawConnection: @unchecked Sendable {
     // @unchecked: each test uses a connection from one thread at a time, via httpTestOffPool.
-    public let fd: Int32
+    package let fd: Int32
 
-    public init?(port: UInt16, timeout: Duration = .seconds(5)) {
+    package init?(port: UInt16, timeout: Duration = .seconds(5)) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
         let (seconds, attoseconds) = timeout.components
@@ -54,14 +54,14 @@ public final class HTTPRawConnection: @unchecked Sendable {
 
     /// Writes all of `text`; false when the peer is gone or stopped reading.
     @discardableResult
-    public func write(_ text: String) -> Bool {
+    package func write(_ text: String) -> Bool {
         write(bytes: Array(text.utf8))
     }
 
     /// Writes all of `bytes` (any bytes, NUL and invalid UTF-8 included); false when the peer is gone or stopped
     /// reading.
     @discardableResult
-    public func write(bytes: [UInt8]) -> Bool {
+    package func write(bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -72,7 +72,7 @@ public final class HTTPRawConnection: @unchecked Sendable {
     }
 
     /// Reads one response (head + Content-Length body); nil on EOF, reset or timeout before a full head.
-    public func readResponse() -> HTTPRawResponse? {
+    package func readResponse() -> HTTPRawResponse? {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -95,7 +95,7 @@ public final class HTTPRawConnection: @unchecked Sendable {
     }
 
     /// Everything the peer sends until it closes the connection; `closed` is false on a read timeout.
-    public func readUntilClosed() -> (text: String, closed: Bool) {
+    package func readUntilClosed() -> (text: String, closed: Bool) {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -110,7 +110,7 @@ public final class HTTPRawConnection: @unchecked Sendable {
     }
 
     /// Whether the peer has closed the connection (reads until EOF, error or timeout).
-    public func isClosedByPeer() -> Bool {
+    package func isClosedByPeer() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(fd, &chunk, chunk.count, 0)

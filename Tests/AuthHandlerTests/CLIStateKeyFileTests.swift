@@ -10,7 +10,7 @@ import Testing
 @testable import auth_handler
 
 /// `state.key`: generated once, kept 0600, reused, and refused when it is not a private regular file.
-struct ServiceStateKeyFileTests {
+struct CLIStateKeyFileTests {
     private func withDirectory<T>(_ body: (String) throws -> T) throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statekey-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

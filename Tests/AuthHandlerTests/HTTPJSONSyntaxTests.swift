@@ -8,7 +8,7 @@ import Testing
 @testable import AuthHandlerSystem
 @testable import auth_handler
 
-struct JSONSyntaxTests {
+struct HTTPJSONSyntaxTests {
     private func failure(_ text: String) -> JSONSyntax.Failure? {
         JSONSyntax.firstError(in: Array(text.utf8))
     }

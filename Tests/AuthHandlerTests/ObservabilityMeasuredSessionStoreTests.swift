@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -10,9 +11,9 @@ import Testing
 @testable import AuthHandlerSystem
 @testable import auth_handler
 
-struct ServiceMeasuredSessionStoreTests {
+struct ObservabilityMeasuredSessionStoreTests {
     @Test func eachOperationsLatencyIsRecordedUnderItsOwnLabels() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let fake = SlowSessionStore(clock: clock)
         let metrics = Metrics()
         let store = MeasuredSessionStore(fake, store: "redis", metrics: metrics, clock: clock)
@@ -46,7 +47,7 @@ struct ServiceMeasuredSessionStoreTests {
     }
 
     @Test func aThrownStoreErrorIsCountedTimedAndPassedOn() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let fake = SlowSessionStore(clock: clock)
         let metrics = Metrics()
         let store = MeasuredSessionStore(fake, store: "sqlite", metrics: metrics, clock: clock)
@@ -98,30 +99,6 @@ struct ServiceMeasuredSessionStoreTests {
     }
 }
 
-/// A monotonic clock the tests move by hand.
-private final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-    }
-
-    private let current = Mutex(Instant(offset: .zero))
-
-    var now: Instant { current.withLock { $0 } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    func advance(by duration: Duration) {
-        current.withLock { $0 = $0.advanced(by: duration) }
-    }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        current.withLock { $0 = max($0, deadline) }
-    }
-}
-
 /// A store whose every call takes `latency` on the manual clock and then throws `failure` when one is set; otherwise
 /// it answers like a store holding one available result.
 private final class SlowSessionStore: SessionStore {
@@ -132,10 +109,10 @@ private final class SlowSessionStore: SessionStore {
         var usedStates: Set<String> = []
     }
 
-    private let clock: ManualClock
+    private let clock: TestClock
     private let behaviour = Mutex(Behaviour())
 
-    init(clock: ManualClock) {
+    init(clock: TestClock) {
         self.clock = clock
     }
 

@@ -1,10 +1,14 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The built `auth-handler` binary, for tests that run it as a real process.
-public enum AuthHandlerBinary {
+package enum AuthHandlerBinary {
     /// The executable next to the test bundle in the build products directory; `$AUTH_HANDLER_BINARY` overrides.
-    public static func location() throws -> URL {
+    package static func location() throws -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let override = environment["AUTH_HANDLER_BINARY"], !override.isEmpty {
             return URL(fileURLWithPath: override)
@@ -37,41 +41,53 @@ public enum AuthHandlerBinary {
 }
 
 /// A process test could not go on.
-public struct TestProcessError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct TestProcessError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
-/// A running `auth-handler` whose output is read as it arrives and whose exit is awaited, never polled.
+/// A program a test runs (the built `auth-handler`, `redis-server`, `nginx`, ...): stdout and stderr read as lines as
+/// they arrive, the exit awaited, never polled.
 ///
 /// `@unchecked Sendable`: the mutable state is behind `Mutex` or in `AsyncStream`s, and the `Process` is only
 /// asked thread-safe things after `run()` (`processIdentifier`, `isRunning`, `terminate()`).
-public final class RunningAuthHandler: @unchecked Sendable {
+package final class TestProcess: @unchecked Sendable {
     private let process: Process
     private let outputLines: AsyncStream<String>
     private let errorLines: AsyncStream<String>
     private let exitStatus: AsyncStream<Int32>
     private let output = LockedText()
     private let errors = LockedText()
+    private let outputClosed: AsyncStream<Void>
     private let errorClosed: AsyncStream<Void>
     private let watchdog: Task<Void, Never>
 
-    /// Starts the binary with `arguments`, a minimal environment plus `environment`, and a watchdog that kills
-    /// it after `limit` so a hung build fails instead of hanging the suite. A `launcher` (a program and its arguments,
-    /// e.g. `systemd-socket-activate -l ADDR`) is run instead, with the binary's path and `arguments` after it.
-    public init(
-        _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
+    /// Starts the built `auth-handler` with `arguments`. A `launcher` (a program and its arguments, e.g.
+    /// `systemd-socket-activate -l ADDR`) is run instead, with the binary's path and `arguments` after it.
+    package convenience init(
+        authHandler arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
         limit: Duration = .seconds(120), launcher: [String] = []
     ) throws {
-        let process = Process()
-        let binary = try AuthHandlerBinary.location()
-        if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = launcher.dropFirst() + [binary.path] + arguments
-        } else {
-            process.executableURL = binary
-            process.arguments = arguments
+        let binary = try AuthHandlerBinary.location().path
+        let command = launcher.isEmpty ? [binary] + arguments : launcher + [binary] + arguments
+        try self.init(
+            command[0], Array(command.dropFirst()), environment: environment, directory: directory, limit: limit)
+    }
+
+    /// Starts `executable` with `arguments`, a minimal environment plus `environment`, and a watchdog that kills it
+    /// after `limit` so a hung program fails the test instead of hanging the suite. When the executable is missing,
+    /// the error names the Debian `package` that provides it (`scripts/install-deps.sh test` installs them all).
+    package init(
+        _ executable: String, _ arguments: [String], package: String? = nil, environment: [String: String] = [:],
+        directory: URL? = nil, limit: Duration = .seconds(120)
+    ) throws {
+        if let package, !FileManager.default.isExecutableFile(atPath: executable) {
+            throw TestProcessError(
+                "\(executable) not found: run scripts/install-deps.sh test (apt-get install \(package))")
         }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         if let directory { process.currentDirectoryURL = directory }
         process.standardInput = FileHandle.nullDevice
@@ -82,7 +98,10 @@ public final class RunningAuthHandler: @unchecked Sendable {
 
         let statuses = try process.runReportingExit()
         let output = self.output
-        let lines = readLines(outputPipe.fileHandleForReading) { output.append(Data($0)) }
+        let (outputClosed, outputSink) = AsyncStream<Void>.makeStream()
+        let lines = readLines(outputPipe.fileHandleForReading, collect: { output.append(Data($0)) }) {
+            outputSink.finish()
+        }
         let errors = self.errors
         let (errorClosed, errorSink) = AsyncStream<Void>.makeStream()
         let stderrLines = readLines(errorPipe.fileHandleForReading, collect: { errors.append(Data($0)) }) {
@@ -92,30 +111,37 @@ public final class RunningAuthHandler: @unchecked Sendable {
         outputLines = lines
         errorLines = stderrLines
         exitStatus = statuses
+        self.outputClosed = outputClosed
         self.errorClosed = errorClosed
         let pid = process.processIdentifier
         watchdog = Task {
             try? await Task.sleep(for: limit)
-            if !Task.isCancelled { kill(pid, SIGKILL) }
+            if !Task.isCancelled { Glibc.kill(pid, SIGKILL) }
         }
     }
 
     /// The next stdout line, or nil when stdout closed first.
-    public func nextLine() async -> String? {
+    package func nextLine() async -> String? {
         for await line in outputLines { return line }
         return nil
     }
 
     /// Reads stdout until a line starts with `prefix` and returns the rest of it; nil when stdout closed first.
-    public func waitForLine(startingWith prefix: String) async -> String? {
+    package func waitForLine(startingWith prefix: String) async -> String? {
         for await line in outputLines where line.hasPrefix(prefix) {
             return String(line.dropFirst(prefix.count))
         }
         return nil
     }
 
+    /// Reads stdout until a line contains `text`, in any case (true), or stdout closes first (false).
+    package func waitForLine(containing text: String) async -> Bool {
+        for await line in outputLines where line.localizedCaseInsensitiveContains(text) { return true }
+        return false
+    }
+
     /// Reads stderr until a line starts with `prefix` and returns the rest of it; nil when stderr closed first.
-    public func waitForErrorLine(startingWith prefix: String) async -> String? {
+    package func waitForErrorLine(startingWith prefix: String) async -> String? {
         for await line in errorLines where line.hasPrefix(prefix) {
             return String(line.dropFirst(prefix.count))
         }
@@ -123,34 +149,47 @@ public final class RunningAuthHandler: @unchecked Sendable {
     }
 
     /// The process's id (for `/proc/PID/...`).
-    public var processIdentifier: Int32 { process.processIdentifier }
+    package var processIdentifier: Int32 { process.processIdentifier }
 
-    public func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+    package var isRunning: Bool { process.isRunning }
+
+    /// Sends `signal` while the process runs (never to a process id that may have been reused).
+    package func send(_ signal: Int32) {
+        if process.isRunning { Glibc.kill(process.processIdentifier, signal) }
     }
 
-    /// Waits for the exit status and for stderr to close.
-    public func exitCode() async -> Int32 {
+    /// Waits for the exit status and for stdout and stderr to close, so that `standardOutput` and `standardError`
+    /// then hold everything the process wrote.
+    package func exitCode() async -> Int32 {
         var status: Int32 = -1
         for await value in exitStatus { status = value }
+        for await _ in outputClosed {}
         for await _ in errorClosed {}
         watchdog.cancel()
         return status
     }
 
     /// What the process wrote on stdout and stderr so far.
-    public var standardOutput: String { output.text }
-    public var standardError: String { errors.text }
+    package var standardOutput: String { output.text }
+    package var standardError: String { errors.text }
 
     /// SIGTERM, then waits for the exit; returns the status.
     @discardableResult
-    public func stop() async -> Int32 {
-        if process.isRunning { send(SIGTERM) }
+    package func stop() async -> Int32 {
+        send(SIGTERM)
         return await exitCode()
     }
 
+    /// SIGKILL, then waits for the exit. For servers the test owns (Redis, nginx): a child of the test runner inherits
+    /// its blocked signal mask (SIGTERM included; Foundation's `Process` does not reset it), and nothing they hold
+    /// needs saving. SIGKILL also ends a stopped (SIGSTOP) process.
+    package func kill() async {
+        send(SIGKILL)
+        _ = await exitCode()
+    }
+
     /// Kills the process if a test left it running.
-    public func terminateIfRunning() {
+    package func terminateIfRunning() {
         if process.isRunning { process.terminate() }
         watchdog.cancel()
     }
@@ -171,7 +210,7 @@ private final class LockedText: Sendable {
 ///
 /// `FileHandle.read(upToCount:)` waits for the full count or EOF, which would hold back a line from a
 /// process that keeps running; read(2) returns what is there.
-public func readSome(_ handle: FileHandle) -> [UInt8]? {
+package func readSome(_ handle: FileHandle) -> [UInt8]? {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
         let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
@@ -186,7 +225,7 @@ public func readSome(_ handle: FileHandle) -> [UInt8]? {
 ///
 /// Why a thread and not `readabilityHandler`: on Linux its dispatch source can outlive the pipe's descriptor and crash
 /// libdispatch's event loop; a blocking read on a thread of our own cannot.
-public func readLines(
+package func readLines(
     _ handle: FileHandle, collect: @escaping @Sendable ([UInt8]) -> Void,
     closed: @escaping @Sendable () -> Void = {}
 ) -> AsyncStream<String> {
@@ -209,7 +248,7 @@ public func readLines(
 
 extension Process {
     /// Runs the process; the stream yields its exit status once it has exited, then finishes (nothing polls).
-    public func runReportingExit() throws -> AsyncStream<Int32> {
+    package func runReportingExit() throws -> AsyncStream<Int32> {
         let (statuses, statusSink) = AsyncStream<Int32>.makeStream()
         terminationHandler = { finished in
             statusSink.yield(finished.terminationStatus)
