@@ -100,7 +100,8 @@ start_nginx() {
 # store, the one OIDC provider google.com at the fake IdP ($idp, secret in $work/client-secret), the app's $redirect,
 # no backend, and the shared $work/state-key (so that several instances open each other's cookies). Every request
 # comes from 127.0.0.1, and callbacks that exchange a code count against startRateLimit (docs/CONFIG.md): the limit
-# is set far above what a run makes, so the sign-in rows measure sign-ins, not 429s.
+# is set far above what a run makes, so the sign-in rows measure sign-ins, not 429s. `providerCallLimit` is 256,
+# above the sign-in bench's 200 flows, so that no callback waits for a provider call of another (CONFIG.md).
 write_daemon_config() {
     local name=$1 store=$2 public=${3:-}
     cat >"$work/$name.json" <<JSON
@@ -111,6 +112,7 @@ write_daemon_config() {
   "store": $store,
   "requireResultChallenge": true,
   "startRateLimit": {"perMinute": 100000000, "burst": 100000000},
+  "providerCallLimit": 256,
   "allowedRedirectURLs": ["$redirect"],
   "backend": {"kind": "none"},
   "providers": {

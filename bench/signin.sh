@@ -2,8 +2,8 @@
 # Complete sign-ins per second (start → fake IdP auto-approve → callback → redeem) against the release daemon,
 # driven by the compiled driver (`auth-handler-bench signin`, our libcurl multi client) with the fake IdP's token
 # endpoint delayed (BENCH_TOKEN_DELAY_MS, default 100 ms, queued through its control API) and
-# BENCH_SIGNIN_CONCURRENCY (default 56: below the 64 provider calls a daemon lets run at once, HTTP-API.md §3.2,
-# so that no callback is answered 503) flows at once: one instance on the memory store, one on SQLite, one on
+# BENCH_SIGNIN_CONCURRENCY (default 200; the daemons run with `providerCallLimit` 256, above it, so that no
+# callback is answered 503, HTTP-API.md §3.2) flows at once: one instance on the memory store, one on SQLite, one on
 # Redis, and two on Redis behind nginx (round robin). The driver's own ceiling is the same walk against nginx
 # answering every step with a canned 302/303/200.
 # Every server listens on 127.0.0.1 and is started and stopped here; redis-server listens on a Unix socket,
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-3}
-concurrency=${BENCH_SIGNIN_CONCURRENCY:-56}
+concurrency=${BENCH_SIGNIN_CONCURRENCY:-200}
 token_delay=${BENCH_TOKEN_DELAY_MS:-100}
 bin_dir=${BENCH_BIN_DIR:-.build/release}
 binary=$bin_dir/auth-handler
