@@ -62,26 +62,21 @@ package enum FormURLEncoding {
         fields.map { percentEncode($0.name) + "=" + percentEncode($0.value) }.joined(separator: "&")
     }
 
-    /// Percent-encodes every byte of the UTF-8 form except `A-Z a-z 0-9 - . _ ~`.
+    /// Percent-encodes every byte of the UTF-8 form except `A-Z a-z 0-9 - . _ ~` (`RFC3986.percentEncoded`).
     package static func percentEncode(_ text: String) -> String {
-        let hexDigits = Array("0123456789ABCDEF".utf8)
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if RFC3986.isUnreserved(byte) {
-                encoded.append(byte)
-            } else {
-                encoded.append(UInt8(ascii: "%"))
-                encoded.append(hexDigits[Int(byte >> 4)])
-                encoded.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: encoded, as: UTF8.self)
+        RFC3986.percentEncoded(text)
     }
 
+    /// One form-encoded name or value decoded. Text without `%` or `+` (the usual case) is taken as it is, and
+    /// ASCII text needs no UTF-8 validation, which costs more than this check.
     private static func decodeComponent(_ bytes: ArraySlice<UInt8>, pairIndex: Int) throws(FormURLDecodingError)
         -> String
     {
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }),
+            bytes.allSatisfy({ $0 < 0x80 })
+        {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         guard let decoded = RFC3986.percentDecoded(bytes, plusAsSpace: true) else {
             throw FormURLDecodingError(reason: .invalidPercentEscape, pairIndex: pairIndex)
         }

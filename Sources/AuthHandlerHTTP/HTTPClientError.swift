@@ -45,17 +45,4 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
             return "\(prefix) failed: the HTTP client was shut down"
         }
     }
-
-    /// `url` without user info, query and fragment, for messages and logs.
-    package static func redactedTarget(_ url: String) -> String {
-        var kept = Substring(url)
-        if let cut = kept.firstIndex(where: { $0 == "?" || $0 == "#" }) { kept = kept[..<cut] }
-        guard let schemeEnd = kept.firstRange(of: "://") else { return String(kept) }
-        let authorityStart = schemeEnd.upperBound
-        let authorityEnd = kept[authorityStart...].firstIndex(of: "/") ?? kept.endIndex
-        if let at = kept[authorityStart..<authorityEnd].lastIndex(of: "@") {
-            return String(kept[..<authorityStart]) + String(kept[kept.index(after: at)...])
-        }
-        return String(kept)
-    }
 }

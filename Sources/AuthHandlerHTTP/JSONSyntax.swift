@@ -243,7 +243,7 @@ package struct JSONSyntax: Sendable {
     private mutating func hexQuad() throws(Failure) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current, let digit = RFC3986.hexValue(byte) else {
+            guard let byte = current, let digit = Hex.value(byte) else {
                 throw failure("expected four hex digits after \\u")
             }
             value = value << 4 | UInt32(digit)

@@ -4,6 +4,7 @@
 /// signed (§3.4.1.3.1) and is an RFC 2617 quoted string rather than a percent-encoded value.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 package struct OAuth1AuthorizationHeader: Sendable, Hashable {
     /// The optional protection realm, unescaped.
@@ -58,7 +59,7 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
     private var valueBound: Int {
         let realmBound = realm.map { 2 * $0.utf8.count + 10 } ?? 0
         return parameters.reduce(6 + realmBound) {
-            $0 + OAuth1PercentEncoding.encodedBound($1.name.utf8.count + $1.value.utf8.count) + 5
+            $0 + RFC3986.encodedBound($1.name.utf8.count + $1.value.utf8.count) + 5
         }
     }
 
@@ -186,10 +187,10 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
             realm = text
             return
         }
-        guard let name = OAuth1PercentEncoding.decode(rawName, plusAsSpace: false) else {
+        guard let name = OAuth1PercentEncoding.decode(rawName) else {
             throw .invalidPercentEncoding(parameter: printableName)
         }
-        guard let value = OAuth1PercentEncoding.decode(rawValue, plusAsSpace: false) else {
+        guard let value = OAuth1PercentEncoding.decode(rawValue) else {
             throw .invalidPercentEncoding(parameter: name)
         }
         guard !parameters.contains(where: { $0.name == name }) else { throw .duplicateProtocolParameter(name) }

@@ -4,6 +4,7 @@
 /// Protocol parameters travel in the `Authorization` header only (§3.5.1); the request bodies are empty.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 package struct OAuth1Client: Sendable {
     /// Temporary credentials from the request-token endpoint (§2.1).

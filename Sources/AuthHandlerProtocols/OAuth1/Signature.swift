@@ -1,6 +1,7 @@
 /// The value of `oauth_signature` (RFC 5849 §3.4): where the OAuth 1.0a signature is built and compared.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 package struct OAuth1Signature: Sendable, Hashable {
     /// The method that produced `value`.
@@ -51,7 +52,7 @@ package struct OAuth1Signature: Sendable, Hashable {
     }
 
     private static func signingKeyBound(consumerSecret: String, tokenSecret: String) -> Int {
-        OAuth1PercentEncoding.encodedBound(consumerSecret.utf8.count + tokenSecret.utf8.count) + 1
+        RFC3986.encodedBound(consumerSecret.utf8.count + tokenSecret.utf8.count) + 1
     }
 
     private static func writeSigningKey(consumerSecret: String, tokenSecret: String, to key: inout ByteWriter) {

@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 import Foundation
 
 /// The signature base string of RFC 5849 §3.4.1.1: `METHOD&enc(base string URI)&enc(normalised parameters)`.
@@ -25,7 +26,7 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
     init(method: String, uri: BaseStringURI, _ query: [URLFormField], _ body: [URLFormField], _ oauth: [URLFormField]) {
         bytes = EncodedPairs.with(query, body, oauth) { pairs in
             let capacity =
-                OAuth1PercentEncoding.encodedBound(method.utf8.count + uri.value.utf8.count) + 2
+                RFC3986.encodedBound(method.utf8.count + uri.value.utf8.count) + 2
                 + pairs.encodedAgainBound
             return ByteWriter.bytes(capacity: capacity) { writer in
                 for byte in method.utf8 { writer.write(percentEncoding: Self.uppercased(byte)) }
@@ -79,7 +80,7 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
             _ first: [URLFormField], _ second: [URLFormField], _ third: [URLFormField], _ body: (EncodedPairs) -> Result
         ) -> Result {
             let pairCount = first.count + second.count + third.count
-            let capacity = OAuth1PercentEncoding.encodedBound(byteCount(first) + byteCount(second) + byteCount(third))
+            let capacity = RFC3986.encodedBound(byteCount(first) + byteCount(second) + byteCount(third))
             return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { storage in
                 withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCount) { pairs in
                     var writer = ByteWriter(buffer: storage)
@@ -118,7 +119,7 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
         var bound: Int { storage.count + 2 * pairs.count }
 
         /// The most bytes `enc(name=value&...)` takes: encoding again turns only `%`, `=` and `&` into 3 bytes.
-        var encodedAgainBound: Int { OAuth1PercentEncoding.encodedBound(bound) }
+        var encodedAgainBound: Int { RFC3986.encodedBound(bound) }
 
         /// Writes `name=value` pairs joined by `&` (§3.4.1.3.2 steps 3 and 4), percent-encoded again for the
         /// base string when `encodedAgain` (§3.4.1.1 step 5).

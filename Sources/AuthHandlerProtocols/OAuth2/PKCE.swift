@@ -1,6 +1,7 @@
 /// Proof Key for Code Exchange (RFC 7636) with the S256 method only; `plain` is never offered.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 package enum PKCE {
     /// The only challenge method we send and accept (`code_challenge_method=S256`).

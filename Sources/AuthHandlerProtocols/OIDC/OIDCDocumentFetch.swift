@@ -1,13 +1,14 @@
 /// One GET of a JSON document from an IdP, with the status and transport failures turned into `OIDCError`.
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 enum OIDCDocumentFetch {
     /// The body of a 200 answer to `GET url`.
     static func get(_ url: String, document: OIDCError.Document, http: any HTTPFetching, timeout: Duration)
         async throws(OIDCError) -> [UInt8]
     {
-        let target = HTTPClientError.redactedTarget(url)
+        let target = Redaction.target(url)
         let response: HTTPResponse
         do {
             response = try await http.send(

@@ -7,6 +7,7 @@
 /// hash of the raw nonce must match the nonce field in the ID token".
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 package enum OIDCNonce {
     /// A fresh raw nonce: 32 CSPRNG bytes as base64url, 43 characters.
