@@ -23,12 +23,6 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
     /// The URL up to its path: scheme, host, port and path only.
     package let target: String
 
-    package init(kind: Kind, method: String, target: String) {
-        self.kind = kind
-        self.method = method
-        self.target = target
-    }
-
     package var description: String {
         let prefix = "\(method) \(target)"
         switch kind {

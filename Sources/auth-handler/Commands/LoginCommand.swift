@@ -19,17 +19,6 @@ struct LoginOptions: Sendable, Hashable {
     var parameters: [OnceOptions.Parameter] = []
     /// Write the result to this file, mode 0600, instead of stdout (`--output`).
     var outputPath: String?
-
-    init(
-        server: String, providerID: String, scopes: [String] = [], parameters: [OnceOptions.Parameter] = [],
-        outputPath: String? = nil
-    ) {
-        self.server = server
-        self.providerID = providerID
-        self.scopes = scopes
-        self.parameters = parameters
-        self.outputPath = outputPath
-    }
 }
 
 /// `auth-handler login`: asks the server for a device code, shows the user where to enter it, polls as RFC 8628 §3.4
