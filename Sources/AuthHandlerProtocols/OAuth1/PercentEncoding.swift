@@ -20,34 +20,3 @@ package enum OAuth1PercentEncoding {
         RFC3986.percentDecoded(bytes, plusAsSpace: false).flatMap { String(validating: $0, as: UTF8.self) }
     }
 }
-
-extension ByteWriter {
-    /// Appends the RFC 5849 §3.6 encoding of `string`'s UTF-8 bytes.
-    mutating func write(percentEncoding string: String) {
-        let done: Void? = string.utf8.withContiguousStorageIfAvailable { write(percentEncoding: $0) }
-        if done == nil {
-            var copy = string
-            copy.withUTF8 { write(percentEncoding: $0) }
-        }
-    }
-
-    /// Appends the RFC 5849 §3.6 encoding of `bytes` in one pass through a pointer into the output, which
-    /// has room for the worst case (every byte escaped): no per-byte capacity check, no per-run copy call.
-    mutating func write(percentEncoding bytes: UnsafeBufferPointer<UInt8>) {
-        writeThroughPointer(atMost: RFC3986.encodedBound(bytes.count)) { RFC3986.percentEncode(bytes, at: &$0) }
-    }
-
-    /// Appends the RFC 5849 §3.6 encoding of `encoded`, text that is itself the output of that encoding: only
-    /// `%` changes (to `%25`). The base string encodes the normalised parameters a second time this way
-    /// (§3.4.1.1 step 5).
-    mutating func write(reencoding encoded: UnsafeBufferPointer<UInt8>) {
-        writeThroughPointer(atMost: RFC3986.encodedBound(encoded.count)) {
-            RFC3986.percentEncodeAgain(encoded, at: &$0)
-        }
-    }
-
-    /// Appends the RFC 5849 §3.6 encoding of one byte: itself when unreserved, else `%XX`.
-    mutating func write(percentEncoding byte: UInt8) {
-        writeThroughPointer(atMost: 3) { RFC3986.percentEncode(byte, at: &$0) }
-    }
-}
