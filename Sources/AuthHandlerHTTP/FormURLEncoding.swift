@@ -30,27 +30,32 @@ package enum FormURLEncoding {
     ///
     /// Empty pairs (`a=1&&b=2`) are skipped; a pair without `=` has an empty value.
     package static func decode(_ text: String) throws(FormURLDecodingError) -> [URLFormField] {
-        try decode(bytes: Array(text.utf8))
+        var text = text
+        return try text.withUTF8 { bytes in Result { () throws(FormURLDecodingError) in try decode(pairsIn: bytes) } }
+            .get()
     }
 
     /// Decodes raw bytes, e.g. a request body, into ordered fields.
     package static func decode(bytes: [UInt8]) throws(FormURLDecodingError) -> [URLFormField] {
+        try decode(pairsIn: bytes)
+    }
+
+    /// The `&`-separated pairs of `bytes`, read where they lie (no copy of the input, no list of pieces).
+    private static func decode(pairsIn bytes: some Collection<UInt8>) throws(FormURLDecodingError) -> [URLFormField] {
         var fields: [URLFormField] = []
         var pairIndex = 0
-        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            defer { pairIndex += 1 }
-            let nameBytes: ArraySlice<UInt8>
-            let valueBytes: ArraySlice<UInt8>
-            if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                nameBytes = pair[pair.startIndex..<equals]
-                valueBytes = pair[pair.index(after: equals)...]
-            } else {
-                nameBytes = pair
-                valueBytes = []
+        var start = bytes.startIndex
+        while start != bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            if start != end {
+                let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) ?? end
+                let valueStart = equals == end ? end : bytes.index(after: equals)
+                let name = try decodeComponent(bytes[start..<equals], pairIndex: pairIndex)
+                let value = try decodeComponent(bytes[valueStart..<end], pairIndex: pairIndex)
+                fields.append(URLFormField(name: name, value: value))
+                pairIndex += 1
             }
-            let name = try decodeComponent(nameBytes, pairIndex: pairIndex)
-            let value = try decodeComponent(valueBytes, pairIndex: pairIndex)
-            fields.append(URLFormField(name: name, value: value))
+            start = end == bytes.endIndex ? end : bytes.index(after: end)
         }
         return fields
     }
@@ -69,7 +74,7 @@ package enum FormURLEncoding {
 
     /// One form-encoded name or value decoded. Text without `%` or `+` (the usual case) is taken as it is, and
     /// ASCII text needs no UTF-8 validation, which costs more than this check.
-    private static func decodeComponent(_ bytes: ArraySlice<UInt8>, pairIndex: Int) throws(FormURLDecodingError)
+    private static func decodeComponent(_ bytes: some Collection<UInt8>, pairIndex: Int) throws(FormURLDecodingError)
         -> String
     {
         if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }),

@@ -5,7 +5,7 @@ package enum RFC3986 {
     /// §3.6) leaves exactly these as they are, and PKCE verifiers (RFC 7636 §4.1) are made of them.
     ///
     /// A bit test on two 64-bit masks (bytes 0-63 and 64-127), as this runs once per byte when signing.
-    package static func isUnreserved(_ byte: UInt8) -> Bool {
+    @inlinable package static func isUnreserved(_ byte: UInt8) -> Bool {
         // "-" (45), "." (46), "0"..."9" (48-57).
         let below64: UInt64 = 0x03FF_6000_0000_0000
         // "A"..."Z" (65-90), "_" (95), "a"..."z" (97-122), "~" (126), as bits byte - 64.
@@ -49,7 +49,7 @@ package enum RFC3986 {
 /// through its `ByteWriter`, with no per-byte capacity check on that hot path.
 extension RFC3986 {
     /// The most bytes the encoding of `byteCount` bytes can take: each may become `%XX`.
-    package static func encodedBound(_ byteCount: Int) -> Int {
+    @inlinable package static func encodedBound(_ byteCount: Int) -> Int {
         byteCount * 3
     }
 

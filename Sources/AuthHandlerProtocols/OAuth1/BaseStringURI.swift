@@ -30,9 +30,9 @@ package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
 
         let scheme = url[..<colon]
         let defaultPort: Int
-        if equalsIgnoringCase(scheme, "http") {
+        if equalsIgnoringCase(scheme, Self.http) {
             defaultPort = 80
-        } else if equalsIgnoringCase(scheme, "https") {
+        } else if equalsIgnoringCase(scheme, Self.https) {
             defaultPort = 443
         } else {
             throw .invalidURL("the scheme must be http or https")
@@ -68,9 +68,12 @@ package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
         return (value, query)
     }
 
+    private static let http = Array("http".utf8)
+    private static let https = Array("https".utf8)
+
     /// True when `bytes` are `lowercaseName` in any letter case.
-    private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercaseName: String) -> Bool {
-        bytes.count == lowercaseName.utf8.count && zip(bytes, lowercaseName.utf8).allSatisfy { lowercased($0) == $1 }
+    private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercaseName: [UInt8]) -> Bool {
+        bytes.count == lowercaseName.count && zip(bytes, lowercaseName).allSatisfy { lowercased($0) == $1 }
     }
 
     /// Where the host starts and ends (user info skipped, an IPv6 literal kept with its brackets), and where the
