@@ -32,11 +32,10 @@ package struct JSONSyntax: Sendable {
     private var offset = 0
     private var depth = 0
 
-    /// Checks `bytes`; returns the first syntax error, or nil when the document is valid JSON. Configuration files
-    /// may nest up to `configurationMaximumDepth` levels.
-    package static func firstError(in bytes: [UInt8]) -> Failure? {
-        if case .failure(let failure) = parse(bytes, maximumDepth: configurationMaximumDepth) { return failure }
-        return nil
+    /// Reads a configuration file, which may nest up to `configurationMaximumDepth` levels: its value, or the first
+    /// syntax error.
+    package static func parseConfiguration(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
+        parse(bytes, maximumDepth: configurationMaximumDepth)
     }
 
     /// Reads `bytes` as one JSON document: its value, or the first error.

@@ -413,7 +413,7 @@ package struct ConfigValidator {
         }
         if let value = fields["connectionsPerAddress"] {
             // 0 turns the limit off (behind a reverse proxy); otherwise a positive count.
-            if value == .integer(0) {
+            if Self.wholeNumber(value) == 0 {
                 limits.connectionsPerAddress = 0
             } else if let count = positiveInteger(
                 value, at: path.key("connectionsPerAddress"), counting: "connections (or 0 for no limit)")
