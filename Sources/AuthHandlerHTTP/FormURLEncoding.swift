@@ -60,6 +60,12 @@ package enum FormURLEncoding {
         return fields
     }
 
+    /// One form-encoded name or value on its own (as in HTTP Basic credentials, RFC 6749 §2.3.1): `+` a space, `%XX`
+    /// a byte; nil when an escape is broken or the bytes are not UTF-8.
+    package static func decodeComponent(_ text: some StringProtocol) -> String? {
+        try? decodeComponent(text.utf8, pairIndex: 0)
+    }
+
     /// Encodes fields as `name=value&...`, percent-encoding everything but RFC 3986 unreserved characters.
     ///
     /// Spaces become `%20` (not `+`) so the result is equally valid as a query string and a form body.
