@@ -46,6 +46,7 @@ let package = Package(
         // The layers (docs/ARCHITECTURE.md, "Module map"): each target names the targets it may import, so an import
         // across a layer the map does not draw is a build error. Declarations shared across targets are `package`.
         // Process plumbing: system calls, descriptors, signals, systemd; OpenSSL and curl only for their global init.
+        // Also what every layer above shares as text: hex, percent-encoding and redaction.
         .target(
             name: "AuthHandlerSystem",
             dependencies: ["COpenSSL", "CCurl", "CShims"]
@@ -53,7 +54,7 @@ let package = Package(
         // OpenSSL's primitives behind Swift types, and `Secret`, the redacted value Config and Store both hold.
         .target(
             name: "AuthHandlerCrypto",
-            dependencies: ["COpenSSL"]
+            dependencies: ["AuthHandlerSystem", "COpenSSL"]
         ),
         // The listener (libmicrohttpd), the outbound client (libcurl) and the request, form and JSON values.
         .target(
@@ -63,7 +64,7 @@ let package = Package(
         // OAuth 1.0a, OAuth 2 and OpenID Connect as plain protocol code: no C import, no configuration, no flow.
         .target(
             name: "AuthHandlerProtocols",
-            dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP"]
+            dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerSystem"]
         ),
         // Used states and sealed results: memory, SQLite and Redis.
         .target(

@@ -137,26 +137,4 @@ extension AuthHandlerClient {
         }
         return AuthHandlerClientError(error, retryAfter: retryAfter.flatMap { Int($0) })
     }
-
-    /// POSTs `fields` as a form to `/__/auth/` + `name`, asking for JSON.
-    private func post(_ name: String, fields: [(name: String, value: String)]) async throws(AuthHandlerClientError)
-        -> (status: Int, body: Data, retryAfter: String?)
-    {
-        var request = URLRequest(url: try endpoint(name, query: nil))
-        request.httpMethod = "POST"
-        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.httpBody = Data(QueryEncoding.encode(fields).utf8)
-        let body: Data
-        let response: URLResponse
-        do {
-            (body, response) = try await session.data(for: request)
-        } catch {
-            throw .networkError(message: "POST /__/auth/\(name) failed: \(error.localizedDescription)")
-        }
-        guard let answer = response as? HTTPURLResponse else {
-            throw .unreadableAnswer(status: 0, message: "the answer to POST /__/auth/\(name) is not HTTP")
-        }
-        return (answer.statusCode, body, answer.value(forHTTPHeaderField: "Retry-After"))
-    }
 }

@@ -94,23 +94,30 @@ public struct AuthHandlerClient: Sendable {
         }
         var fields = [(name: "code", value: code), (name: "verifier", value: request.verifier)]
         if request.authType.requiresIDToken, let idToken = request.idToken { fields.append(("idToken", idToken)) }
-        var redemption = URLRequest(url: try endpoint("result", query: nil))
-        redemption.httpMethod = "POST"
-        redemption.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-        redemption.setValue("application/json", forHTTPHeaderField: "Accept")
-        redemption.httpBody = Data(QueryEncoding.encode(fields).utf8)
+        let answer = try await post("result", fields: fields)
+        return try Self.result(status: answer.status, body: answer.body, retryAfter: answer.retryAfter)
+    }
+
+    /// POSTs `fields` as a form to `/__/auth/` + `name`, asking for JSON.
+    func post(_ name: String, fields: [(name: String, value: String)]) async throws(AuthHandlerClientError)
+        -> (status: Int, body: Data, retryAfter: String?)
+    {
+        var request = URLRequest(url: try endpoint(name, query: nil))
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.httpBody = Data(QueryEncoding.encode(fields).utf8)
         let body: Data
         let response: URLResponse
         do {
-            (body, response) = try await session.data(for: redemption)
+            (body, response) = try await session.data(for: request)
         } catch {
-            throw .networkError(message: "POST /__/auth/result failed: \(error.localizedDescription)")
+            throw .networkError(message: "POST /__/auth/\(name) failed: \(error.localizedDescription)")
         }
         guard let answer = response as? HTTPURLResponse else {
-            throw .unreadableAnswer(status: 0, message: "the answer to POST /__/auth/result is not HTTP")
+            throw .unreadableAnswer(status: 0, message: "the answer to POST /__/auth/\(name) is not HTTP")
         }
-        return try Self.result(
-            status: answer.statusCode, body: body, retryAfter: answer.value(forHTTPHeaderField: "Retry-After"))
+        return (answer.statusCode, body, answer.value(forHTTPHeaderField: "Retry-After"))
     }
 
     /// The result of a `200`, or the error of any other answer.

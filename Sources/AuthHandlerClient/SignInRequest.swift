@@ -21,19 +21,6 @@ public struct SignInRequest: Sendable, Hashable, Codable, CustomStringConvertibl
     /// The signed-in user's ID token, for `link` and `reauthenticate`; sent only to `POST /__/auth/result`.
     let idToken: String?
 
-    init(
-        url: URL, eventId: String, providerId: String, redirectURL: URL, authType: AuthHandlerClient.AuthType,
-        verifier: String, idToken: String?
-    ) {
-        self.url = url
-        self.eventId = eventId
-        self.providerId = providerId
-        self.redirectURL = redirectURL
-        self.authType = authType
-        self.verifier = verifier
-        self.idToken = idToken
-    }
-
     public var description: String {
         "SignInRequest(providerId: \(providerId), authType: \(authType.rawValue), eventId: \(eventId), "
             + "redirectURL: \(redirectURL.absoluteString), verifier and idToken redacted)"

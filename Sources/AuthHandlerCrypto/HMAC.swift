@@ -117,6 +117,22 @@ package enum HMAC {
         }
     }
 
+    /// Base64 (RFC 4648 §4, padded) of the MAC of `message` under `key`, the MAC kept in temporary memory rather than
+    /// an array: OAuth 1.0a's `oauth_signature` (RFC 5849 §3.4.2, §3.4.3) is made this way for every request.
+    package static func base64AuthenticationCode(
+        _ algorithm: Algorithm, key: UnsafeRawBufferPointer, message: [UInt8]
+    ) throws(CryptoError) -> String {
+        let encoded = withUnsafeTemporaryAllocation(byteCount: algorithm.outputLength, alignment: 1) { mac in
+            message.withUnsafeBytes { message in
+                Result { () throws(CryptoError) in
+                    try authenticationCode(algorithm, key: key, message: message, into: mac)
+                    return Base64.encode(UnsafeRawBufferPointer(mac), alphabet: Base64.standardAlphabet, padded: true)
+                }
+            }
+        }
+        return try encoded.get()
+    }
+
     /// The MAC of `message` under `key`.
     package static func authenticationCode(
         _ algorithm: Algorithm, key: some ContiguousBytes, message: some ContiguousBytes

@@ -1,7 +1,9 @@
 /// A secret value (client secret, API key, private key) whose textual forms never show it.
 ///
-/// `description`, `debugDescription`, `dump` and string interpolation all print `<redacted>`;
-/// the value is only available through ``reveal()``, so every use of it is visible in review.
+/// `description`, `debugDescription`, `dump` and string interpolation all print `<redacted>`
+/// (`Redaction.marker`); the value is only available through ``reveal()``, so every use of it is visible in review.
+import AuthHandlerSystem
+
 package struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
     CustomReflectable
 {
@@ -15,9 +17,9 @@ package struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugS
     /// The secret value itself; pass it straight to where it is needed, never to a log or message.
     package func reveal() -> String { storage }
 
-    package var description: String { "<redacted>" }
+    package var description: String { Redaction.marker }
 
-    package var debugDescription: String { "Secret(<redacted>)" }
+    package var debugDescription: String { "Secret(\(Redaction.marker))" }
 
     package var customMirror: Mirror { Mirror(self, children: [:]) }
 }

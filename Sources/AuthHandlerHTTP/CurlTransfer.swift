@@ -53,7 +53,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// not for every transfer.
     private let url: String
     /// The URL without query, fragment or userinfo, as errors name it.
-    private var target: String { HTTPClientError.redactedTarget(url) }
+    private var target: String { Redaction.target(url) }
     /// The raw query, removed from any message curl writes (it may carry secrets).
     private var query: String { url.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? "" }
     private var responseHeaders: [HTTPHeaders.Field] = []
@@ -70,7 +70,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard let easy = CurlEasyHandle() else {
             throw HTTPClientError(
                 kind: .setup(operation: "curl_easy_init", code: 0, text: "out of memory"), method: request.method,
-                target: HTTPClientError.redactedTarget(request.url))
+                target: Redaction.target(request.url))
         }
         self.easy = easy
         try configure(request, configuration: configuration)

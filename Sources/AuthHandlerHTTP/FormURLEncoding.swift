@@ -30,29 +30,40 @@ package enum FormURLEncoding {
     ///
     /// Empty pairs (`a=1&&b=2`) are skipped; a pair without `=` has an empty value.
     package static func decode(_ text: String) throws(FormURLDecodingError) -> [URLFormField] {
-        try decode(bytes: Array(text.utf8))
+        var text = text
+        return try text.withUTF8 { bytes in Result { () throws(FormURLDecodingError) in try decode(pairsIn: bytes) } }
+            .get()
     }
 
     /// Decodes raw bytes, e.g. a request body, into ordered fields.
     package static func decode(bytes: [UInt8]) throws(FormURLDecodingError) -> [URLFormField] {
+        try decode(pairsIn: bytes)
+    }
+
+    /// The `&`-separated pairs of `bytes`, read where they lie (no copy of the input, no list of pieces).
+    private static func decode(pairsIn bytes: some Collection<UInt8>) throws(FormURLDecodingError) -> [URLFormField] {
         var fields: [URLFormField] = []
         var pairIndex = 0
-        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-            defer { pairIndex += 1 }
-            let nameBytes: ArraySlice<UInt8>
-            let valueBytes: ArraySlice<UInt8>
-            if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                nameBytes = pair[pair.startIndex..<equals]
-                valueBytes = pair[pair.index(after: equals)...]
-            } else {
-                nameBytes = pair
-                valueBytes = []
+        var start = bytes.startIndex
+        while start != bytes.endIndex {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            if start != end {
+                let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) ?? end
+                let valueStart = equals == end ? end : bytes.index(after: equals)
+                let name = try decodeComponent(bytes[start..<equals], pairIndex: pairIndex)
+                let value = try decodeComponent(bytes[valueStart..<end], pairIndex: pairIndex)
+                fields.append(URLFormField(name: name, value: value))
+                pairIndex += 1
             }
-            let name = try decodeComponent(nameBytes, pairIndex: pairIndex)
-            let value = try decodeComponent(valueBytes, pairIndex: pairIndex)
-            fields.append(URLFormField(name: name, value: value))
+            start = end == bytes.endIndex ? end : bytes.index(after: end)
         }
         return fields
+    }
+
+    /// One form-encoded name or value on its own (as in HTTP Basic credentials, RFC 6749 §2.3.1): `+` a space, `%XX`
+    /// a byte; nil when an escape is broken or the bytes are not UTF-8.
+    package static func decodeComponent(_ text: some StringProtocol) -> String? {
+        try? decodeComponent(text.utf8, pairIndex: 0)
     }
 
     /// Encodes fields as `name=value&...`, percent-encoding everything but RFC 3986 unreserved characters.
@@ -62,26 +73,21 @@ package enum FormURLEncoding {
         fields.map { percentEncode($0.name) + "=" + percentEncode($0.value) }.joined(separator: "&")
     }
 
-    /// Percent-encodes every byte of the UTF-8 form except `A-Z a-z 0-9 - . _ ~`.
+    /// Percent-encodes every byte of the UTF-8 form except `A-Z a-z 0-9 - . _ ~` (`RFC3986.percentEncoded`).
     package static func percentEncode(_ text: String) -> String {
-        let hexDigits = Array("0123456789ABCDEF".utf8)
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if RFC3986.isUnreserved(byte) {
-                encoded.append(byte)
-            } else {
-                encoded.append(UInt8(ascii: "%"))
-                encoded.append(hexDigits[Int(byte >> 4)])
-                encoded.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: encoded, as: UTF8.self)
+        RFC3986.percentEncoded(text)
     }
 
-    private static func decodeComponent(_ bytes: ArraySlice<UInt8>, pairIndex: Int) throws(FormURLDecodingError)
+    /// One form-encoded name or value decoded. Text without `%` or `+` (the usual case) is taken as it is, and
+    /// ASCII text needs no UTF-8 validation, which costs more than this check.
+    private static func decodeComponent(_ bytes: some Collection<UInt8>, pairIndex: Int) throws(FormURLDecodingError)
         -> String
     {
+        if !bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }),
+            bytes.allSatisfy({ $0 < 0x80 })
+        {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         guard let decoded = RFC3986.percentDecoded(bytes, plusAsSpace: true) else {
             throw FormURLDecodingError(reason: .invalidPercentEscape, pairIndex: pairIndex)
         }

@@ -23,12 +23,6 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
     /// The URL up to its path: scheme, host, port and path only.
     package let target: String
 
-    package init(kind: Kind, method: String, target: String) {
-        self.kind = kind
-        self.method = method
-        self.target = target
-    }
-
     package var description: String {
         let prefix = "\(method) \(target)"
         switch kind {
@@ -44,18 +38,5 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
         case .shutDown:
             return "\(prefix) failed: the HTTP client was shut down"
         }
-    }
-
-    /// `url` without user info, query and fragment, for messages and logs.
-    package static func redactedTarget(_ url: String) -> String {
-        var kept = Substring(url)
-        if let cut = kept.firstIndex(where: { $0 == "?" || $0 == "#" }) { kept = kept[..<cut] }
-        guard let schemeEnd = kept.firstRange(of: "://") else { return String(kept) }
-        let authorityStart = schemeEnd.upperBound
-        let authorityEnd = kept[authorityStart...].firstIndex(of: "/") ?? kept.endIndex
-        if let at = kept[authorityStart..<authorityEnd].lastIndex(of: "@") {
-            return String(kept[..<authorityStart]) + String(kept[kept.index(after: at)...])
-        }
-        return String(kept)
     }
 }

@@ -6,11 +6,6 @@ package struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionar
     package struct Field: Sendable, Hashable {
         package var name: String
         package var value: String
-
-        package init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
     }
 
     /// The fields in order, duplicates included.

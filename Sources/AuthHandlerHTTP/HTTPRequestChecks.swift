@@ -101,7 +101,7 @@ package enum HTTPRequestChecks {
         var index = 0
         // unreserved / sub-delims (RFC 3986 §2.2–2.3); "%" is checked separately as pct-encoded.
         let isNameByte = { (byte: UInt8) in RFC3986.isUnreserved(byte) || "!$&'()*+,;=".utf8.contains(byte) }
-        let isHex = { (byte: UInt8) in RFC3986.hexValue(byte) != nil }
+        let isHex = { (byte: UInt8) in Hex.value(byte) != nil }
         if bytes.first == UInt8(ascii: "[") {
             // IP-literal: IPv6address or IPvFuture, whose characters are all name bytes or ":".
             guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,

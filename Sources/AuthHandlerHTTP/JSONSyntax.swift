@@ -32,11 +32,10 @@ package struct JSONSyntax: Sendable {
     private var offset = 0
     private var depth = 0
 
-    /// Checks `bytes`; returns the first syntax error, or nil when the document is valid JSON. Configuration files
-    /// may nest up to `configurationMaximumDepth` levels.
-    package static func firstError(in bytes: [UInt8]) -> Failure? {
-        if case .failure(let failure) = parse(bytes, maximumDepth: configurationMaximumDepth) { return failure }
-        return nil
+    /// Reads a configuration file, which may nest up to `configurationMaximumDepth` levels: its value, or the first
+    /// syntax error.
+    package static func parseConfiguration(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
+        parse(bytes, maximumDepth: configurationMaximumDepth)
     }
 
     /// Reads `bytes` as one JSON document: its value, or the first error.
@@ -243,7 +242,7 @@ package struct JSONSyntax: Sendable {
     private mutating func hexQuad() throws(Failure) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current, let digit = RFC3986.hexValue(byte) else {
+            guard let byte = current, let digit = Hex.value(byte) else {
                 throw failure("expected four hex digits after \\u")
             }
             value = value << 4 | UInt32(digit)

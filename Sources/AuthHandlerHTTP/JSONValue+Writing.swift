@@ -68,9 +68,10 @@ extension JSONValue {
                 case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
                 case 0x22, 0x5C: bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
                     bytes.append(contentsOf: Array("\\u00".utf8))
-                    bytes.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                    bytes.append(contentsOf: [
+                        Hex.digit(byte >> 4, uppercase: false), Hex.digit(byte, uppercase: false),
+                    ])
                 }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))

@@ -26,7 +26,7 @@ package final class FakeIdP: Sendable {
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
     package static func start(
-        host: String = "127.0.0.1", port: UInt16 = 0, configuration: FakeIdPConfiguration = FakeIdPConfiguration()
+        host: String = "127.0.0.1", port: UInt16 = 0, configuration: FakeIdPConfiguration = .defaults
     ) throws -> FakeIdP {
         let state = try FakeIdPState(configuration: configuration)
         let router = FakeIdPRouter(state: state)

@@ -10,95 +10,35 @@ package struct FakeIdPConfiguration: Codable, Sendable {
     package struct OAuth1Consumer: Codable, Sendable, Hashable {
         package var key: String
         package var secret: String
-        package init(key: String, secret: String) {
-            self.key = key
-            self.secret = secret
-        }
     }
 
     /// An OAuth 2 client; `secret == nil` is a public client, for which PKCE is mandatory.
     package struct OAuth2Client: Codable, Sendable, Hashable {
         package var id: String
         package var secret: String?
-        package init(id: String, secret: String?) {
-            self.id = id
-            self.secret = secret
-        }
     }
 
-    package var oauth1Consumers: [OAuth1Consumer]
-    package var oauth2Clients: [OAuth2Client]
-    package var users: [FakeUser]
+    package var oauth1Consumers = [OAuth1Consumer(key: "fake-consumer-key", secret: "fake-consumer-secret")]
+    package var oauth2Clients = [
+        OAuth2Client(id: "fake-client-id", secret: "fake-client-secret"),
+        OAuth2Client(id: "fake-public-client", secret: nil),
+    ]
+    package var users = FakeUser.defaults
     /// Exact redirect URIs (OAuth 2 `redirect_uri` and OAuth 1.0a `oauth_callback`) accepted; when
     /// nil, any `http://127.0.0.1:PORT/__/auth/handler` or `http://[::1]:PORT/__/auth/handler` is.
     package var redirectURIs: [String]?
     /// Whether `login_hint` / `screen_name` naming a configured user skips the login page.
-    package var autoApprove: Bool
+    package var autoApprove = true
     /// Lifetime of an OAuth 2 authorization code.
-    package var codeLifetimeSeconds: Int
+    package var codeLifetimeSeconds = 60
     /// Lifetime of an OAuth 1.0a request token.
-    package var requestTokenLifetimeSeconds: Int
+    package var requestTokenLifetimeSeconds = 300
     /// Lifetime of access tokens and ID tokens.
-    package var accessTokenLifetimeSeconds: Int
+    package var accessTokenLifetimeSeconds = 3600
     /// Allowed distance between an OAuth 1.0a `oauth_timestamp` and the fake IdP's clock.
-    package var timestampWindowSeconds: Int
+    package var timestampWindowSeconds = 300
     /// The API key the fake Identity Toolkit backend requires (`?key=`); nil accepts any non-empty key.
     package var backendAPIKey: String?
-
-    package init(
-        oauth1Consumers: [OAuth1Consumer] = [OAuth1Consumer(key: "fake-consumer-key", secret: "fake-consumer-secret")],
-        oauth2Clients: [OAuth2Client] = [
-            OAuth2Client(id: "fake-client-id", secret: "fake-client-secret"),
-            OAuth2Client(id: "fake-public-client", secret: nil),
-        ],
-        users: [FakeUser] = FakeUser.defaults,
-        redirectURIs: [String]? = nil,
-        autoApprove: Bool = true,
-        codeLifetimeSeconds: Int = 60,
-        requestTokenLifetimeSeconds: Int = 300,
-        accessTokenLifetimeSeconds: Int = 3600,
-        timestampWindowSeconds: Int = 300,
-        backendAPIKey: String? = nil
-    ) {
-        self.oauth1Consumers = oauth1Consumers
-        self.oauth2Clients = oauth2Clients
-        self.users = users
-        self.redirectURIs = redirectURIs
-        self.autoApprove = autoApprove
-        self.codeLifetimeSeconds = codeLifetimeSeconds
-        self.requestTokenLifetimeSeconds = requestTokenLifetimeSeconds
-        self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
-        self.timestampWindowSeconds = timestampWindowSeconds
-        self.backendAPIKey = backendAPIKey
-    }
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case oauth1Consumers, oauth2Clients, users, redirectURIs, autoApprove, codeLifetimeSeconds
-        case requestTokenLifetimeSeconds, accessTokenLifetimeSeconds, timestampWindowSeconds, backendAPIKey
-    }
-
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let defaults = FakeIdPConfiguration()
-        oauth1Consumers =
-            try container.decodeIfPresent([OAuth1Consumer].self, forKey: .oauth1Consumers) ?? defaults.oauth1Consumers
-        oauth2Clients =
-            try container.decodeIfPresent([OAuth2Client].self, forKey: .oauth2Clients) ?? defaults.oauth2Clients
-        users = try container.decodeIfPresent([FakeUser].self, forKey: .users) ?? defaults.users
-        redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs)
-        autoApprove = try container.decodeIfPresent(Bool.self, forKey: .autoApprove) ?? defaults.autoApprove
-        codeLifetimeSeconds =
-            try container.decodeIfPresent(Int.self, forKey: .codeLifetimeSeconds) ?? defaults.codeLifetimeSeconds
-        requestTokenLifetimeSeconds =
-            try container.decodeIfPresent(Int.self, forKey: .requestTokenLifetimeSeconds)
-            ?? defaults.requestTokenLifetimeSeconds
-        accessTokenLifetimeSeconds =
-            try container.decodeIfPresent(Int.self, forKey: .accessTokenLifetimeSeconds)
-            ?? defaults.accessTokenLifetimeSeconds
-        timestampWindowSeconds =
-            try container.decodeIfPresent(Int.self, forKey: .timestampWindowSeconds) ?? defaults.timestampWindowSeconds
-        backendAPIKey = try container.decodeIfPresent(String.self, forKey: .backendAPIKey)
-    }
 
     /// Reads a JSON file; unknown keys are refused so that a typo does not silently fall back to a default.
     package static func load(path: String) throws -> FakeIdPConfiguration {
@@ -156,4 +96,34 @@ package struct FakeIdPConfiguration: Codable, Sendable {
 package struct FakeIdPConfigurationError: Error, CustomStringConvertible {
     package let message: String
     package var description: String { message }
+}
+
+/// The defaults, and decoding in which every key is optional; declared apart so that the memberwise initialiser stays.
+extension FakeIdPConfiguration {
+    /// Every key at its default (HTTP-API.md §4.2).
+    package static let defaults = FakeIdPConfiguration()
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case oauth1Consumers, oauth2Clients, users, redirectURIs, autoApprove, codeLifetimeSeconds
+        case requestTokenLifetimeSeconds, accessTokenLifetimeSeconds, timestampWindowSeconds, backendAPIKey
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        oauth1Consumers =
+            try container.decodeIfPresent([OAuth1Consumer].self, forKey: .oauth1Consumers) ?? oauth1Consumers
+        oauth2Clients = try container.decodeIfPresent([OAuth2Client].self, forKey: .oauth2Clients) ?? oauth2Clients
+        users = try container.decodeIfPresent([FakeUser].self, forKey: .users) ?? users
+        redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs)
+        autoApprove = try container.decodeIfPresent(Bool.self, forKey: .autoApprove) ?? autoApprove
+        codeLifetimeSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .codeLifetimeSeconds) ?? codeLifetimeSeconds
+        requestTokenLifetimeSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .requestTokenLifetimeSeconds) ?? requestTokenLifetimeSeconds
+        accessTokenLifetimeSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .accessTokenLifetimeSeconds) ?? accessTokenLifetimeSeconds
+        timestampWindowSeconds =
+            try container.decodeIfPresent(Int.self, forKey: .timestampWindowSeconds) ?? timestampWindowSeconds
+        backendAPIKey = try container.decodeIfPresent(String.self, forKey: .backendAPIKey)
+    }
 }

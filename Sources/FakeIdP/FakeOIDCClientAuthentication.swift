@@ -68,14 +68,10 @@ enum FakeOIDCClientAuthentication: String, Equatable {
         let parts = header.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Base64.decode(String(parts[1])),
             let text = String(validating: decoded, as: UTF8.self), let colon = text.firstIndex(of: ":"),
-            let id = formDecoded(text[..<colon]), let secret = formDecoded(text[text.index(after: colon)...]),
+            let id = FormURLEncoding.decodeComponent(text[..<colon]),
+            let secret = FormURLEncoding.decodeComponent(text[text.index(after: colon)...]),
             !id.isEmpty
         else { return nil }
         return (id, secret)
-    }
-
-    /// RFC 6749 §2.3.1: each half is `application/x-www-form-urlencoded`, so `+` is a space.
-    private static func formDecoded(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

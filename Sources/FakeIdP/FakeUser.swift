@@ -21,30 +21,7 @@ package struct FakeUser: Codable, Sendable, Hashable {
     package var id: String
     package var email: String
     package var displayName: String
-    package var backendBehavior: BackendBehavior
-
-    package init(
-        name: String, id: String, email: String, displayName: String, backendBehavior: BackendBehavior = .signIn
-    ) {
-        self.name = name
-        self.id = id
-        self.email = email
-        self.displayName = displayName
-        self.backendBehavior = backendBehavior
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, id, email, displayName, backendBehavior
-    }
-
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        id = try container.decodeIfPresent(String.self, forKey: .id) ?? name
-        email = try container.decodeIfPresent(String.self, forKey: .email) ?? "\(name)@example.com"
-        displayName = try container.decodeIfPresent(String.self, forKey: .displayName) ?? name.capitalized
-        backendBehavior = try container.decodeIfPresent(BackendBehavior.self, forKey: .backendBehavior) ?? .signIn
-    }
+    package var backendBehavior: BackendBehavior = .signIn
 
     /// The login name that denies instead of approving.
     package static let denyingName = "deny"
@@ -60,4 +37,20 @@ package struct FakeUser: Codable, Sendable, Hashable {
             name: "mfa", id: "1004", email: "mfa@example.com", displayName: "MFA Example",
             backendBehavior: .secondFactor),
     ]
+}
+
+/// Decoding fills a missing `id`, `email` or `displayName` from `name` (and the memberwise init stays).
+extension FakeUser {
+    enum CodingKeys: String, CodingKey {
+        case name, id, email, displayName, backendBehavior
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        id = try container.decodeIfPresent(String.self, forKey: .id) ?? name
+        email = try container.decodeIfPresent(String.self, forKey: .email) ?? "\(name)@example.com"
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName) ?? name.capitalized
+        backendBehavior = try container.decodeIfPresent(BackendBehavior.self, forKey: .backendBehavior) ?? .signIn
+    }
 }

@@ -252,6 +252,24 @@ struct ConfigValidationTests {
             data: try ConfigFixture.document(overriding: overrides), baseDirectory: "/")
     }
 
+    /// A count may be written with a zero fraction or an exponent (`60.0`, `6e1`), as the file has always been read;
+    /// a fraction is still refused.
+    @Test func wholeNumbersWithAFractionOrAnExponentAreCounts() throws {
+        let report = ConfigFixture.report(
+            Data(
+                #"""
+                {"providers": {}, "sessionTTLSeconds": 60.0, "resultTTLSeconds": 6e1,
+                 "listener": {"requestDeadlineSeconds": 5.0, "connectionsPerAddress": 0.0}}
+                """#.utf8))
+        #expect(report.errors == [])
+        let config = try #require(report.config)
+        #expect(config.sessionTTLSeconds == 60 && config.resultTTLSeconds == 60)
+        #expect(config.listener == ListenerLimits(requestDeadlineSeconds: 5, connectionsPerAddress: 0))
+        let fraction = ConfigFixture.report(Data(#"{"providers": {}, "sessionTTLSeconds": 60.5}"#.utf8))
+        #expect(fraction.config == nil)
+        #expect(fraction.errors.map(\.path.description) == ["sessionTTLSeconds"])
+    }
+
     @Test func revision2KeysAreReadIntoTypedProperties() throws {
         let report = try Self.stateKeyReport(
             overriding: """

@@ -77,4 +77,13 @@ struct HTTPFormURLEncodingTests {
                 + "&scope=%C3%BC%2B%3D&empty=")
         #expect(try FormURLEncoding.decode(encoded) == fields)
     }
+
+    /// One name or value on its own, as each half of HTTP Basic client credentials (RFC 6749 §2.3.1).
+    @Test func oneComponentDecodesAlone() {
+        #expect(FormURLEncoding.decodeComponent("p%3Ass+w%2Frd%26x=y") == "p:ss w/rd&x=y")
+        #expect(FormURLEncoding.decodeComponent("plain") == "plain")
+        #expect(FormURLEncoding.decodeComponent("%ZZ") == nil)
+        #expect(FormURLEncoding.decodeComponent("%FF") == nil)
+    }
+
 }

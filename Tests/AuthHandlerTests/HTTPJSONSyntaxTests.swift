@@ -10,7 +10,8 @@ import Testing
 
 struct HTTPJSONSyntaxTests {
     private func failure(_ text: String) -> JSONSyntax.Failure? {
-        JSONSyntax.firstError(in: Array(text.utf8))
+        if case .failure(let failure) = JSONSyntax.parseConfiguration(Array(text.utf8)) { return failure }
+        return nil
     }
 
     @Test func validDocumentsPass() {

@@ -11,26 +11,26 @@ import Testing
 struct OAuth1PercentEncodingTests {
     @Test func unreservedCharactersStayAsTheyAre() {
         let unreserved = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-        #expect(OAuth1PercentEncoding.encode(unreserved) == unreserved)
+        #expect(RFC3986.percentEncoded(unreserved) == unreserved)
     }
 
     @Test func reservedCharactersAreEncodedWithUppercaseHex() {
         #expect(
-            OAuth1PercentEncoding.encode("!*'();:@&=+$,/?#[]")
+            RFC3986.percentEncoded("!*'();:@&=+$,/?#[]")
                 == "%21%2A%27%28%29%3B%3A%40%26%3D%2B%24%2C%2F%3F%23%5B%5D")
-        #expect(OAuth1PercentEncoding.encode("%") == "%25")
-        #expect(OAuth1PercentEncoding.encode("\"<>\\^`{|}") == "%22%3C%3E%5C%5E%60%7B%7C%7D")
+        #expect(RFC3986.percentEncoded("%") == "%25")
+        #expect(RFC3986.percentEncoded("\"<>\\^`{|}") == "%22%3C%3E%5C%5E%60%7B%7C%7D")
     }
 
     @Test func spaceIsPercentTwentyNeverPlus() {
-        #expect(OAuth1PercentEncoding.encode("Hello Ladies + Gentlemen") == "Hello%20Ladies%20%2B%20Gentlemen")
+        #expect(RFC3986.percentEncoded("Hello Ladies + Gentlemen") == "Hello%20Ladies%20%2B%20Gentlemen")
     }
 
     @Test func nonASCIIIsEncodedAsUTF8Bytes() {
-        #expect(OAuth1PercentEncoding.encode("é") == "%C3%A9")
-        #expect(OAuth1PercentEncoding.encode("☃") == "%E2%98%83")
-        #expect(OAuth1PercentEncoding.encode("😀") == "%F0%9F%98%80")
-        #expect(OAuth1PercentEncoding.encode("\u{0}\u{7F}") == "%00%7F")
+        #expect(RFC3986.percentEncoded("é") == "%C3%A9")
+        #expect(RFC3986.percentEncoded("☃") == "%E2%98%83")
+        #expect(RFC3986.percentEncoded("😀") == "%F0%9F%98%80")
+        #expect(RFC3986.percentEncoded("\u{0}\u{7F}") == "%00%7F")
     }
 
     /// Every byte value at every position of a 17-byte text (two 8-byte words and a tail), against the
@@ -63,7 +63,7 @@ struct OAuth1PercentEncodingTests {
 
     @Test func decodingReversesEncoding() throws {
         let original = "a b+c&d=e/é☃😀%"
-        #expect(try OAuth1PercentEncoding.decode(OAuth1PercentEncoding.encode(original)) == original)
+        #expect(try OAuth1PercentEncoding.decode(RFC3986.percentEncoded(original)) == original)
         #expect(try OAuth1PercentEncoding.decode("%c3%a9") == "é")
         #expect(try OAuth1PercentEncoding.decode("a+b") == "a+b")
     }
@@ -76,12 +76,12 @@ struct OAuth1PercentEncodingTests {
     }
 
     @Test func formDecodingTreatsPlusAsSpaceAndKeepsEmptyValues() throws {
-        let fields = try #require(OAuth1PercentEncoding.formFields("c2&a3=2+q&b5=%3D%253D&&c%40=".utf8))
+        let fields = try FormURLEncoding.decode("c2&a3=2+q&b5=%3D%253D&&c%40=")
         #expect(
             fields == [
                 URLFormField(name: "c2", value: ""), URLFormField(name: "a3", value: "2 q"),
                 URLFormField(name: "b5", value: "=%3D"), URLFormField(name: "c@", value: ""),
             ])
-        #expect(OAuth1PercentEncoding.formFields("a=%ZZ".utf8) == nil)
+        #expect(throws: FormURLDecodingError.self) { try FormURLEncoding.decode("a=%ZZ") }
     }
 }

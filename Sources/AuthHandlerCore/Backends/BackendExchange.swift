@@ -10,7 +10,7 @@ enum BackendExchange {
     private static let curlTimeout = 28
 
     /// Sends `request`; a transport failure, timeout or cancellation is `transient`, an unsendable request
-    /// or an oversized answer `rejected`. Messages name `backend` and never the URL's query.
+    /// or an oversized answer `rejected`. Messages name `backend` and never the URL's query or user info.
     static func send(
         _ request: HTTPRequest, via fetcher: any HTTPFetching, backend: String, scrubbing sensitive: SensitiveValues
     ) async throws(BackendError) -> HTTPResponse {
@@ -21,7 +21,7 @@ enum BackendExchange {
             case .transfer(let code, _, _) where code == curlTimeout:
                 throw .transient(reason: "\(backend) did not answer within \(seconds(request.timeout))")
             case .transfer, .setup, .shutDown:
-                let detail = sensitive.scrub(withoutQueries(error.description))
+                let detail = sensitive.scrub(Redaction.withoutURLSecrets(error.description))
                 throw .transient(reason: "\(backend) could not be reached: \(detail)")
             case .invalidRequest, .responseTooLarge:
                 throw .rejected(reason: "\(backend): \(sensitive.scrub(error.description))")
@@ -31,12 +31,6 @@ enum BackendExchange {
         } catch {
             throw .transient(reason: "\(backend) could not be reached: \(sensitive.scrub(String(describing: error)))")
         }
-    }
-
-    /// `text` with every URL query replaced by `?<redacted>`: libcurl's detail message may repeat the URL, and
-    /// a query may hold a key (`?key=`) or a webhook token.
-    static func withoutQueries(_ text: String) -> String {
-        text.replacing(#/\?[^\s)]+/#, with: "?<redacted>")
     }
 
     /// Statuses after which a retry may succeed: 408, 429 and every 5xx.

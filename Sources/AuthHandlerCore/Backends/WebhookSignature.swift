@@ -30,7 +30,7 @@ package enum WebhookSignature {
         now: Date = Date()
     ) throws(WebhookSignatureError) {
         guard let sentAt = unixSeconds(timestamp) else { throw .malformedTimestamp }
-        guard header.hasPrefix(prefix), let received = decodeHex(header.dropFirst(prefix.count)),
+        guard header.hasPrefix(prefix), let received = Hex.bytes(header.dropFirst(prefix.count)),
             received.count == HMAC.Algorithm.sha256.outputLength
         else {
             throw .malformedSignature
@@ -76,30 +76,6 @@ package enum WebhookSignature {
             return nil
         }
         return Int64(text)
-    }
-
-    /// Bytes of an even-length hexadecimal string (either case), or nil.
-    static func decodeHex(_ text: Substring) -> [UInt8]? {
-        let characters = Array(text.utf8)
-        guard characters.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(characters.count / 2)
-        var index = 0
-        while index < characters.count {
-            guard let high = nibble(characters[index]), let low = nibble(characters[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

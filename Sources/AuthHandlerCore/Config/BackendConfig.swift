@@ -21,7 +21,7 @@ package struct BackendConfig: Sendable, Hashable, Codable {
     package static let defaultIdentityToolkitURL = URL(string: "https://identitytoolkit.googleapis.com/v1")
 
     /// Which backend; `none` by default.
-    package var kind: Kind
+    package var kind: Kind = .none
     /// Identity Toolkit base URL, or the webhook URL.
     package var url: URL?
     /// Identity Toolkit API key.
@@ -30,16 +30,4 @@ package struct BackendConfig: Sendable, Hashable, Codable {
     package var secret: SecretReference?
     /// Identity Platform tenant.
     package var tenantId: String?
-
-    /// Creates a backend config.
-    package init(
-        kind: Kind = .none, url: URL? = nil, apiKey: SecretReference? = nil, secret: SecretReference? = nil,
-        tenantId: String? = nil
-    ) {
-        self.kind = kind
-        self.url = url
-        self.apiKey = apiKey
-        self.secret = secret
-        self.tenantId = tenantId
-    }
 }

@@ -37,14 +37,11 @@ package struct ConfigLoader: Sendable {
 
     /// Validates a config document; relative paths inside it are resolved against `baseDirectory`.
     package func load(data: Data, baseDirectory: String) -> ConfigReport {
-        if let failure = JSONSyntax.firstError(in: Array(data)) {
-            return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, failure.description)])
-        }
         let root: JSONValue
-        do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, "invalid JSON: \(error)")])
+        switch JSONSyntax.parseConfiguration(Array(data)) {
+        case .success(let value): root = value
+        case .failure(let failure):
+            return ConfigReport(config: nil, problems: [ConfigProblem(.error, at: .root, failure.description)])
         }
         var validator = validator(baseDirectory: baseDirectory)
         let config = validator.validate(root)

@@ -62,17 +62,27 @@ extension ConfigValidator {
         _ value: JSONValue, at path: ConfigPath, counting unit: String = "seconds"
     ) -> Int? {
         let expected = "expected a positive whole number of \(unit)"
-        switch value {
-        case .integer(let number) where number > 0 && number <= Int64(Int32.max):
+        switch (value, Self.wholeNumber(value)) {
+        case (_, let number?) where number > 0 && number <= Int64(Int32.max):
             return Int(number)
-        case .integer(let number):
+        case (_, let number?):
             fail(path, "\(number) is out of range; \(expected)")
-        case .number(let number):
+        case (.number(let number), nil):
             fail(path, "\(number) is not a whole number; \(expected)")
         default:
             fail(path, "\(expected), got \(value.typeName)")
         }
         return nil
+    }
+
+    /// The value as a 64-bit whole number: an integer, or a number with no fraction written with one (`60.0`) or an
+    /// exponent (`6e1`), which configuration files have always been allowed to use for a count; nil otherwise.
+    static func wholeNumber(_ value: JSONValue) -> Int64? {
+        switch value {
+        case .integer(let number): number
+        case .number(let number): Int64(exactly: number)
+        default: nil
+        }
     }
 
     /// `true` or `false`, or nil after reporting why not.

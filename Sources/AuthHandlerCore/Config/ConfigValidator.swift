@@ -222,16 +222,8 @@ package struct ConfigValidator {
     private mutating func store(_ value: JSONValue, at path: ConfigPath) -> StoreConfig {
         var store = StoreConfig()
         guard let fields = object(value, at: path, allowedKeys: Self.storeKeys) else { return store }
-        if let kindValue = fields["kind"],
-            let kind = enumeration(kindValue, StoreConfig.Kind.self, at: path.key("kind"))
-        {
-            store.kind = kind
-        }
-        func ignored(_ keys: [String]) {
-            for key in keys where fields[key] != nil {
-                warn(path.key(key), "ignored with kind \"\(store.kind.rawValue)\"")
-            }
-        }
+        store.kind = kind(fields, at: path) ?? store.kind
+        func ignored(_ keys: [String]) { warnIgnored(keys, in: fields, kind: store.kind, at: path) }
         switch store.kind {
         case .memory:
             ignored(["path", "url", "password", "keyPrefix", "commandTimeoutSeconds"])
@@ -334,28 +326,22 @@ package struct ConfigValidator {
     private mutating func backend(_ value: JSONValue, at path: ConfigPath) -> BackendConfig {
         var backend = BackendConfig()
         guard let fields = object(value, at: path, allowedKeys: Self.backendKeys) else { return backend }
-        if let kindValue = fields["kind"],
-            let kind = enumeration(kindValue, BackendConfig.Kind.self, at: path.key("kind"))
-        {
-            backend.kind = kind
-        }
+        backend.kind = kind(fields, at: path) ?? backend.kind
         if let urlValue = fields["url"] { backend.url = endpointURL(urlValue, at: path.key("url")) }
         if let secretValue = fields["apiKey"] { backend.apiKey = secret(secretValue, at: path.key("apiKey")) }
         if let secretValue = fields["secret"] { backend.secret = secret(secretValue, at: path.key("secret")) }
         if let tenantValue = fields["tenantId"] { backend.tenantId = string(tenantValue, at: path.key("tenantId")) }
 
-        func ignored(_ keys: [String], _ kind: String) {
-            for key in keys where fields[key] != nil { warn(path.key(key), "ignored with kind \"\(kind)\"") }
-        }
+        func ignored(_ keys: [String]) { warnIgnored(keys, in: fields, kind: backend.kind, at: path) }
         switch backend.kind {
         case .none:
-            ignored(["url", "apiKey", "secret", "tenantId"], "none")
+            ignored(["url", "apiKey", "secret", "tenantId"])
         case .identitytoolkit:
             if fields["url"] == nil { backend.url = BackendConfig.defaultIdentityToolkitURL }
             if fields["apiKey"] == nil {
                 fail(path.key("apiKey"), "required with kind \"identitytoolkit\"; expected a secret reference")
             }
-            ignored(["secret"], "identitytoolkit")
+            ignored(["secret"])
         case .webhook:
             if fields["url"] == nil {
                 fail(path.key("url"), "required with kind \"webhook\"; expected the https URL to POST results to")
@@ -363,9 +349,27 @@ package struct ConfigValidator {
             if fields["secret"] == nil {
                 fail(path.key("secret"), "required with kind \"webhook\"; expected a secret reference for the HMAC key")
             }
-            ignored(["apiKey", "tenantId"], "webhook")
+            ignored(["apiKey", "tenantId"])
         }
         return backend
+    }
+
+    /// The `kind` member of a section whose other members depend on it (`store`, `backend`); nil when it is absent
+    /// or after reporting why it is not one of `Kind`'s values.
+    private mutating func kind<Kind: RawRepresentable & CaseIterable>(
+        _ fields: [String: JSONValue], at path: ConfigPath
+    )
+        -> Kind? where Kind.RawValue == String
+    {
+        guard let kindValue = fields["kind"] else { return nil }
+        return enumeration(kindValue, Kind.self, at: path.key("kind"))
+    }
+
+    /// Warns about each of `keys` the section has: its `kind` does not use them.
+    private mutating func warnIgnored<Kind: RawRepresentable>(
+        _ keys: [String], in fields: [String: JSONValue], kind: Kind, at path: ConfigPath
+    ) where Kind.RawValue == String {
+        for key in keys where fields[key] != nil { warn(path.key(key), "ignored with kind \"\(kind.rawValue)\"") }
     }
 
     private mutating func stateKey(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {
@@ -409,7 +413,7 @@ package struct ConfigValidator {
         }
         if let value = fields["connectionsPerAddress"] {
             // 0 turns the limit off (behind a reverse proxy); otherwise a positive count.
-            if value == .integer(0) {
+            if Self.wholeNumber(value) == 0 {
                 limits.connectionsPerAddress = 0
             } else if let count = positiveInteger(
                 value, at: path.key("connectionsPerAddress"), counting: "connections (or 0 for no limit)")

@@ -62,7 +62,7 @@ package struct ProviderConfig: Sendable, Hashable, Codable {
     /// OIDC issuer, used for discovery and `iss` checks.
     package var issuer: URL?
     /// Endpoint overrides.
-    package var endpoints: ProviderEndpoints
+    package var endpoints = ProviderEndpoints()
     /// Default scopes; nil means the provider's built-in defaults.
     package var scopes: [String]?
     /// OAuth 1.0a signature method (`HMAC-SHA1` by default); nil for other protocols.
@@ -83,34 +83,6 @@ package struct ProviderConfig: Sendable, Hashable, Codable {
     /// Custom providers: report the provider's `email` as verified although it sends no verified flag
     /// (HTTP-API.md §3.3); nil (false) by default, and a warning when true.
     package var trustEmail: Bool?
-
-    /// Creates a provider config; defaults match what validation fills in.
-    package init(
-        protocolKind: ProtocolKind, consumerKey: String? = nil, consumerSecret: SecretReference? = nil,
-        clientId: String? = nil, clientSecret: SecretReference? = nil, issuer: URL? = nil,
-        endpoints: ProviderEndpoints = ProviderEndpoints(), scopes: [String]? = nil,
-        signatureMethod: SignatureMethod? = nil, tokenEndpointAuth: TokenEndpointAuth? = nil,
-        responseMode: ResponseMode? = nil, teamId: String? = nil, keyId: String? = nil,
-        privateKey: SecretReference? = nil, displayName: String? = nil,
-        trustEmail: Bool? = nil
-    ) {
-        self.protocolKind = protocolKind
-        self.consumerKey = consumerKey
-        self.consumerSecret = consumerSecret
-        self.clientId = clientId
-        self.clientSecret = clientSecret
-        self.issuer = issuer
-        self.endpoints = endpoints
-        self.scopes = scopes
-        self.signatureMethod = signatureMethod
-        self.tokenEndpointAuth = tokenEndpointAuth
-        self.responseMode = responseMode
-        self.teamId = teamId
-        self.keyId = keyId
-        self.privateKey = privateKey
-        self.displayName = displayName
-        self.trustEmail = trustEmail
-    }
 
     private enum CodingKeys: String, CodingKey {
         case protocolKind = "protocol"

@@ -31,7 +31,7 @@ package enum SecretReference: Sendable, Hashable, Codable, CustomStringConvertib
         case .file(let path): "file '\(path)'"
         case .environment(let name): "environment variable \(name)"
         case .credential(let name): "credential '\(name)'"
-        case .inline: "inline secret <redacted>"
+        case .inline: "inline secret \(Redaction.marker)"
         }
     }
 

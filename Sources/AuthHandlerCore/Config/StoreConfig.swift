@@ -15,7 +15,7 @@ package struct StoreConfig: Sendable, Hashable, Codable {
     }
 
     /// The storage engine; `sqlite` by default.
-    package var kind: Kind
+    package var kind: Kind = .sqlite
     /// The SQLite file; nil means `$STATE_DIRECTORY/state.sqlite`. Absolute after loading.
     package var path: String?
     /// Redis: where to connect (`url`); required with kind `redis`, nil otherwise.
@@ -30,17 +30,12 @@ package struct StoreConfig: Sendable, Hashable, Codable {
 
     /// The longest `commandTimeoutSeconds` accepted: beyond it a stalled Redis holds a sign-in longer than a user waits.
     package static let maximumCommandTimeoutSeconds = 60
+}
 
-    /// Creates a store config.
-    package init(
-        kind: Kind = .sqlite, path: String? = nil, redisAddress: RedisAddress? = nil,
-        password: SecretReference? = nil, keyPrefix: String? = nil, commandTimeoutSeconds: Int? = nil
-    ) {
+/// Declared apart so that the memberwise initialiser stays for this module.
+extension StoreConfig {
+    /// A store of `kind` with its defaults (the commands ask for a memory store this way).
+    package init(kind: Kind) {
         self.kind = kind
-        self.path = path
-        self.redisAddress = redisAddress
-        self.password = password
-        self.keyPrefix = keyPrefix
-        self.commandTimeoutSeconds = commandTimeoutSeconds
     }
 }

@@ -125,23 +125,52 @@ struct DeviceDecision: Codable, Sendable {
     var message: String
 }
 
-/// The `200` answer of `POST /__/auth/device` (RFC 8628 §3.2).
+/// The `200` answer of `POST /__/auth/device` (RFC 8628 §3.2): the server writes it, `login` reads it.
 package struct DeviceIssue: Sendable, Equatable {
     package var deviceCode: String
     /// Two groups of four letters, such as `BCDF-GHJK`.
     package var userCode: String
     package var verificationURI: String
-    package var verificationURIComplete: String
+    /// Always sent by this server; optional in RFC 8628 §3.2, so a reader may find none.
+    package var verificationURIComplete: String?
     package var expiresIn: Int
     package var interval: Int
 
     package var json: JSONValue {
-        .object([
+        var members: [String: JSONValue] = [
             "device_code": .string(deviceCode), "user_code": .string(userCode),
             "verification_uri": .string(verificationURI),
-            "verification_uri_complete": .string(verificationURIComplete),
             "expires_in": .integer(Int64(expiresIn)), "interval": .integer(Int64(interval)),
-        ])
+        ]
+        if let verificationURIComplete { members["verification_uri_complete"] = .string(verificationURIComplete) }
+        return .object(members)
+    }
+}
+
+/// Reading the answer, as `login` does; declared apart so that the memberwise initialiser stays.
+extension DeviceIssue {
+    /// The interval when the server names none (RFC 8628 §3.2).
+    package static let defaultInterval = 5
+    /// The lifetime assumed when the server names none.
+    package static let defaultExpiresIn = 600
+
+    /// The answer in `json`; nil without `device_code`, `user_code` or `verification_uri`. A missing or unusable
+    /// `interval` is `defaultInterval`, a missing `expires_in` `defaultExpiresIn`.
+    package init?(json: JSONValue) {
+        guard let object = json.objectValue, let deviceCode = object["device_code"]?.stringValue,
+            let userCode = object["user_code"]?.stringValue, let uri = object["verification_uri"]?.stringValue
+        else { return nil }
+        self.init(
+            deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
+            verificationURIComplete: object["verification_uri_complete"]?.stringValue,
+            expiresIn: Self.seconds(object["expires_in"]) ?? Self.defaultExpiresIn,
+            interval: Self.seconds(object["interval"]) ?? Self.defaultInterval)
+    }
+
+    /// A number of seconds a device answer names (`interval`, `expires_in`): 1 to 3600, else nil.
+    package static func seconds(_ value: JSONValue?) -> Int? {
+        guard case .integer(let number) = value, number > 0, number <= 3600 else { return nil }
+        return Int(number)
     }
 }
 

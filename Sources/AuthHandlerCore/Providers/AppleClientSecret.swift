@@ -109,7 +109,7 @@ package final class AppleClientSecret: Sendable, CustomStringConvertible, Custom
     }
 
     package var description: String {
-        "AppleClientSecret(team \(teamID), key \(keyID), client \(clientID), key material <redacted>)"
+        "AppleClientSecret(team \(teamID), key \(keyID), client \(clientID), key material \(Redaction.marker))"
     }
 
     package var customMirror: Mirror { Mirror(self, children: [:]) }

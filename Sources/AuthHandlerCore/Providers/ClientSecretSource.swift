@@ -21,7 +21,7 @@ package enum ClientSecretSource: Sendable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case .fixed: "configured secret <redacted>"
+        case .fixed: "configured secret \(Redaction.marker)"
         case .appleGenerated(let generator): "generated \(generator)"
         }
     }

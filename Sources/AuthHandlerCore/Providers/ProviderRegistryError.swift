@@ -15,12 +15,6 @@ package struct ProviderRegistryError: Error, Sendable, Equatable, CustomStringCo
         /// What is wrong and what to do; never a secret value.
         package let message: String
 
-        package init(providerID: String, key: String, message: String) {
-            self.providerID = providerID
-            self.key = key
-            self.message = message
-        }
-
         package var description: String { "providers.\(providerID).\(key): \(message)" }
     }
 

@@ -53,38 +53,30 @@ enum DevicePages {
         return HTMLPage(heading: audience.signInHeading(), content: content.joined(separator: "\n")).render()
     }
 
-    /// The page after "Cancel" or the callback.
+    /// The page after "Cancel" or the callback: what happened, and the next step in a second paragraph.
     static func done(_ outcome: DeviceDoneOutcome, audience: PageAudience) -> String {
-        switch outcome {
-        case .signedIn:
-            return HTMLPage(
-                heading: audience.successHeading(), tone: .success,
-                content: [
-                    HTMLPage.paragraph(
-                        "Return to your terminal: the sign-in is done there.", id: "device-done",
-                        class: "lead"),
-                    HTMLPage.paragraph("You can close this window.", class: "muted"),
-                ].joined(separator: "\n")
-            ).render()
-        case .cancelled:
-            return HTMLPage(
-                heading: audience.failureHeading(), tone: .failure,
-                content: [
-                    HTMLPage.paragraph(
-                        "The sign-in was cancelled; nobody was signed in.", id: "device-done",
-                        class: "lead"),
-                    HTMLPage.paragraph("Return to your terminal. You can close this window.", class: "next"),
-                ].joined(separator: "\n")
-            ).render()
-        case .failed:
-            return HTMLPage(
-                heading: audience.failureHeading(), tone: .failure,
-                content: [
-                    HTMLPage.paragraph("The sign-in did not work.", id: "device-done", class: "lead"),
-                    HTMLPage.paragraph("Return to your terminal; it says what happened.", class: "next"),
-                ].joined(separator: "\n")
-            ).render()
-        }
+        let (heading, tone, lead, next, nextClass) =
+            switch outcome {
+            case .signedIn:
+                (
+                    audience.successHeading(), HTMLPage.Tone.success,
+                    "Return to your terminal: the sign-in is done there.", "You can close this window.", "muted"
+                )
+            case .cancelled:
+                (
+                    audience.failureHeading(), .failure, "The sign-in was cancelled; nobody was signed in.",
+                    "Return to your terminal. You can close this window.", "next"
+                )
+            case .failed:
+                (
+                    audience.failureHeading(), .failure, "The sign-in did not work.",
+                    "Return to your terminal; it says what happened.", "next"
+                )
+            }
+        let content = [
+            HTMLPage.paragraph(lead, id: "device-done", class: "lead"), HTMLPage.paragraph(next, class: nextClass),
+        ]
+        return HTMLPage(heading: heading, tone: tone, content: content.joined(separator: "\n")).render()
     }
 
     /// "just now", "40 seconds ago", "3 minutes ago".

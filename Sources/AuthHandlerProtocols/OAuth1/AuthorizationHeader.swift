@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 /// The `Authorization: OAuth ...` header of RFC 5849 §3.5.1, built by clients and parsed by servers.
 ///
@@ -25,11 +26,7 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
     /// separated by commas with optional whitespace. Names and values are percent-decoded (§3.6), the
     /// realm is only unquoted. A repeated parameter is refused (§3.1 step 2, §3.2).
     package init(parsing headerValue: String) throws(OAuth1Error) {
-        var copy = headerValue
-        let parsed = copy.withUTF8 { bytes in
-            Result { () throws(OAuth1Error) in try Self.parse(bytes) }
-        }
-        self = try parsed.get()
+        self = try Self.parse(Array(headerValue.utf8))
     }
 
     /// The header field value: `OAuth ` then `realm` if any, then each `enc(name)="enc(value)"`, comma-separated.
@@ -58,7 +55,7 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
     private var valueBound: Int {
         let realmBound = realm.map { 2 * $0.utf8.count + 10 } ?? 0
         return parameters.reduce(6 + realmBound) {
-            $0 + OAuth1PercentEncoding.encodedBound($1.name.utf8.count + $1.value.utf8.count) + 5
+            $0 + RFC3986.encodedBound($1.name.utf8.count + $1.value.utf8.count) + 5
         }
     }
 
@@ -95,7 +92,7 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
         return seconds > 0 ? seconds : nil
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(OAuth1Error) -> OAuth1AuthorizationHeader {
+    private static func parse(_ bytes: [UInt8]) throws(OAuth1Error) -> OAuth1AuthorizationHeader {
         var index = try afterScheme(bytes)
         var realm: String?
         var parameters: [URLFormField] = []
@@ -128,7 +125,7 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
     }
 
     /// The index after the `OAuth` auth-scheme (case-insensitive) that must open the field (RFC 5849 §3.5.1).
-    private static func afterScheme(_ bytes: UnsafeBufferPointer<UInt8>) throws(OAuth1Error) -> Int {
+    private static func afterScheme(_ bytes: [UInt8]) throws(OAuth1Error) -> Int {
         var index = skipWhitespace(bytes, from: 0)
         let scheme = "oauth".utf8
         guard bytes.count - index >= scheme.count,
@@ -141,8 +138,8 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
 
     /// Reads a parameter's value at `index`, a quoted-string (backslash escapes removed) or a token, into `rawValue`.
     private static func readValue(
-        _ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, into rawValue: inout [UInt8],
-        of rawName: Slice<UnsafeBufferPointer<UInt8>>
+        _ bytes: [UInt8], at index: inout Int, into rawValue: inout [UInt8],
+        of rawName: ArraySlice<UInt8>
     ) throws(OAuth1Error) {
         var printableName: String { String(decoding: rawName, as: UTF8.self) }
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -174,7 +171,7 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
 
     /// Records one parameter: the realm, or a protocol parameter percent-decoded, each at most once.
     private static func record(
-        _ rawName: Slice<UnsafeBufferPointer<UInt8>>, _ rawValue: [UInt8], realm: inout String?,
+        _ rawName: ArraySlice<UInt8>, _ rawValue: [UInt8], realm: inout String?,
         parameters: inout [URLFormField]
     ) throws(OAuth1Error) {
         var printableName: String { String(decoding: rawName, as: UTF8.self) }
@@ -186,10 +183,10 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
             realm = text
             return
         }
-        guard let name = OAuth1PercentEncoding.decode(rawName, plusAsSpace: false) else {
+        guard let name = OAuth1PercentEncoding.decode(rawName) else {
             throw .invalidPercentEncoding(parameter: printableName)
         }
-        guard let value = OAuth1PercentEncoding.decode(rawValue, plusAsSpace: false) else {
+        guard let value = OAuth1PercentEncoding.decode(rawValue) else {
             throw .invalidPercentEncoding(parameter: name)
         }
         guard !parameters.contains(where: { $0.name == name }) else { throw .duplicateProtocolParameter(name) }
@@ -199,7 +196,7 @@ package struct OAuth1AuthorizationHeader: Sendable, Hashable {
         parameters.append(URLFormField(name: name, value: value))
     }
 
-    private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    private static func skipWhitespace(_ bytes: [UInt8], from start: Int) -> Int {
         var index = start
         while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
         return index

@@ -15,16 +15,12 @@ package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
 
     /// Normalises an absolute `http` or `https` URL; throws `invalidURL` for anything else.
     package init(_ url: String) throws(OAuth1Error) {
-        var url = url
-        let parsed = url.withUTF8 { bytes in
-            Result { () throws(OAuth1Error) in try Self.parse(bytes) }
-        }
-        (value, query) = try parsed.get()
+        (value, query) = try Self.parse(Array(url.utf8))
     }
 
     package var description: String { value }
 
-    private static func parse(_ url: UnsafeBufferPointer<UInt8>) throws(OAuth1Error) -> (String, String?) {
+    private static func parse(_ url: [UInt8]) throws(OAuth1Error) -> (String, String?) {
         guard url.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw .invalidURL("it contains a space, a control character or a non-ASCII byte")
         }
@@ -34,9 +30,9 @@ package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
 
         let scheme = url[..<colon]
         let defaultPort: Int
-        if equalsIgnoringCase(scheme, "http") {
+        if equalsIgnoringCase(scheme, Self.http) {
             defaultPort = 80
-        } else if equalsIgnoringCase(scheme, "https") {
+        } else if equalsIgnoringCase(scheme, Self.https) {
             defaultPort = 443
         } else {
             throw .invalidURL("the scheme must be http or https")
@@ -64,7 +60,7 @@ package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
                 for digit in String(port).utf8 { value.write(digit) }
             }
             if pathEnd > authorityEnd {
-                value.write(UnsafeBufferPointer(rebasing: url[authorityEnd..<pathEnd]))
+                value.write(url[authorityEnd..<pathEnd])
             } else {
                 value.write(UInt8(ascii: "/"))
             }
@@ -72,18 +68,18 @@ package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
         return (value, query)
     }
 
+    private static let http = Array("http".utf8)
+    private static let https = Array("https".utf8)
+
     /// True when `bytes` are `lowercaseName` in any letter case.
-    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercaseName: StaticString)
-        -> Bool
-    {
-        let name = UnsafeBufferPointer(start: lowercaseName.utf8Start, count: lowercaseName.utf8CodeUnitCount)
-        return bytes.count == name.count && zip(bytes, name).allSatisfy { lowercased($0) == $1 }
+    private static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ lowercaseName: [UInt8]) -> Bool {
+        bytes.count == lowercaseName.count && zip(bytes, lowercaseName).allSatisfy { lowercased($0) == $1 }
     }
 
     /// Where the host starts and ends (user info skipped, an IPv6 literal kept with its brackets), and where the
     /// authority ends (RFC 3986 §3.2).
     private static func hostBounds(
-        _ url: UnsafeBufferPointer<UInt8>, authorityStart: Int
+        _ url: [UInt8], authorityStart: Int
     ) throws(OAuth1Error) -> (hostStart: Int, hostEnd: Int, authorityEnd: Int) {
         let authorityEnd =
             url[authorityStart...].firstIndex {
@@ -108,7 +104,7 @@ package struct BaseStringURI: Sendable, Equatable, CustomStringConvertible {
     /// The port in `rest`, what follows the host (`:PORT` or nothing); nil when absent, empty or `defaultPort`,
     /// which the base string URI leaves out (RFC 5849 §3.4.1.2).
     private static func explicitPort(
-        _ rest: Slice<UnsafeBufferPointer<UInt8>>, unlessItIs defaultPort: Int
+        _ rest: ArraySlice<UInt8>, unlessItIs defaultPort: Int
     ) throws(OAuth1Error) -> Int? {
         guard let first = rest.first else { return nil }
         guard first == UInt8(ascii: ":") else { throw .invalidURL("the host is followed by junk") }

@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 /// The outbound side of OAuth 1.0a (RFC 5849 §2): temporary credentials, the authorize URL, token
 /// credentials and signed resource requests, sent through an injected `HTTPFetching`.
@@ -12,11 +13,6 @@ package struct OAuth1Client: Sendable {
         package var token: String
         /// `oauth_token_secret`: signs the access-token request; kept server-side only.
         package var secret: String
-
-        package init(token: String, secret: String) {
-            self.token = token
-            self.secret = secret
-        }
     }
 
     /// Token credentials from the access-token endpoint (§2.3), with the provider's extra fields.
@@ -26,13 +22,7 @@ package struct OAuth1Client: Sendable {
         /// `oauth_token_secret`: the access token secret.
         package var secret: String
         /// Every other field of the answer, in order (Twitter: `user_id`, `screen_name`).
-        package var extraFields: [URLFormField]
-
-        package init(token: String, secret: String, extraFields: [URLFormField] = []) {
-            self.token = token
-            self.secret = secret
-            self.extraFields = extraFields
-        }
+        package var extraFields: [URLFormField] = []
 
         /// Twitter's `user_id`, when the provider sent one.
         package var userID: String? { extraFields.first(named: "user_id") }

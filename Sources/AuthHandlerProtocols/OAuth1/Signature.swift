@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 /// The value of `oauth_signature` (RFC 5849 §3.4): where the OAuth 1.0a signature is built and compared.
 package struct OAuth1Signature: Sendable, Hashable {
@@ -21,8 +22,13 @@ package struct OAuth1Signature: Sendable, Hashable {
         case .hmacSHA1, .hmacSHA256:
             let algorithm: HMAC.Algorithm = method == .hmacSHA1 ? .sha1 : .sha256
             let message = baseString().bytes
-            let signed = Self.withSigningKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret) { key in
-                Result { () throws(CryptoError) in try Self.hmacValue(algorithm, key: key, message: message) }
+            let signed = ByteWriter.withTemporaryBytes(
+                capacity: Self.signingKeyBound(consumerSecret: consumerSecret, tokenSecret: tokenSecret),
+                { Self.writeSigningKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret, to: &$0) }
+            ) { key in
+                Result { () throws(CryptoError) in
+                    try HMAC.base64AuthenticationCode(algorithm, key: key, message: message)
+                }
             }
             do { value = try signed.get() } catch { throw .crypto(error) }
         case .plaintext:
@@ -38,41 +44,14 @@ package struct OAuth1Signature: Sendable, Hashable {
         }
     }
 
-    /// Runs `body` on the signing key built in temporary memory (on the stack when small), not an array.
-    private static func withSigningKey<Result>(
-        consumerSecret: String, tokenSecret: String, _ body: (UnsafeRawBufferPointer) -> Result
-    ) -> Result {
-        let capacity = signingKeyBound(consumerSecret: consumerSecret, tokenSecret: tokenSecret)
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var writer = ByteWriter(buffer: buffer)
-            writeSigningKey(consumerSecret: consumerSecret, tokenSecret: tokenSecret, to: &writer)
-            return body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[0..<writer.count])))
-        }
-    }
-
     private static func signingKeyBound(consumerSecret: String, tokenSecret: String) -> Int {
-        OAuth1PercentEncoding.encodedBound(consumerSecret.utf8.count + tokenSecret.utf8.count) + 1
+        RFC3986.encodedBound(consumerSecret.utf8.count + tokenSecret.utf8.count) + 1
     }
 
     private static func writeSigningKey(consumerSecret: String, tokenSecret: String, to key: inout ByteWriter) {
         key.write(percentEncoding: consumerSecret)
         key.write(UInt8(ascii: "&"))
         key.write(percentEncoding: tokenSecret)
-    }
-
-    /// Base64 of the MAC of `message` under `key` (§3.4.2, §3.4.3), the MAC kept in temporary memory.
-    private static func hmacValue(_ algorithm: HMAC.Algorithm, key: UnsafeRawBufferPointer, message: [UInt8])
-        throws(CryptoError) -> String
-    {
-        let encoded = withUnsafeTemporaryAllocation(byteCount: algorithm.outputLength, alignment: 1) { mac in
-            message.withUnsafeBytes { message in
-                Result { () throws(CryptoError) in
-                    try HMAC.authenticationCode(algorithm, key: key, message: message, into: mac)
-                    return Base64.encode(UnsafeRawBufferPointer(mac), alphabet: Base64.standardAlphabet, padded: true)
-                }
-            }
-        }
-        return try encoded.get()
     }
 
     /// True when `received` (the decoded `oauth_signature`) equals this signature, compared in constant time.

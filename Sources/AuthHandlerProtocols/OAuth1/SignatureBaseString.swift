@@ -1,6 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import Foundation
+import AuthHandlerSystem
 
 /// The signature base string of RFC 5849 §3.4.1.1: `METHOD&enc(base string URI)&enc(normalised parameters)`.
 ///
@@ -25,7 +25,7 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
     init(method: String, uri: BaseStringURI, _ query: [URLFormField], _ body: [URLFormField], _ oauth: [URLFormField]) {
         bytes = EncodedPairs.with(query, body, oauth) { pairs in
             let capacity =
-                OAuth1PercentEncoding.encodedBound(method.utf8.count + uri.value.utf8.count) + 2
+                RFC3986.encodedBound(method.utf8.count + uri.value.utf8.count) + 2
                 + pairs.encodedAgainBound
             return ByteWriter.bytes(capacity: capacity) { writer in
                 for byte in method.utf8 { writer.write(percentEncoding: Self.uppercased(byte)) }
@@ -61,37 +61,35 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
 
     package var description: String { string }
 
-    /// The request parameters each encoded once (§3.4.1.3.2 step 1) into one buffer and sorted (step 2),
-    /// both in temporary memory (on the stack when small) that lives only while `with`'s body runs.
+    /// The request parameters each encoded once (§3.4.1.3.2 step 1) into one buffer and sorted (step 2): the bytes in
+    /// temporary memory (on the stack when small) that lives only while `with`'s body runs.
     private struct EncodedPairs {
         /// Where one encoded parameter lies in `storage`: name in `start..<equals`, value in `equals..<end`.
         struct Pair {
             var start: Int
             var equals: Int
             var end: Int
+
+            var name: Range<Int> { start..<equals }
+            var value: Range<Int> { equals..<end }
         }
 
-        let storage: UnsafeBufferPointer<UInt8>
-        let pairs: UnsafeBufferPointer<Pair>
+        let storage: ByteWriter
+        let pairs: [Pair]
 
         /// Encodes and sorts the parameters of the three lists, then runs `body` on them.
         static func with<Result>(
             _ first: [URLFormField], _ second: [URLFormField], _ third: [URLFormField], _ body: (EncodedPairs) -> Result
         ) -> Result {
-            let pairCount = first.count + second.count + third.count
-            let capacity = OAuth1PercentEncoding.encodedBound(byteCount(first) + byteCount(second) + byteCount(third))
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { storage in
-                withUnsafeTemporaryAllocation(of: Pair.self, capacity: pairCount) { pairs in
-                    var writer = ByteWriter(buffer: storage)
-                    var count = 0
-                    encode(first, with: &writer, into: pairs, count: &count)
-                    encode(second, with: &writer, into: pairs, count: &count)
-                    encode(third, with: &writer, into: pairs, count: &count)
-                    let written = UnsafeBufferPointer(rebasing: storage[0..<writer.count])
-                    var sorted = UnsafeMutableBufferPointer(rebasing: pairs[0..<count])
-                    sort(&sorted, in: written)
-                    return body(EncodedPairs(storage: written, pairs: UnsafeBufferPointer(sorted)))
-                }
+            let capacity = RFC3986.encodedBound(byteCount(first) + byteCount(second) + byteCount(third))
+            return ByteWriter.withTemporary(capacity: capacity) { storage in
+                var pairs: [Pair] = []
+                pairs.reserveCapacity(first.count + second.count + third.count)
+                encode(first, with: &storage, into: &pairs)
+                encode(second, with: &storage, into: &pairs)
+                encode(third, with: &storage, into: &pairs)
+                sort(&pairs, in: storage)
+                return body(EncodedPairs(storage: storage, pairs: pairs))
             }
         }
 
@@ -100,17 +98,13 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
         }
 
         /// Encodes each field of `list` but `oauth_signature` (§3.4.1.3.2 step 1) and records where it lies.
-        private static func encode(
-            _ list: [URLFormField], with writer: inout ByteWriter, into pairs: UnsafeMutableBufferPointer<Pair>,
-            count: inout Int
-        ) {
+        private static func encode(_ list: [URLFormField], with writer: inout ByteWriter, into pairs: inout [Pair]) {
             for field in list where !isSignature(field.name) {
                 let start = writer.count
                 writer.write(percentEncoding: field.name)
                 let equals = writer.count
                 writer.write(percentEncoding: field.value)
-                pairs.initializeElement(at: count, to: Pair(start: start, equals: equals, end: writer.count))
-                count += 1
+                pairs.append(Pair(start: start, equals: equals, end: writer.count))
             }
         }
 
@@ -118,24 +112,22 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
         var bound: Int { storage.count + 2 * pairs.count }
 
         /// The most bytes `enc(name=value&...)` takes: encoding again turns only `%`, `=` and `&` into 3 bytes.
-        var encodedAgainBound: Int { OAuth1PercentEncoding.encodedBound(bound) }
+        var encodedAgainBound: Int { RFC3986.encodedBound(bound) }
 
         /// Writes `name=value` pairs joined by `&` (§3.4.1.3.2 steps 3 and 4), percent-encoded again for the
         /// base string when `encodedAgain` (§3.4.1.1 step 5).
         func write(to writer: inout ByteWriter, encodedAgain: Bool) {
             for (position, pair) in pairs.enumerated() {
-                let name = UnsafeBufferPointer(rebasing: storage[pair.start..<pair.equals])
-                let value = UnsafeBufferPointer(rebasing: storage[pair.equals..<pair.end])
                 if encodedAgain {
                     if position > 0 { writer.write("%26") }
-                    writer.write(reencoding: name)
+                    writer.write(reencoding: pair.name, of: storage)
                     writer.write("%3D")
-                    writer.write(reencoding: value)
+                    writer.write(reencoding: pair.value, of: storage)
                 } else {
                     if position > 0 { writer.write(UInt8(ascii: "&")) }
-                    writer.write(name)
+                    writer.write(pair.name, of: storage)
                     writer.write(UInt8(ascii: "="))
-                    writer.write(value)
+                    writer.write(pair.value, of: storage)
                 }
             }
         }
@@ -150,13 +142,11 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
     /// Sorts `pairs` by name, then value, in ascending byte order (§3.4.1.3.2 step 2). A request has a
     /// handful of parameters, which an insertion sort orders without the general sort's set-up; long
     /// lists (a large form body) take the general sort, so that the time stays O(n log n).
-    private static func sort(
-        _ pairs: inout UnsafeMutableBufferPointer<EncodedPairs.Pair>, in storage: UnsafeBufferPointer<UInt8>
-    ) {
+    private static func sort(_ pairs: inout [EncodedPairs.Pair], in storage: ByteWriter) {
         func precedes(_ left: EncodedPairs.Pair, _ right: EncodedPairs.Pair) -> Bool {
-            let byName = compare(storage[left.start..<left.equals], storage[right.start..<right.equals])
+            let byName = storage.compareWritten(left.name, right.name)
             if byName != 0 { return byName < 0 }
-            return compare(storage[left.equals..<left.end], storage[right.equals..<right.end]) < 0
+            return storage.compareWritten(left.value, right.value) < 0
         }
         guard pairs.count <= 16 else {
             pairs.sort(by: precedes)
@@ -171,18 +161,6 @@ package struct SignatureBaseString: Sendable, Hashable, CustomStringConvertible 
             }
             pairs[index] = pair
         }
-    }
-
-    /// Ascending byte-value order (§3.4.1.3.2 step 2): negative, zero or positive like `memcmp`.
-    private static func compare(_ left: Slice<UnsafeBufferPointer<UInt8>>, _ right: Slice<UnsafeBufferPointer<UInt8>>)
-        -> Int
-    {
-        let common = min(left.count, right.count)
-        if common > 0, let leftBase = left.base.baseAddress, let rightBase = right.base.baseAddress {
-            let result = memcmp(leftBase + left.startIndex, rightBase + right.startIndex, common)
-            if result != 0 { return Int(result) }
-        }
-        return left.count - right.count
     }
 
     private static func uppercased(_ byte: UInt8) -> UInt8 {

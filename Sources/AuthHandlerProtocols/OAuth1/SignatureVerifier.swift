@@ -56,7 +56,7 @@ package struct OAuth1SignatureVerifier: Sendable {
         if let queryFields {
             query = queryFields
         } else if let rawQuery = uri.query {
-            guard let fields = OAuth1PercentEncoding.formFields(rawQuery.utf8) else {
+            guard let fields = try? FormURLEncoding.decode(rawQuery) else {
                 throw .invalidPercentEncoding(parameter: "the URL query")
             }
             query = fields

@@ -48,7 +48,7 @@ package struct OAuth1Signer: Sendable {
         let uri = try BaseStringURI(url)
         var queryFields: [URLFormField] = []
         if let query = uri.query {
-            guard let fields = OAuth1PercentEncoding.formFields(query.utf8) else {
+            guard let fields = try? FormURLEncoding.decode(query) else {
                 throw .invalidPercentEncoding(parameter: "the URL query")
             }
             queryFields = fields

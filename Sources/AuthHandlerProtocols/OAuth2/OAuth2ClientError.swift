@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 import Foundation
 
 /// Why a call to an OAuth 2 token or user-info endpoint failed.

@@ -18,25 +18,6 @@ package struct IDTokenClaims: Sendable, Equatable {
     /// The whole claims set as received, for `profile.raw` and provider-specific members.
     package var raw: JSONValue
 
-    package init(
-        iss: String, sub: String, aud: [String], exp: Date, iat: Date, nonce: String? = nil, azp: String? = nil,
-        authTime: Date? = nil, email: String? = nil, emailVerified: Bool? = nil, name: String? = nil,
-        raw: JSONValue
-    ) {
-        self.iss = iss
-        self.sub = sub
-        self.aud = aud
-        self.exp = exp
-        self.iat = iat
-        self.nonce = nonce
-        self.azp = azp
-        self.authTime = authTime
-        self.email = email
-        self.emailVerified = emailVerified
-        self.name = name
-        self.raw = raw
-    }
-
     /// Throws `userInfoSubjectMismatch` unless the userinfo response's `sub` equals this token's (OIDC Core
     /// §5.3.2: otherwise the userinfo response must not be used).
     package func checkUserInfoSubject(_ userInfo: JSONValue) throws(OIDCError) {

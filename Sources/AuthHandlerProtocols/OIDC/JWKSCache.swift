@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 import Foundation
 
 /// Fetches and caches providers' key sets by `jwks_uri`, refetching once for an unknown `kid`.
@@ -26,7 +27,7 @@ package actor JWKSCache {
     private let now: @Sendable () -> Date
     private let reportSkipped: @Sendable (_ jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey]) -> Void
     private var entries: [String: Entry] = [:]
-    private var inFlight: [String: Task<Result<JSONWebKeySet, OIDCError>, Never>] = [:]
+    private var inFlight = SingleFlight<String, JSONWebKeySet, OIDCError>()
 
     /// - Parameters:
     ///   - timeToLive: how long a fetched set is used before it is fetched again (default one hour).
@@ -94,7 +95,7 @@ package actor JWKSCache {
             {
                 return (keySet, false)
             }
-            if inFlight[uri] == nil, let failure = entry.failure, !mayFetch(uri, now: now) {
+            if !inFlight.isRunning(uri), let failure = entry.failure, !mayFetch(uri, now: now) {
                 throw failure
             }
         }
@@ -104,7 +105,7 @@ package actor JWKSCache {
     /// Whether an unknown `kid` may refetch the set now: at most once per `refetchInterval`, and never while
     /// the last fetch failed within it (an IdP that is down is not hammered).
     private func mayRefetchForRotation(_ uri: String, now: Date) -> Bool {
-        if inFlight[uri] != nil { return true }
+        if inFlight.isRunning(uri) { return true }
         guard let entry = entries[uri] else { return true }
         if entry.failure != nil, now.timeIntervalSince(entry.attemptedAt) < refetchInterval { return false }
         guard let last = entry.rotationRefetchAt else { return true }
@@ -113,16 +114,13 @@ package actor JWKSCache {
 
     /// Whether the rate limit lets a new fetch of `uri` start now (a fetch already running may be joined).
     private func mayFetch(_ uri: String, now: Date) -> Bool {
-        if inFlight[uri] != nil { return true }
+        if inFlight.isRunning(uri) { return true }
         guard let attemptedAt = entries[uri]?.attemptedAt else { return true }
         return now.timeIntervalSince(attemptedAt) >= refetchInterval
     }
 
     private func fetch(_ uri: String, now startedAt: Date) async throws(OIDCError) -> JSONWebKeySet {
-        let task: Task<Result<JSONWebKeySet, OIDCError>, Never>
-        if let running = inFlight[uri] {
-            task = running
-        } else {
+        let fetch = inFlight.join(uri) {
             let http = self.http
             let timeout = requestTimeout
             if entries[uri] == nil {
@@ -131,21 +129,20 @@ package actor JWKSCache {
             } else {
                 entries[uri]?.attemptedAt = startedAt
             }
-            task = Task {
+            return Task {
                 let result = await Self.download(uri, http: http, timeout: timeout)
                 self.finish(uri, result: result, startedAt: startedAt)
                 return result
             }
-            inFlight[uri] = task
         }
-        return try await task.value.get()
+        return try await fetch.value.get()
     }
 
     private func finish(_ uri: String, result: Result<JSONWebKeySet, OIDCError>, startedAt: Date) {
-        inFlight[uri] = nil
+        inFlight.end(uri)
         switch result {
         case .success(let keySet):
-            if !keySet.skipped.isEmpty { reportSkipped(HTTPClientError.redactedTarget(uri), keySet.skipped) }
+            if !keySet.skipped.isEmpty { reportSkipped(Redaction.target(uri), keySet.skipped) }
             let rotationRefetchAt = entries[uri]?.rotationRefetchAt
             entries[uri] = Entry(
                 keySet: keySet, fetchedAt: startedAt, attemptedAt: startedAt, failure: nil,
@@ -160,7 +157,7 @@ package actor JWKSCache {
     {
         do throws(OIDCError) {
             let body = try await OIDCDocumentFetch.get(uri, document: .keySet, http: http, timeout: timeout)
-            return .success(try JSONWebKeySet(parsing: body, url: HTTPClientError.redactedTarget(uri)))
+            return .success(try JSONWebKeySet(parsing: body, url: Redaction.target(uri)))
         } catch {
             return .failure(error)
         }

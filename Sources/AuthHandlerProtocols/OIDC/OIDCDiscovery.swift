@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 import Foundation
 import Synchronization
 
@@ -23,7 +24,7 @@ package actor OIDCDiscovery {
     /// without waiting for the actor.
     private let cached = Mutex<[String: (metadata: OIDCProviderMetadata, fetchedAt: Date)]>([:])
     private var failed: [String: (error: OIDCError, failedAt: Date)] = [:]
-    private var inFlight: [String: Task<Result<OIDCProviderMetadata, OIDCError>, Never>] = [:]
+    private var inFlight = SingleFlight<String, OIDCProviderMetadata, OIDCError>()
 
     /// - Parameters:
     ///   - timeToLive: how long a fetched document is used before it is fetched again (default one hour).
@@ -54,21 +55,17 @@ package actor OIDCDiscovery {
         if let failure = failed[key], current.timeIntervalSince(failure.failedAt) < failureTTL {
             throw failure.error
         }
-        let task: Task<Result<OIDCProviderMetadata, OIDCError>, Never>
-        if let running = inFlight[key] {
-            task = running
-        } else {
+        let fetch = inFlight.join(key) {
             let http = self.http
             let timeout = requestTimeout
-            task = Task {
+            return Task {
                 let result = await Self.fetch(
                     issuer: issuer, documentIssuer: documentIssuer ?? issuer, http: http, timeout: timeout)
                 self.finish(key: key, result: result)
                 return result
             }
-            inFlight[key] = task
         }
-        return try await task.value.get()
+        return try await fetch.value.get()
     }
 
     /// Whether ``metadata(for:documentIssuer:)`` would answer now without a call of its own to the provider: a
@@ -77,7 +74,7 @@ package actor OIDCDiscovery {
     /// against the start rate limit (HTTP-API.md §2.4, `startRateLimit`).
     package func isCached(issuer: String, documentIssuer: String? = nil) -> Bool {
         let key = Self.cacheKey(issuer: issuer, documentIssuer: documentIssuer)
-        if inFlight[key] != nil { return true }
+        if inFlight.isRunning(key) { return true }
         let current = now()
         if fresh(key, at: current) != nil { return true }
         if let failure = failed[key], current.timeIntervalSince(failure.failedAt) < failureTTL { return true }
@@ -105,7 +102,7 @@ package actor OIDCDiscovery {
     }
 
     private func finish(key: String, result: Result<OIDCProviderMetadata, OIDCError>) {
-        inFlight[key] = nil
+        inFlight.end(key)
         switch result {
         case .success(let metadata):
             let fetchedAt = now()
@@ -134,7 +131,7 @@ package actor OIDCDiscovery {
             try OIDCURLPolicy.check(issuer, field: "issuer")
             let url = discoveryURL(issuer: issuer)
             let body = try await OIDCDocumentFetch.get(url, document: .discovery, http: http, timeout: timeout)
-            let metadata = try decode(body, url: HTTPClientError.redactedTarget(url))
+            let metadata = try decode(body, url: Redaction.target(url))
             guard metadata.issuer == documentIssuer else {
                 throw .discoveryIssuerMismatch(expected: documentIssuer, received: metadata.issuer)
             }

@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 
 /// One GET of a JSON document from an IdP, with the status and transport failures turned into `OIDCError`.
 enum OIDCDocumentFetch {
@@ -7,7 +8,7 @@ enum OIDCDocumentFetch {
     static func get(_ url: String, document: OIDCError.Document, http: any HTTPFetching, timeout: Duration)
         async throws(OIDCError) -> [UInt8]
     {
-        let target = HTTPClientError.redactedTarget(url)
+        let target = Redaction.target(url)
         let response: HTTPResponse
         do {
             response = try await http.send(

@@ -15,24 +15,6 @@ package struct OIDCProviderMetadata: Codable, Sendable, Equatable {
     package var authorizationResponseIssParameterSupported: Bool?
     package var tokenEndpointAuthMethodsSupported: [String]?
 
-    package init(
-        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, userinfoEndpoint: String? = nil,
-        jwksURI: String, responseModesSupported: [String]? = nil, codeChallengeMethodsSupported: [String]? = nil,
-        idTokenSigningAlgValuesSupported: [String]? = nil, authorizationResponseIssParameterSupported: Bool? = nil,
-        tokenEndpointAuthMethodsSupported: [String]? = nil
-    ) {
-        self.issuer = issuer
-        self.authorizationEndpoint = authorizationEndpoint
-        self.tokenEndpoint = tokenEndpoint
-        self.userinfoEndpoint = userinfoEndpoint
-        self.jwksURI = jwksURI
-        self.responseModesSupported = responseModesSupported
-        self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
-        self.idTokenSigningAlgValuesSupported = idTokenSigningAlgValuesSupported
-        self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
-        self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
-    }
-
     enum CodingKeys: String, CodingKey {
         case issuer
         case authorizationEndpoint = "authorization_endpoint"

@@ -1,4 +1,5 @@
 import AuthHandlerHTTP
+import AuthHandlerSystem
 import Foundation
 
 /// The transport rule for every URL the OIDC layer fetches or hands on: `https`, or `http` on loopback.
@@ -10,7 +11,7 @@ enum OIDCURLPolicy {
     /// user info or fragment.
     static func check(_ url: String, field: String) throws(OIDCError) {
         guard isAcceptable(url) else {
-            throw .insecureURL(field: field, url: HTTPClientError.redactedTarget(url))
+            throw .insecureURL(field: field, url: Redaction.target(url))
         }
     }
 

@@ -13,7 +13,7 @@ enum FakeIdPCommand {
     /// Prints `fake-idp listening on http://HOST:PORT` once the port is bound, so a script can read the
     /// port chosen for `:0`. A bad config or an address that cannot be bound exits 78, one stderr line each.
     static func run(_ options: FakeIdPOptions, context: CommandContext) async -> AuthHandlerExitCode {
-        var configuration = FakeIdPConfiguration()
+        var configuration = FakeIdPConfiguration.defaults
         if let path = options.configPath {
             do {
                 configuration = try FakeIdPConfiguration.load(path: path)

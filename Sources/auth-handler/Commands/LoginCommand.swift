@@ -19,36 +19,12 @@ struct LoginOptions: Sendable, Hashable {
     var parameters: [OnceOptions.Parameter] = []
     /// Write the result to this file, mode 0600, instead of stdout (`--output`).
     var outputPath: String?
-
-    init(
-        server: String, providerID: String, scopes: [String] = [], parameters: [OnceOptions.Parameter] = [],
-        outputPath: String? = nil
-    ) {
-        self.server = server
-        self.providerID = providerID
-        self.scopes = scopes
-        self.parameters = parameters
-        self.outputPath = outputPath
-    }
 }
 
 /// `auth-handler login`: asks the server for a device code, shows the user where to enter it, polls as RFC 8628 §3.4
 /// and §3.5 say, and writes the result JSON; exit codes as `--once`'s (HTTP-API.md §1.2, §1.5).
 enum LoginCommand {
-    /// The interval when the server names none (RFC 8628 §3.2).
-    static let defaultInterval = 5
-
     typealias Failure = CommandFailure
-
-    /// The device request's answer (RFC 8628 §3.2).
-    struct Issued {
-        var deviceCode: String
-        var userCode: String
-        var verificationURI: String
-        var verificationURIComplete: String?
-        var interval: Int
-        var expiresIn: Int
-    }
 
     /// Runs `login`; `showQRCode` draws `verification_uri_complete` as a QR code (by default, when stderr is a
     /// terminal, isatty(3)).
@@ -103,7 +79,7 @@ enum LoginCommand {
 
     /// `POST /__/auth/device` with the provider, scopes, custom parameters and `resultChallenge`.
     static func requestCodes(_ options: LoginOptions, challenge: String, server: String, client: any HTTPFetching)
-        async throws(Failure) -> Issued
+        async throws(Failure) -> DeviceIssue
     {
         var fields = [
             URLFormField(name: "providerId", value: options.providerID),
@@ -124,21 +100,14 @@ enum LoginCommand {
         guard answer.status == 200 else {
             throw Failure(.providerError, "\(server) refused the device sign-in: \(refusal(answer))")
         }
-        guard let object = JSONValue.parse(answer.body)?.objectValue,
-            let deviceCode = object["device_code"]?.stringValue, let userCode = object["user_code"]?.stringValue,
-            let uri = object["verification_uri"]?.stringValue
-        else {
+        guard let issued = JSONValue.parse(answer.body).flatMap(DeviceIssue.init(json:)) else {
             throw Failure(.providerError, "\(server) answered without device_code, user_code or verification_uri")
         }
-        // RFC 8628 §3.2: interval defaults to 5 s; a server that names no expires_in gets 600 s.
-        return Issued(
-            deviceCode: deviceCode, userCode: userCode, verificationURI: uri,
-            verificationURIComplete: object["verification_uri_complete"]?.stringValue,
-            interval: integer(object["interval"]) ?? defaultInterval, expiresIn: integer(object["expires_in"]) ?? 600)
+        return issued
     }
 
     /// What the person is told on stderr: where to go, the code, and the QR code when `showQRCode`.
-    static func instructions(_ issued: Issued, showQRCode: Bool) -> String {
+    static func instructions(_ issued: DeviceIssue, showQRCode: Bool) -> String {
         var message =
             "To sign in, open \(issued.verificationURI) on any device and enter the code\n\n    \(issued.userCode)\n\n"
         if let complete = issued.verificationURIComplete {
@@ -152,7 +121,7 @@ enum LoginCommand {
     /// Polls `POST /__/auth/device/token` as RFC 8628 §3.4 and §3.5 say until it answers the result (returned) or an
     /// error that ends the sign-in, or `expires_in` has passed.
     static func poll(
-        _ issued: Issued, verifier: String, server: String, client: any HTTPFetching, context: CommandContext
+        _ issued: DeviceIssue, verifier: String, server: String, client: any HTTPFetching, context: CommandContext
     ) async throws(Failure) -> [UInt8] {
         var interval = issued.interval
         let expired = Failure(.timedOut, "the code expired before anyone signed in; run the command again")
@@ -186,7 +155,7 @@ enum LoginCommand {
                 continue
             case "slow_down":
                 // RFC 8628 §3.5: 5 seconds more for this and every later request.
-                interval = integer(object?["interval"]) ?? interval + 5
+                interval = DeviceIssue.seconds(object?["interval"]) ?? interval + 5
             case "access_denied":
                 throw Failure(.cancelled, "the sign-in was declined or cancelled: \(description)")
             case "expired_token":
@@ -196,11 +165,6 @@ enum LoginCommand {
             }
         }
         throw expired
-    }
-
-    private static func integer(_ value: JSONValue?) -> Int? {
-        guard case .integer(let number) = value, number > 0, number <= 3600 else { return nil }
-        return Int(number)
     }
 
     private static func post(_ fields: [URLFormField], to url: String, client: any HTTPFetching) async throws(Failure)
