@@ -60,10 +60,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerBytes = 0
     private var body: [UInt8] = []
     private var exceededLimit = false
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var continuation: CheckedContinuation<OutboundResponse, any Error>?
     let cancelled = Atomic<Bool>(false)
 
-    init(request: HTTPRequest, configuration: HTTPClientConfiguration) throws(HTTPClientError) {
+    init(request: OutboundRequest, configuration: HTTPClientConfiguration) throws(HTTPClientError) {
         method = request.method
         url = request.url
         maxResponseBytes = configuration.maxResponseBytes
@@ -81,7 +81,7 @@ final class CurlTransfer: @unchecked Sendable {
         HTTPClientError(kind: kind, method: method, target: target)
     }
 
-    private func configure(_ request: HTTPRequest, configuration: HTTPClientConfiguration) throws(HTTPClientError) {
+    private func configure(_ request: OutboundRequest, configuration: HTTPClientConfiguration) throws(HTTPClientError) {
         let lowered = request.url.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
             throw failure(.invalidRequest("only http and https URLs are allowed"))
@@ -126,7 +126,7 @@ final class CurlTransfer: @unchecked Sendable {
         try configureHeaders(request.headers)
     }
 
-    private func configureMethodAndBody(_ request: HTTPRequest) throws(HTTPClientError) {
+    private func configureMethodAndBody(_ request: OutboundRequest) throws(HTTPClientError) {
         switch request.method {
         case "GET" where request.body.isEmpty:
             try set(CURLOPT_HTTPGET, 1)
@@ -232,7 +232,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Resumes the caller with the outcome of the finished transfer `code`.
     func complete(_ code: CURLcode) {
-        let result: Result<HTTPResponse, any Error>
+        let result: Result<OutboundResponse, any Error>
         if exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
             result = .failure(failure(.responseTooLarge(limit: maxResponseBytes)))
         } else if code != CURLE_OK {
@@ -243,7 +243,7 @@ final class CurlTransfer: @unchecked Sendable {
             if infoCode != CURLE_OK {
                 result = .failure(failure(transferError(infoCode)))
             } else {
-                result = .success(HTTPResponse(status: status, headers: HTTPHeaders(responseHeaders), body: body))
+                result = .success(OutboundResponse(status: status, headers: HTTPHeaders(responseHeaders), body: body))
             }
         }
         resume(with: result)
@@ -262,7 +262,7 @@ final class CurlTransfer: @unchecked Sendable {
         failure(.setup(operation: operation, code: code, text: text))
     }
 
-    private func resume(with result: Result<HTTPResponse, any Error>) {
+    private func resume(with result: Result<OutboundResponse, any Error>) {
         continuation?.resume(with: result)
         continuation = nil
     }

@@ -30,7 +30,7 @@ package final class HTTPClient: HTTPFetching {
 
     deinit { loop.shutDown() }
 
-    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: OutboundRequest) async throws -> OutboundResponse {
         let transfer = try CurlTransfer(request: request, configuration: configuration)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

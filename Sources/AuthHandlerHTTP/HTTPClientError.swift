@@ -23,6 +23,13 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
     /// The URL up to its path: scheme, host, port and path only.
     package let target: String
 
+    /// `target` is already the URL up to its path (`Redaction.target`).
+    package init(kind: Kind, method: String, target: String) {
+        self.kind = kind
+        self.method = method
+        self.target = target
+    }
+
     package var description: String {
         let prefix = "\(method) \(target)"
         switch kind {

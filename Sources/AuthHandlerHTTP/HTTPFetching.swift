@@ -1,7 +1,7 @@
 import AuthHandlerSystem
 
 /// An outbound HTTP request.
-package struct HTTPRequest: Sendable {
+package struct OutboundRequest: Sendable {
     /// The method, e.g. `"GET"` or `"POST"`.
     package var method: String
     /// An absolute `http` or `https` URL.
@@ -23,8 +23,8 @@ package struct HTTPRequest: Sendable {
     }
 }
 
-/// A response to an `HTTPRequest` (any status; only transport failures throw).
-package struct HTTPResponse: Sendable {
+/// A response to an `OutboundRequest` (any status; only transport failures throw).
+package struct OutboundResponse: Sendable {
     package var status: Int
     package var headers: HTTPHeaders
     package var body: [UInt8]
@@ -39,15 +39,15 @@ package struct HTTPResponse: Sendable {
 /// The seam for outbound HTTP: production uses `HTTPClient`, tests inject fakes.
 package protocol HTTPFetching: Sendable {
     /// Performs `request`; throws `HTTPClientError` on transport failure, `CancellationError` when cancelled.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse
+    func send(_ request: OutboundRequest) async throws -> OutboundResponse
 }
 
 extension HTTPFetching {
     /// `send(_:)` for a protocol client with its own error: a cancelled call throws `cancelled`, any other failure
     /// to get an answer `transport` of its description.
     package func send<Failure: Error>(
-        _ request: HTTPRequest, cancelled: Failure, transport: (String) -> Failure
-    ) async throws(Failure) -> HTTPResponse {
+        _ request: OutboundRequest, cancelled: Failure, transport: (String) -> Failure
+    ) async throws(Failure) -> OutboundResponse {
         do {
             return try await send(request)
         } catch is CancellationError {

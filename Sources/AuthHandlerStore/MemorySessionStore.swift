@@ -20,16 +20,16 @@ package final class MemorySessionStore: SessionStore {
     }
 
     private let state = Mutex(State())
-    private let currentDate: @Sendable () -> Date
+    private let now: WallClock
 
-    /// Creates an empty store; `currentDate` decides whether a recorded state has expired.
-    package init(currentDate: @escaping @Sendable () -> Date = { Date() }) {
-        self.currentDate = currentDate
+    /// Creates an empty store; `now` decides whether a recorded state has expired.
+    package init(now: @escaping WallClock = systemWallClock) {
+        self.now = now
     }
 
     package func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
         let keyHash = try StoreKeyDigest.of(key)
-        let now = currentDate()
+        let now = self.now()
         return state.withLock { state in
             if let recorded = state.usedStates[keyHash], recorded > now { return false }
             state.usedStates[keyHash] = expiresAt

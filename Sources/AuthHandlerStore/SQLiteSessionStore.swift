@@ -14,17 +14,17 @@ import Synchronization
 /// the busy timeout.
 package final class SQLiteSessionStore: SessionStore {
     private let connection: Mutex<SQLiteConnection>
-    private let currentDate: @Sendable () -> Date
+    private let now: WallClock
 
     /// Opens (creating if needed, mode 0600) the store at `path`, whose directory must exist.
     ///
     /// - Parameters:
     ///   - busyTimeout: how long a call waits for another process's lock on the file before `.unavailable`.
-    ///   - currentDate: the clock deciding whether a recorded state has expired and may be recorded again.
+    ///   - now: the clock deciding whether a recorded state has expired and may be recorded again.
     package init(
         path: String,
         busyTimeout: Duration = .seconds(2),
-        currentDate: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping WallClock = systemWallClock
     ) throws(StoreError) {
         try StoreFile.prepare(path: path)
         let connection = try SQLiteConnection.open(path: path)
@@ -35,7 +35,7 @@ package final class SQLiteSessionStore: SessionStore {
         try Self.configure(connection)
         try SQLiteSchema.migrate(connection)
         self.connection = Mutex(connection)
-        self.currentDate = currentDate
+        self.now = now
     }
 
     /// Per-file and per-connection settings; the first statement that reads the file, so a file that is not a
@@ -61,7 +61,7 @@ package final class SQLiteSessionStore: SessionStore {
 
     package func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
         let keyHash = try StoreKeyDigest.of(key)
-        let now = currentDate().timeIntervalSince1970
+        let now = self.now().timeIntervalSince1970
         // One statement, so one transaction: of two callers only one inserts (or revives an expired row).
         return try locked { connection throws(StoreError) in
             try connection.withStatement(

@@ -12,7 +12,7 @@ import Testing
 
 extension ScriptedHTTP {
     /// The only request sent; records an issue when there was not exactly one.
-    func onlyRequest(sourceLocation: SourceLocation = #_sourceLocation) -> HTTPRequest? {
+    func onlyRequest(sourceLocation: SourceLocation = #_sourceLocation) -> OutboundRequest? {
         let requests = self.requests
         #expect(requests.count == 1, "expected exactly one request", sourceLocation: sourceLocation)
         return requests.first
@@ -62,7 +62,7 @@ enum BackendFixture {
     }
 
     /// The JSON body of `request`, or nil.
-    static func json(_ request: HTTPRequest?) -> JSONValue? {
+    static func json(_ request: OutboundRequest?) -> JSONValue? {
         request.flatMap { JSONValue.parse($0.body) }
     }
 

@@ -98,7 +98,7 @@ struct DeviceFlowTests {
 
     @Test func onlyTheOfferedProvidersAndAStartsParametersAreAccepted() async throws {
         let flow = try Self.flow(store: MemorySessionStore(), providers: ["twitter.com"])
-        let cases: [([URLFormField], HandlerError.Code)] = [
+        let cases: [([URLFormField], APIError.Code)] = [
             (Self.request, .invalidProvider),
             (ServiceSignInPickerTests.fields([("providerId", "twitter.com")]), .invalidRequest),
             (
@@ -115,7 +115,7 @@ struct DeviceFlowTests {
             ),
         ]
         for (fields, expected) in cases {
-            do throws(HandlerError) {
+            do throws(APIError) {
                 _ = try await flow.issueDevice(fields, client: "203.0.113.9")
                 Issue.record("issued for \(fields)")
             } catch {
@@ -139,7 +139,7 @@ struct DeviceFlowTests {
     @Test func aStoreThatKeepsRefusingIsUnavailable() async throws {
         let store = CollidingStore(refusals: 5)
         let flow = try Self.flow(store: store)
-        do throws(HandlerError) {
+        do throws(APIError) {
             _ = try await flow.issueDevice(Self.request, client: "203.0.113.9")
             Issue.record("issued although the store refused every user code")
         } catch {

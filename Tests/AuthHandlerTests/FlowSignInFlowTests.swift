@@ -22,8 +22,8 @@ struct FlowSignInFlowTests {
     static let redirect = "https://app.example.com/signed-in"
     static let subject = "248289761001"
     static let verifier = "flow-test-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
-    static let sessionTTL: TimeInterval = 600
-    static let resultTTL: TimeInterval = 120
+    static let sessionTTL: Duration = .seconds(600)
+    static let resultTTL: Duration = .seconds(120)
 
     /// A flow on a memory store, its scripted provider and its clock.
     struct Harness {
@@ -36,7 +36,7 @@ struct FlowSignInFlowTests {
         init(requireResultChallenge: Bool = true) throws {
             clock = TestClock()
             http = ScriptedHTTP()
-            store = MemorySessionStore(currentDate: clock.read)
+            store = MemorySessionStore(now: clock.read)
             key = try SigningKey.generate(.es256, keyID: "flow-1")
             let issuer = FlowSignInFlowTests.issuer
             http.serve(issuer + "/.well-known/openid-configuration", json: OIDCDiscoveryTests.document(issuer: issuer))
@@ -112,7 +112,7 @@ struct FlowSignInFlowTests {
 
         /// Redeems `code` with `fields` added.
         func redeem(_ code: String, _ fields: [(String, String)] = [("verifier", FlowSignInFlowTests.verifier)])
-            async throws(HandlerError) -> RedemptionAnswer
+            async throws(APIError) -> RedemptionAnswer
         {
             try await flow.redeem(
                 ([("code", code)] + fields).map { URLFormField(name: $0.0, value: $0.1) })
@@ -143,13 +143,13 @@ struct FlowSignInFlowTests {
     }
 
     /// The refusal of a callback, or nil when it redirected.
-    static func refusal(_ answer: CallbackAnswer) -> HandlerError? {
+    static func refusal(_ answer: CallbackAnswer) -> APIError? {
         if case .refused(let error) = answer.outcome { return error }
         return nil
     }
 
     /// The error `work` throws, or nil.
-    static func redeemError(_ work: () async throws(HandlerError) -> RedemptionAnswer) async -> HandlerError? {
+    static func redeemError(_ work: () async throws(APIError) -> RedemptionAnswer) async -> APIError? {
         do {
             _ = try await work()
             return nil
@@ -171,7 +171,7 @@ struct FlowSignInFlowTests {
             providerID: requestToken == nil ? "oidc.test" : "twitter.com", state: state, redirectURL: redirect,
             authType: .signInViaRedirect, eventID: nil, resultChallenge: nil, scopes: [], codeVerifier: "v",
             nonce: nil, requestToken: requestToken, requestTokenSecret: requestToken.map { _ in "secret" },
-            createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(sessionTTL))
+            createdAt: createdAt, expiresAt: createdAt.addingTimeInterval(sessionTTL.timeInterval))
     }
 
     // MARK: Start, callback, redeem
@@ -188,7 +188,7 @@ struct FlowSignInFlowTests {
         // Nothing is written at the start: the pending sign-in is the cookie named after its state.
         let name = try #require(SignInCookie.name(forState: state, httpsOrigin: true))
         #expect(started.cookiePair.hasPrefix(name + "="))
-        #expect(started.setCookie.contains("Max-Age=\(Int(Self.sessionTTL))"))
+        #expect(started.setCookie.contains("Max-Age=\(Self.sessionTTL.components.seconds)"))
 
         try harness.serveToken(for: started)
         let answer = try await harness.approve(started)
@@ -206,7 +206,7 @@ struct FlowSignInFlowTests {
         // The app gets the raw nonce; the provider was sent its hash.
         let rawNonce = try #require(redeemed.credential.nonce)
         #expect(try OIDCNonce.hashed(rawNonce) == query.first(named: "nonce"))
-        let again = await Self.redeemError { () throws(HandlerError) in try await harness.redeem(code) }
+        let again = await Self.redeemError { () throws(APIError) in try await harness.redeem(code) }
         #expect(again?.code == .invalidResultCode)
     }
 
@@ -280,7 +280,7 @@ struct FlowSignInFlowTests {
         let harness = try Harness()
         let onTime = try await harness.start("oidc.test")
         let late = try await harness.start("oidc.test")
-        harness.clock.advance(by: Self.sessionTTL - 1)
+        harness.clock.advance(by: Self.sessionTTL - .seconds(1))
         try harness.serveToken(for: onTime)
         _ = try #require(Self.resultCode(try await harness.approve(onTime)))
 
@@ -301,10 +301,10 @@ struct FlowSignInFlowTests {
             try harness.serveToken(for: started)
             codes.append(try #require(Self.resultCode(try await harness.approve(started))))
         }
-        harness.clock.advance(by: Self.resultTTL - 1)
+        harness.clock.advance(by: Self.resultTTL - .seconds(1))
         #expect(try await harness.redeem(codes[0]).providerId == "oidc.test")
         harness.clock.advance(by: 1)
-        let expired = await Self.redeemError { () throws(HandlerError) in try await harness.redeem(codes[1]) }
+        let expired = await Self.redeemError { () throws(APIError) in try await harness.redeem(codes[1]) }
         #expect(expired?.code == .invalidResultCode && expired?.status == 400)
     }
 
@@ -317,7 +317,7 @@ struct FlowSignInFlowTests {
             Self.resultCode(
                 await harness.callback([("oauth_token", "request-1"), ("oauth_verifier", "v")], cookie: started)))
         for fields in [[], [("verifier", String(Self.verifier.reversed()))], [("verifier", "")]] {
-            let refused = await Self.redeemError { () throws(HandlerError) in try await harness.redeem(code, fields) }
+            let refused = await Self.redeemError { () throws(APIError) in try await harness.redeem(code, fields) }
             #expect(refused?.code == .invalidResultCode, "\(fields)")
         }
         #expect(try await harness.redeem(code).profile.id == "783214")
@@ -329,7 +329,7 @@ struct FlowSignInFlowTests {
         let code = try #require(
             Self.resultCode(
                 await harness.callback([("oauth_token", "request-1"), ("oauth_verifier", "v")], cookie: started)))
-        let refused = await Self.redeemError { () throws(HandlerError) in try await harness.redeem(code) }
+        let refused = await Self.redeemError { () throws(APIError) in try await harness.redeem(code) }
         #expect(refused?.code == .invalidResultCode)
         #expect(try await harness.redeem(code, []).providerId == "twitter.com")
     }
@@ -340,7 +340,7 @@ struct FlowSignInFlowTests {
         let code = try #require(
             Self.resultCode(
                 await harness.callback([("oauth_token", "request-1"), ("oauth_verifier", "v")], cookie: started)))
-        let refused = await Self.redeemError { () throws(HandlerError) in try await harness.redeem(code) }
+        let refused = await Self.redeemError { () throws(APIError) in try await harness.redeem(code) }
         #expect(refused?.code == .invalidRequest && refused?.message.contains("idToken") == true)
         let linked = try await harness.redeem(code, [("verifier", Self.verifier), ("idToken", "app-id-token")])
         #expect(linked.authType == .linkViaRedirect)
@@ -356,7 +356,7 @@ struct FlowSignInFlowTests {
             URLFormField(name: "redirectUrl", value: Self.redirect),
             URLFormField(name: "resultChallenge", value: try PKCE.challenge(forVerifier: Self.verifier)),
         ]
-        let refused = await ServiceSignInPickerTests.refusal { () throws(HandlerError) in
+        let refused = await ServiceSignInPickerTests.refusal { () throws(APIError) in
             _ = try await harness.flow.start(fields)
         }
         #expect(refused?.code == .providerError && refused?.status == 502, "\(String(describing: refused))")
@@ -376,7 +376,7 @@ struct FlowSignInFlowTests {
             defaultStore: .memory)
         let settings = running.service.flow.settings
         await running.stop()
-        #expect(settings.sessionTTL == 7)
-        #expect(settings.resultTTL == 9)
+        #expect(settings.sessionTTL == .seconds(7))
+        #expect(settings.resultTTL == .seconds(9))
     }
 }

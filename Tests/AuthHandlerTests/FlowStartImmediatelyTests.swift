@@ -48,7 +48,7 @@ struct FlowStartImmediatelyTests {
         #expect(started.location.hasPrefix(FlowSignInFlowTests.issuer + "/authorize?"))
         #expect(query.first(named: "nonce") != nil)
         #expect(query.first(named: "code_challenge_method") == "S256")
-        #expect(started.setCookie.contains("Max-Age=\(Int(FlowSignInFlowTests.sessionTTL))"))
+        #expect(started.setCookie.contains("Max-Age=\(FlowSignInFlowTests.sessionTTL.components.seconds)"))
         try harness.serveToken(for: started)
         let code = try #require(FlowSignInFlowTests.resultCode(try await harness.approve(started)))
         let answer = try await harness.redeem(code)
@@ -61,16 +61,16 @@ struct FlowStartImmediatelyTests {
         _ = try await harness.flow.start(try Self.fields("oidc.test"))
         let image = FetchMetadata(mode: "no-cors", destination: "image")
         // Not a navigation comes first, even with an unknown provider.
-        let refusals: [([URLFormField], FetchMetadata, HandlerError.Code)] = [
+        let refusals: [([URLFormField], FetchMetadata, APIError.Code)] = [
             (try Self.fields("nobody"), image, .navigationRequired),
             (try Self.fields("nobody"), FetchMetadata(), .invalidProvider),
             (try Self.fields("oidc.test", [("authType", "other")]), FetchMetadata(), .unsupportedAuthType),
         ]
         for (fields, metadata, code) in refusals {
             let outcome = try #require(harness.flow.startImmediately(fields, fetchMetadata: metadata))
-            #expect(throws: HandlerError.self) { try outcome.get() }
+            #expect(throws: APIError.self) { try outcome.get() }
             if case .failure(let error) = outcome { #expect(error.code == code) }
-            await #expect(throws: HandlerError.self) {
+            await #expect(throws: APIError.self) {
                 _ = try await harness.flow.start(fields, fetchMetadata: metadata)
             }
         }

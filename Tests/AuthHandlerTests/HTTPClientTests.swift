@@ -21,7 +21,7 @@ struct HTTPClientTests {
         }
         let client = try HTTPClient()
         let response = try await client.send(
-            HTTPRequest(
+            OutboundRequest(
                 method: "PATCH", url: "\(server.baseURL)/r", headers: ["X-In": "v1", "X-Empty": ""],
                 body: [1, 2, 3, 0, 4]))
         #expect(response.status == 202)
@@ -35,8 +35,8 @@ struct HTTPClientTests {
     @Test func reusesOneConnectionForSequentialRequests() async throws {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { .text($0.remoteAddress ?? "-") }
         let client = try HTTPClient()
-        let first = try await client.send(HTTPRequest(url: "\(server.baseURL)/a"))
-        let second = try await client.send(HTTPRequest(url: "\(server.baseURL)/b"))
+        let first = try await client.send(OutboundRequest(url: "\(server.baseURL)/a"))
+        let second = try await client.send(OutboundRequest(url: "\(server.baseURL)/b"))
         // The same client port twice: curl kept the connection and MHD kept it alive.
         #expect(first.body == second.body)
         await server.stop()
@@ -51,7 +51,7 @@ struct HTTPClientTests {
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            _ = try await client.send(HTTPRequest(url: "\(server.baseURL)/slow", timeout: .milliseconds(200)))
+            _ = try await client.send(OutboundRequest(url: "\(server.baseURL)/slow", timeout: .milliseconds(200)))
             Issue.record("expected a timeout")
         } catch let error as HTTPClientError {
             guard case .transfer(let code, let text, _) = error.kind else {
@@ -75,10 +75,10 @@ struct HTTPClientTests {
             throws: HTTPClientError(
                 kind: .responseTooLarge(limit: 1000), method: "GET", target: "\(server.baseURL)/big")
         ) {
-            _ = try await client.send(HTTPRequest(url: "\(server.baseURL)/big"))
+            _ = try await client.send(OutboundRequest(url: "\(server.baseURL)/big"))
         }
         let fits = try await HTTPClient(configuration: HTTPClientConfiguration(maxResponseBytes: 10_000)).send(
-            HTTPRequest(url: "\(server.baseURL)/big"))
+            OutboundRequest(url: "\(server.baseURL)/big"))
         #expect(fits.body.count == 10_000)
         await server.stop()
     }
@@ -88,7 +88,7 @@ struct HTTPClientTests {
         let port = try httpTestOneShotServer(response: Array(head.utf8) + [UInt8](repeating: 66, count: 50_000))
         let client = try HTTPClient(configuration: HTTPClientConfiguration(maxResponseBytes: 4096))
         do {
-            _ = try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/stream?token=s3cret"))
+            _ = try await client.send(OutboundRequest(url: "http://127.0.0.1:\(port)/stream?token=s3cret"))
             Issue.record("expected the size cap to abort the transfer")
         } catch let error as HTTPClientError {
             #expect(error.kind == .responseTooLarge(limit: 4096))
@@ -105,7 +105,7 @@ struct HTTPClientTests {
         let client = try HTTPClient()
         do {
             _ = try await client.send(
-                HTTPRequest(url: "http://user:pw@127.0.0.1:\(port)/token?client_secret=hunter2&code=xyz#frag"))
+                OutboundRequest(url: "http://user:pw@127.0.0.1:\(port)/token?client_secret=hunter2&code=xyz#frag"))
             Issue.record("expected a connection failure")
         } catch let error as HTTPClientError {
             guard case .transfer(let code, let text, _) = error.kind else {
@@ -126,13 +126,13 @@ struct HTTPClientTests {
     @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/", "/relative"])
     func refusesNonHTTPURLs(_ url: String) async throws {
         let client = try HTTPClient()
-        await #expect(throws: HTTPClientError.self) { _ = try await client.send(HTTPRequest(url: url)) }
+        await #expect(throws: HTTPClientError.self) { _ = try await client.send(OutboundRequest(url: url)) }
     }
 
     @Test func refusesHeaderInjection() async throws {
         let client = try HTTPClient()
         do {
-            _ = try await client.send(HTTPRequest(url: "http://127.0.0.1:1/", headers: ["X-A": "1\r\nX-B: 2"]))
+            _ = try await client.send(OutboundRequest(url: "http://127.0.0.1:1/", headers: ["X-A": "1\r\nX-B: 2"]))
             Issue.record("a header with CRLF was sent")
         } catch let error as HTTPClientError {
             #expect(error.kind == .invalidRequest("invalid header field \"X-A\""))
@@ -144,7 +144,7 @@ struct HTTPClientTests {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"]) { _ in .text("plain") }
         let client = try HTTPClient()
         await #expect(throws: HTTPClientError.self) {
-            _ = try await client.send(HTTPRequest(url: "https://\(server.addresses[0])/", timeout: .seconds(5)))
+            _ = try await client.send(OutboundRequest(url: "https://\(server.addresses[0])/", timeout: .seconds(5)))
         }
         await server.stop(gracePeriod: .milliseconds(100))
     }
@@ -157,7 +157,7 @@ struct HTTPClientTests {
             return .text("late")
         }
         let client = try HTTPClient()
-        let request = Task { try await client.send(HTTPRequest(url: "\(server.baseURL)/slow")) }
+        let request = Task { try await client.send(OutboundRequest(url: "\(server.baseURL)/slow")) }
         await started.wait()
         request.cancel()
         await #expect(throws: CancellationError.self) { _ = try await request.value }

@@ -25,7 +25,7 @@ struct HTTPConcurrencyTests {
             for index in 0..<200 {
                 group.addTask {
                     let response = try await client.send(
-                        HTTPRequest(url: "\(baseURL)/r\(index)", timeout: .seconds(10)))
+                        OutboundRequest(url: "\(baseURL)/r\(index)", timeout: .seconds(10)))
                     return response.status == 200
                         ? String(decoding: response.body, as: UTF8.self) : "status \(response.status)"
                 }

@@ -32,7 +32,7 @@ struct HTTPServerTests {
         #expect(server.addresses[0].description == "127.0.0.1:\(server.addresses[0].port)")
         #expect(server.addresses[1].description == "[::1]:\(server.addresses[1].port)")
         for address in server.addresses {
-            let response = try await client.send(HTTPRequest(url: "http://\(address)/hello"))
+            let response = try await client.send(OutboundRequest(url: "http://\(address)/hello"))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self).contains("path=/hello"))
         }
@@ -43,7 +43,7 @@ struct HTTPServerTests {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
         let client = try HTTPClient()
         let response = try await client.send(
-            HTTPRequest(
+            OutboundRequest(
                 method: "POST", url: "\(server.baseURL)/__/auth/handler?providerId=x&a=b+c&a=%E2%9C%93",
                 headers: ["Content-Type": "application/x-www-form-urlencoded; charset=UTF-8", "X-Test": "yes"],
                 body: Array("state=s1&code=c%2F2".utf8)))
@@ -86,7 +86,7 @@ struct HTTPServerTests {
     @Test func answersBadRequestToAnUndecodableQuery() async throws {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
         let client = try HTTPClient()
-        let response = try await client.send(HTTPRequest(url: "\(server.baseURL)/x?a=%ZZ"))
+        let response = try await client.send(OutboundRequest(url: "\(server.baseURL)/x?a=%ZZ"))
         #expect(response.status == 400)
         #expect(String(decoding: response.body, as: UTF8.self).contains("'%' must be followed by two hexadecimal"))
         await server.stop()
@@ -102,14 +102,14 @@ struct HTTPServerTests {
             }
         }
         let client = try HTTPClient()
-        let json = try await client.send(HTTPRequest(url: "\(server.baseURL)/json"))
+        let json = try await client.send(OutboundRequest(url: "\(server.baseURL)/json"))
         #expect(json.headers["Content-Type"] == "application/json")
         #expect(String(decoding: json.body, as: UTF8.self) == #"{"ok":true}"#)
-        let html = try await client.send(HTTPRequest(url: "\(server.baseURL)/html"))
+        let html = try await client.send(OutboundRequest(url: "\(server.baseURL)/html"))
         #expect(html.status == 201)
         #expect(html.headers["content-type"] == "text/html; charset=utf-8")
         // The client never follows redirects: the 303 itself comes back.
-        let redirect = try await client.send(HTTPRequest(url: "\(server.baseURL)/go"))
+        let redirect = try await client.send(OutboundRequest(url: "\(server.baseURL)/go"))
         #expect(redirect.status == 303)
         #expect(redirect.headers["location"] == "https://app.example.com/done?code=1")
         await server.stop()
@@ -122,11 +122,11 @@ struct HTTPServerTests {
                 : ServerResponse(headers: ["X-Bad": "a\r\nSet-Cookie: injected=1"])
         }
         let client = try HTTPClient()
-        let empty = try await client.send(HTTPRequest(url: "\(server.baseURL)/empty"))
+        let empty = try await client.send(OutboundRequest(url: "\(server.baseURL)/empty"))
         #expect(empty.status == 200)
         #expect(empty.headers["x-kept"] == "1")
         #expect(empty.headers["x-empty"] == nil)
-        let injected = try await client.send(HTTPRequest(url: "\(server.baseURL)/bad"))
+        let injected = try await client.send(OutboundRequest(url: "\(server.baseURL)/bad"))
         #expect(injected.status == 500)
         #expect(injected.headers["set-cookie"] == nil)
         await server.stop()
@@ -138,7 +138,7 @@ struct HTTPServerTests {
         let fd = try #require(socket.relinquish())
         let server = try HTTPServer(adoptingListeningSockets: [fd], handler: echoHandler)
         #expect(server.addresses == [ListenAddress(host: "127.0.0.1", port: port)])
-        let response = try await HTTPClient().send(HTTPRequest(url: "http://127.0.0.1:\(port)/adopted"))
+        let response = try await HTTPClient().send(OutboundRequest(url: "http://127.0.0.1:\(port)/adopted"))
         #expect(response.status == 200)
         await server.stop()
         // The server owned the descriptor and closed it.
@@ -246,7 +246,7 @@ struct HTTPServerTests {
             return connection?.readResponse()
         }
         #expect(response?.status == 413)
-        let next = try await HTTPClient().send(HTTPRequest(url: "\(server.baseURL)/after"))
+        let next = try await HTTPClient().send(OutboundRequest(url: "\(server.baseURL)/after"))
         #expect(next.status == 200)
         await server.stop()
     }
@@ -263,7 +263,7 @@ struct HTTPServerTests {
             return connection?.readResponse()
         }
         #expect(response?.status == 413)
-        let next = try await HTTPClient().send(HTTPRequest(url: "\(server.baseURL)/after"))
+        let next = try await HTTPClient().send(OutboundRequest(url: "\(server.baseURL)/after"))
         #expect(next.status == 200)
         await server.stop()
         #expect(server.requestsInFlight == 0)
@@ -272,7 +272,7 @@ struct HTTPServerTests {
     @Test func acceptsABodyAtTheLimit() async throws {
         let server = try HTTPServer(listeningOn: ["127.0.0.1:0"], handler: echoHandler)
         let response = try await HTTPClient().send(
-            HTTPRequest(method: "PUT", url: "\(server.baseURL)/", body: [UInt8](repeating: 7, count: 64 * 1024)))
+            OutboundRequest(method: "PUT", url: "\(server.baseURL)/", body: [UInt8](repeating: 7, count: 64 * 1024)))
         #expect(String(decoding: response.body, as: UTF8.self).contains("bodyBytes=65536"))
         await server.stop()
     }
@@ -299,7 +299,7 @@ struct HTTPServerTests {
         #expect(far == nil || far?.status == 431)
         let client = try HTTPClient()
         let fits = try await client.send(
-            HTTPRequest(url: "\(server.baseURL)/", headers: ["X-Big": String(repeating: "c", count: 63 * 1024)]))
+            OutboundRequest(url: "\(server.baseURL)/", headers: ["X-Big": String(repeating: "c", count: 63 * 1024)]))
         #expect(fits.status == 200)
         await server.stop()
         #expect(server.requestsInFlight == 0)
@@ -397,10 +397,10 @@ struct HTTPServerTests {
             return .text(request.path)
         }
         let client = try HTTPClient()
-        let slow = Task { try await client.send(HTTPRequest(url: "\(server.baseURL)/slow")) }
+        let slow = Task { try await client.send(OutboundRequest(url: "\(server.baseURL)/slow")) }
         await slowStarted.wait()
         // With one MHD thread, this only succeeds because the slow request's connection is suspended.
-        let fast = try await client.send(HTTPRequest(url: "\(server.baseURL)/fast", timeout: .seconds(5)))
+        let fast = try await client.send(OutboundRequest(url: "\(server.baseURL)/fast", timeout: .seconds(5)))
         #expect(String(decoding: fast.body, as: UTF8.self) == "/fast")
         releaseSlow.open()
         #expect(String(decoding: try await slow.value.body, as: UTF8.self) == "/slow")
@@ -417,7 +417,7 @@ struct HTTPServerTests {
         }
         let port = server.firstPort
         let client = try HTTPClient()
-        let inFlight = Task { try await client.send(HTTPRequest(url: "\(server.baseURL)/work")) }
+        let inFlight = Task { try await client.send(OutboundRequest(url: "\(server.baseURL)/work")) }
         await started.wait()
         let stopping = Task { await server.stop(gracePeriod: .seconds(10)) }
         // Wait until stop has quiesced the listener: new connections are refused from then on.
@@ -451,7 +451,7 @@ struct HTTPServerTests {
             return .text("too late")
         }
         let client = try HTTPClient()
-        let inFlight = Task { try await client.send(HTTPRequest(url: "\(server.baseURL)/stuck")) }
+        let inFlight = Task { try await client.send(OutboundRequest(url: "\(server.baseURL)/stuck")) }
         await started.wait()
         let clock = ContinuousClock()
         let elapsed = await clock.measure { await server.stop(gracePeriod: .milliseconds(100)) }

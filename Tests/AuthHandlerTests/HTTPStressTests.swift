@@ -159,7 +159,7 @@ private func stressRequest(_ client: HTTPClient, _ url: String, expecting: Strin
     let clock = ContinuousClock()
     let start = clock.now
     do {
-        let response = try await client.send(HTTPRequest(url: url, timeout: stressRequestLimit))
+        let response = try await client.send(OutboundRequest(url: url, timeout: stressRequestLimit))
         let text = String(decoding: response.body, as: UTF8.self)
         guard response.status == 200, text.hasSuffix(expecting) else {
             return "\(url): status \(response.status), body \(text)"

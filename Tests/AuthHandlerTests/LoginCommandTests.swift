@@ -14,19 +14,19 @@ import Testing
 /// it draws for a terminal.
 struct LoginCommandTests {
     /// Answers the device request with `issue`, then each poll with the next of `polls`; records every request.
-    static func server(issue: HTTPResponse, polls: [HTTPResponse]) -> ScriptedHTTP {
+    static func server(issue: OutboundResponse, polls: [OutboundResponse]) -> ScriptedHTTP {
         let server = ScriptedHTTP(polls.map(ScriptedHTTP.Answer.response))
         server.serve("https://a.example/__/auth/device", issue)
         return server
     }
 
-    static let issued = HTTPResponse.json(
+    static let issued = OutboundResponse.json(
         200,
         #"{"device_code":"dc","user_code":"BCDF-GHJK","verification_uri":"https://a.example/__/auth/device","#
             + #""verification_uri_complete":"https://a.example/__/auth/device?user_code=BCDF-GHJK","#
             + #""expires_in":600,"interval":1}"#)
 
-    static func error(_ code: String, interval: Int? = nil) -> HTTPResponse {
+    static func error(_ code: String, interval: Int? = nil) -> OutboundResponse {
         .json(400, #"{"error":"\#(code)","error_description":"d"\#(interval.map { ",\"interval\":\($0)" } ?? "")}"#)
     }
 
@@ -71,7 +71,7 @@ struct LoginCommandTests {
     }
 
     @Test func givesUpWhenTheCodeHasExpiredThoughTheServerNeverSaysSo() async {
-        let shortLived = HTTPResponse.json(
+        let shortLived = OutboundResponse.json(
             200,
             #"{"device_code":"dc","user_code":"BCDF-GHJK","verification_uri":"https://a.example/__/auth/device","#
                 + #""expires_in":1,"interval":1}"#)

@@ -22,7 +22,7 @@ struct OAuth1ClientTests {
             accessTokenEndpoint: "https://api.twitter.com/oauth/access_token", http: http)
     }
 
-    static func header(_ request: HTTPRequest) throws -> OAuth1AuthorizationHeader {
+    static func header(_ request: OutboundRequest) throws -> OAuth1AuthorizationHeader {
         try OAuth1AuthorizationHeader(parsing: try #require(request.headers["Authorization"]))
     }
 

@@ -23,7 +23,7 @@ struct OAuth2TokenClientTests {
             codeVerifier: verifier)
     }
 
-    static let okJSON = HTTPResponse.json(
+    static let okJSON = OutboundResponse.json(
         200,
         #"{"access_token":"SlAV32hkKG","token_type":"Bearer","refresh_token":"8xLOxBtZp8","expires_in":3600,"id_token":"eyJ.a.b","scope":"openid email"}"#
     )
@@ -141,7 +141,7 @@ struct OAuth2TokenClientTests {
     }
 
     @Test func serverErrorWithoutBodyKeepsTheStatus() async {
-        let http = ScriptedHTTP(responses: HTTPResponse(status: 500))
+        let http = ScriptedHTTP(responses: OutboundResponse(status: 500))
         await #expect(throws: OAuth2ClientError.httpStatus(endpoint: .token, status: 500)) {
             try await Self.exchange(http)
         }
@@ -215,10 +215,10 @@ struct OAuth2TokenClientTests {
     @Test func userInfoSendsTheBearerAndMapsErrors() async throws {
         let http = ScriptedHTTP(
             responses: .json(200, #"{"sub":"248289761001","name":"Jane Doe"}"#),
-            HTTPResponse(
+            OutboundResponse(
                 status: 401,
                 headers: ["WWW-Authenticate": #"Bearer realm="example", error="invalid_token", error_description="x""#]),
-            HTTPResponse(status: 503))
+            OutboundResponse(status: 503))
         let client = OAuth2UserInfoClient(http: http)
         let document = try await client.fetch(url: "https://idp.example/userinfo", accessToken: "SlAV32hkKG")
         #expect(document["sub"]?.stringValue == "248289761001")

@@ -112,7 +112,7 @@ struct OIDCDiscoveryTests {
 
     @Test func nonOKStatusIsReported() async {
         let http = ScriptedHTTP()
-        http.serve(Self.url, HTTPResponse(status: 503))
+        http.serve(Self.url, OutboundResponse(status: 503))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
         }
@@ -145,7 +145,7 @@ struct OIDCDiscoveryTests {
 
     @Test func notJSONIsRefused() async {
         let http = ScriptedHTTP()
-        http.serve(Self.url, HTTPResponse(status: 200, body: Array("<html>".utf8)))
+        http.serve(Self.url, OutboundResponse(status: 200, body: Array("<html>".utf8)))
         let error = await oidcError { () async throws(OIDCError) in
             try await OIDCDiscovery(http: http).metadata(for: Self.issuer)
         }
@@ -168,7 +168,7 @@ struct OIDCDiscoveryTests {
 
     @Test func aFailureIsRememberedForTheFailureTTLThenFetchedAgainOnce() async throws {
         let http = ScriptedHTTP()
-        http.serve(Self.url, HTTPResponse(status: 500))
+        http.serve(Self.url, OutboundResponse(status: 500))
         let clock = TestClock()
         let discovery = OIDCDiscovery(http: http, failureTTL: 30, now: clock.read)
         let expected = OIDCError.unexpectedStatus(.discovery, url: Self.url, status: 500)
@@ -198,7 +198,7 @@ struct OIDCDiscoveryTests {
     @Test func aFailureIsRememberedPerIssuer() async throws {
         let other = "https://other.example"
         let http = ScriptedHTTP()
-        http.serve(Self.url, HTTPResponse(status: 500))
+        http.serve(Self.url, OutboundResponse(status: 500))
         http.serve(other + "/.well-known/openid-configuration", json: Self.document(issuer: other))
         let clock = TestClock()
         let discovery = OIDCDiscovery(http: http, now: clock.read)
@@ -222,7 +222,7 @@ struct OIDCDiscoveryTests {
 
     @Test func removeAllForgetsFailuresToo() async throws {
         let http = ScriptedHTTP()
-        http.serve(Self.url, HTTPResponse(status: 500))
+        http.serve(Self.url, OutboundResponse(status: 500))
         let discovery = OIDCDiscovery(http: http)
         _ = await oidcError { () async throws(OIDCError) in try await discovery.metadata(for: Self.issuer) }
         http.serve(Self.url, json: Self.document())

@@ -197,7 +197,7 @@ struct OIDCJWKSCacheTests {
 
     @Test func failedFetchesAreRateLimitedToo() async throws {
         let http = ScriptedHTTP()
-        http.serve(Self.uri, HTTPResponse(status: 500))
+        http.serve(Self.uri, OutboundResponse(status: 500))
         let clock = TestClock()
         let cache = JWKSCache(http: http, now: clock.read)
         for _ in 0..<3 {
@@ -235,7 +235,7 @@ struct OIDCJWKSCacheTests {
     @Test func errorsNameTheURLWithoutItsQuery() async {
         let uri = "https://idp.example/jwks?api_key=s3cret"
         let http = ScriptedHTTP()
-        http.serve(uri, HTTPResponse(status: 502))
+        http.serve(uri, OutboundResponse(status: 502))
         let error = await oidcError { () async throws(OIDCError) in
             try await JWKSCache(http: http).keys(jwksURI: uri, keyID: "k", algorithm: .rs256)
         }

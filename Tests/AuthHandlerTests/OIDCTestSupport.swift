@@ -9,7 +9,7 @@ extension ScriptedHTTP {
     /// Serves a JWKS of `keys` at `url`.
     func serveKeys(_ url: String, _ keys: [JWK]) {
         let body = (try? JSONEncoder().encode(["keys": keys])).map { [UInt8]($0) } ?? []
-        serve(url, HTTPResponse(status: 200, body: body))
+        serve(url, OutboundResponse(status: 200, body: body))
     }
 }
 

@@ -126,7 +126,7 @@ struct ReservedParametersTests {
     }
 
     /// The start request refuses them before any protocol code sees them (the protocol code sends what it is given).
-    static func startRefusal(_ name: String, providerID: String, config: ProviderConfig) throws -> HandlerError? {
+    static func startRefusal(_ name: String, providerID: String, config: ProviderConfig) throws -> APIError? {
         let registry = try ProviderRegistryTests.registry([providerID: config])
         let provider = try #require(registry[providerID])
         let object = String(decoding: try JSONEncoder().encode([name: "x"]), as: UTF8.self)

@@ -34,25 +34,25 @@ struct ServiceOperationsListenerTests {
         ])
         let opsURL = try #require(running.opsBaseURL)
         let client = try HTTPClient()
-        let held = Task { try await client.send(HTTPRequest(url: running.baseURL + "/hold")) }
+        let held = Task { try await client.send(OutboundRequest(url: running.baseURL + "/hold")) }
         await entered.wait()
-        #expect(try await client.send(HTTPRequest(url: opsURL + "/readyz")).status == 200)
+        #expect(try await client.send(OutboundRequest(url: opsURL + "/readyz")).status == 200)
 
         let stopping = Task { await running.stop() }
         // While the main listener drains (a request is held in it), the operations listener still answers: /readyz
         // turns 503 there. Each try is a real request, so this waits on answers, not on a clock.
         var readiness = 200
         for _ in 0..<2000 where readiness == 200 {
-            readiness = try await client.send(HTTPRequest(url: opsURL + "/readyz")).status
+            readiness = try await client.send(OutboundRequest(url: opsURL + "/readyz")).status
         }
         #expect(readiness == 503)
-        #expect(try await client.send(HTTPRequest(url: opsURL + "/metrics")).status == 200)
+        #expect(try await client.send(OutboundRequest(url: opsURL + "/metrics")).status == 200)
 
         release.open()
         #expect(try await held.value.status == 200)
         await stopping.value
         await #expect(throws: (any Error).self) {
-            _ = try await client.send(HTTPRequest(url: opsURL + "/healthz", timeout: .seconds(2)))
+            _ = try await client.send(OutboundRequest(url: opsURL + "/healthz", timeout: .seconds(2)))
         }
     }
 
@@ -62,13 +62,13 @@ struct ServiceOperationsListenerTests {
         let client = try HTTPClient()
         let json: HTTPHeaders = ["Accept": "application/json"]
         for path in ["/healthz", "/readyz", "/metrics"] {
-            #expect(try await client.send(HTTPRequest(url: opsURL + path)).status == 200, "\(path)")
-            let main = try await client.send(HTTPRequest(url: running.baseURL + path, headers: json))
+            #expect(try await client.send(OutboundRequest(url: opsURL + path)).status == 200, "\(path)")
+            let main = try await client.send(OutboundRequest(url: running.baseURL + path, headers: json))
             #expect(main.status == 404, "\(path)")
             #expect(JSONValue.parse(main.body)?["error"]?["code"] == .string("not-found"))
         }
         for path in ["/__/auth/handler?providerId=github.com", "/__/auth/result", "/", "/hold"] {
-            let ops = try await client.send(HTTPRequest(url: opsURL + path, headers: json))
+            let ops = try await client.send(OutboundRequest(url: opsURL + path, headers: json))
             #expect(ops.status == 404, "\(path)")
             #expect(ops.headers["X-Frame-Options"] == "DENY")
         }

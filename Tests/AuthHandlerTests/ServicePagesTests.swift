@@ -22,7 +22,7 @@ struct ServicePagesTests {
 
     @Test func theCSPAdmitsExactlyTheInlineStylesheetByItsHash() throws {
         let response = ResponseRendering.error(
-            HandlerError(.invalidState, "start again"), accept: "text/html",
+            APIError(.invalidState, "start again"), accept: "text/html",
             audience: PageAudience(productName: "Acme", starter: .app))
         let policy = try #require(response.headers["Content-Security-Policy"])
         let style = try #require(Self.between("<style>", "</style>", in: Self.body(response)))
@@ -38,7 +38,7 @@ struct ServicePagesTests {
     }
 
     @Test func anErrorPageSeparatesWordsForPeopleFromTheCodeAndTheMessage() {
-        let error = HandlerError(.unauthorizedRedirectURL, "redirectUrl is not in allowedRedirectURLs")
+        let error = APIError(.unauthorizedRedirectURL, "redirectUrl is not in allowedRedirectURLs")
         let html = Self.body(
             ResponseRendering.error(error, accept: nil, audience: PageAudience(productName: "Acme", starter: .app)))
         #expect(html.contains("<html lang=\"en\">"))
@@ -48,7 +48,7 @@ struct ServicePagesTests {
             html.contains("<title>Couldn’t sign in to Acme</title>")
                 && html.contains("<h1>Couldn’t sign in to Acme</h1>"))
         let explanation = Self.between(#"<p id="error-explanation" class="lead">"#, "</p>", in: html)
-        #expect(explanation == HandlerError.Code.unauthorizedRedirectURL.explanationForPeople)
+        #expect(explanation == APIError.Code.unauthorizedRedirectURL.explanationForPeople)
         #expect(explanation?.contains("allowedRedirectURLs") == false)
         #expect(
             Self.between(#"<p id="next-step" class="next">"#, "</p>", in: html)
@@ -64,7 +64,7 @@ struct ServicePagesTests {
     @Test func aTerminalsErrorPageSendsThePersonBackToTheTerminal() {
         let html = Self.body(
             ResponseRendering.error(
-                HandlerError(.invalidState, "x"), accept: nil,
+                APIError(.invalidState, "x"), accept: nil,
                 audience: PageAudience(productName: nil, starter: .terminal)))
         #expect(html.contains("<h1>Couldn’t sign in</h1>"))
         #expect(html.contains("Return to your terminal"))
@@ -73,13 +73,13 @@ struct ServicePagesTests {
 
     @Test func jsonErrorsAreUnchangedByTheAudience() {
         let json = ResponseRendering.error(
-            HandlerError(.invalidState, "start again"), accept: "application/json",
+            APIError(.invalidState, "start again"), accept: "application/json",
             audience: PageAudience(productName: "Acme", starter: .terminal))
         #expect(Self.body(json) == #"{"error":{"code":"invalid-state","message":"start again"}}"#)
     }
 
     @Test func everyCodeHasWordsForPeopleThatAreNotItsCode() {
-        for code in HandlerError.Code.allCases {
+        for code in APIError.Code.allCases {
             #expect(code.explanationForPeople.hasSuffix("."), "\(code)")
             #expect(!code.explanationForPeople.contains(code.rawValue), "\(code)")
         }

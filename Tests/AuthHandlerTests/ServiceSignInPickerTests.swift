@@ -54,7 +54,7 @@ struct ServiceSignInPickerTests {
     }
 
     /// The error `work` throws, or nil.
-    static func refusal(_ work: () async throws(HandlerError) -> Void) async -> HandlerError? {
+    static func refusal(_ work: () async throws(APIError) -> Void) async -> APIError? {
         do {
             try await work()
             return nil
@@ -120,10 +120,10 @@ struct ServiceSignInPickerTests {
     func refusesWhatTheStartRefusesWithTheStartsError(index: Int) async throws {
         let flow = try Self.flow()
         let given = Self.fields(Self.badRequests[index])
-        let start = await Self.refusal { () async throws(HandlerError) in
+        let start = await Self.refusal { () async throws(APIError) in
             _ = try await flow.start(Self.fields([("providerId", "google.com")]) + given)
         }
-        let picker = await Self.refusal { () async throws(HandlerError) in
+        let picker = await Self.refusal { () async throws(APIError) in
             _ = try flow.pickerChoices(Self.fields([("providers", "google.com")]) + given)
         }
         let expected = try #require(start, "the start accepted \(Self.badRequests[index])")
@@ -135,7 +135,7 @@ struct ServiceSignInPickerTests {
     @Test func aParameterReservedForOneOfferedProvidersProtocolRefusesThePage() async throws {
         let flow = try Self.flow()
         let oauth1Only = ("customParameters", #"{"oauth_callback":"x"}"#)
-        let refused = await Self.refusal { () async throws(HandlerError) in
+        let refused = await Self.refusal { () async throws(APIError) in
             _ = try flow.pickerChoices(Self.request([oauth1Only]))
         }
         #expect(refused?.code == .reservedCustomParameter)
@@ -145,7 +145,7 @@ struct ServiceSignInPickerTests {
 
     @Test func refusesWhatOnlyThePickerRefuses() async throws {
         let flow = try Self.flow()
-        let cases: [([(String, String)], HandlerError.Code, String)] = [
+        let cases: [([(String, String)], APIError.Code, String)] = [
             ([("providerId", "google.com")], .invalidRequest, "leave providerId out"),
             ([("providers", "google.com"), ("providers", "twitter.com")], .invalidRequest, "more than once"),
             ([("providers", "google.com,,twitter.com")], .invalidRequest, "empty entry"),
@@ -153,21 +153,21 @@ struct ServiceSignInPickerTests {
             ([("providers", "google.com,nope.example")], .invalidProvider, "'nope.example' is not a configured"),
         ]
         for (extra, code, words) in cases {
-            let refused = await Self.refusal { () async throws(HandlerError) in
+            let refused = await Self.refusal { () async throws(APIError) in
                 _ = try flow.pickerChoices(Self.request(extra))
             }
             #expect(refused?.code == code, "\(extra)")
             #expect(refused?.message.contains(words) == true, "\(extra): \(refused?.message ?? "accepted")")
         }
-        let unknown = await Self.refusal { () async throws(HandlerError) in
+        let unknown = await Self.refusal { () async throws(APIError) in
             _ = try await flow.start(Self.fields([("providerId", "nope.example")]) + Self.request())
         }
-        let pickerUnknown = await Self.refusal { () async throws(HandlerError) in
+        let pickerUnknown = await Self.refusal { () async throws(APIError) in
             _ = try flow.pickerChoices(Self.request([("providers", "nope.example")]))
         }
         #expect(pickerUnknown?.message == unknown?.message)
         let unconfigured = try Self.flow(descriptors: [])
-        let empty = await Self.refusal { () async throws(HandlerError) in
+        let empty = await Self.refusal { () async throws(APIError) in
             _ = try unconfigured.pickerChoices(Self.request())
         }
         #expect(empty?.code == .invalidProvider)

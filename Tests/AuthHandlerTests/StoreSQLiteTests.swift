@@ -66,14 +66,14 @@ struct StoreSQLiteTests {
             let clock = TestClock.startingNow()
             let now = clock.date
             do {
-                let store = try SQLiteSessionStore(path: path, currentDate: clock.read)
+                let store = try SQLiteSessionStore(path: path, now: clock.read)
                 #expect(try await store.recordUsedState(key: "state-1", expiresAt: now + 600))
                 #expect(try await store.recordUsedState(key: "state-2", expiresAt: now + 10))
                 try await store.insertResult(code: "code-1", payload: storeBytes("result"), expiresAt: now + 120)
                 try await store.insertResult(code: "code-2", payload: storeBytes("claimed"), expiresAt: now + 120)
                 #expect(try await store.claimResult(code: "code-2", now: now) == .available(storeBytes("claimed")))
             }
-            let reopened = try SQLiteSessionStore(path: path, currentDate: clock.read)
+            let reopened = try SQLiteSessionStore(path: path, now: clock.read)
             #expect(try await !reopened.recordUsedState(key: "state-1", expiresAt: now + 600))
             #expect(try await !reopened.recordUsedState(key: "state-2", expiresAt: now + 600))
             #expect(try await reopened.recordUsedState(key: "state-3", expiresAt: now + 600))

@@ -40,11 +40,11 @@ func withStore<T>(
 ) async throws -> T {
     switch kind {
     case .memory:
-        return try await body(MemorySessionStore(currentDate: clock.read))
+        return try await body(MemorySessionStore(now: clock.read))
     case .sqlite:
         return try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("state.sqlite").path
-            let store = try SQLiteSessionStore(path: path, currentDate: clock.read)
+            let store = try SQLiteSessionStore(path: path, now: clock.read)
             return try await body(store)
         }
     case .redis:

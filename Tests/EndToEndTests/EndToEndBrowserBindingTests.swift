@@ -20,7 +20,7 @@ struct EndToEndBrowserBindingTests {
         return "auth-handler-" + String(Base64.urlEncode(try SHA256.hash(Array(key.utf8))).prefix(16))
     }
 
-    static func expectInvalidState(_ response: HTTPResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectInvalidState(_ response: OutboundResponse, sourceLocation: SourceLocation = #_sourceLocation) {
         EndToEndRefusalTests.expectError(response, status: 400, code: "invalid-state", sourceLocation: sourceLocation)
     }
 
@@ -150,7 +150,7 @@ struct EndToEndBrowserBindingTests {
                     stopAtCallback: true)
                 return try #require(walk.callbackURL)
             }
-            func deliver(_ callback: String, from old: EndToEnd, to pair: EndToEnd) async throws -> HTTPResponse {
+            func deliver(_ callback: String, from old: EndToEnd, to pair: EndToEnd) async throws -> OutboundResponse {
                 try await pair.get(
                     callback.replacingOccurrences(of: old.daemonURL, with: pair.daemonURL), accept: "application/json")
             }
@@ -255,7 +255,7 @@ struct EndToEndBrowserBindingTests {
     func startFloodLocksNobodyOut() async throws {
         let limit = StartRateLimit.default
         try await withEndToEnd(settings: ["trustedProxies": #"["127.0.0.1"]"#]) { e2e in
-            let flood = HTTPRequest(
+            let flood = OutboundRequest(
                 method: "GET", url: e2e.startURL("twitter.com"), headers: ["X-Forwarded-For": "198.51.100.7"])
             let began = ContinuousClock.now
             let answers = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -345,7 +345,7 @@ struct EndToEndBrowserBindingTests {
             #expect((1...60).contains(retryAfter))
             // A forwarded-for header from a peer that is not a trusted proxy changes nothing.
             let spoofed = try await e2e.send(
-                HTTPRequest(
+                OutboundRequest(
                     method: "GET", url: e2e.startURL("twitter.com"),
                     headers: ["X-Forwarded-For": "198.51.100.7", "Accept": "application/json"]))
             EndToEndRefusalTests.expectError(spoofed, status: 429, code: "too-many-requests")

@@ -24,7 +24,8 @@ struct EndToEndBrowserClientTests {
             #expect(module.headers["Cross-Origin-Opener-Policy"] == nil)
             let tag = try #require(module.headers["ETag"])
             let revalidated = try await e2e.send(
-                HTTPRequest(method: "GET", url: e2e.daemonURL + "/__/auth/client.js", headers: ["If-None-Match": tag]))
+                OutboundRequest(
+                    method: "GET", url: e2e.daemonURL + "/__/auth/client.js", headers: ["If-None-Match": tag]))
             #expect(revalidated.status == 304)
             #expect(revalidated.body.isEmpty)
 

@@ -75,7 +75,7 @@ struct EndToEndClientTests {
     }
 
     static func clearFailures(_ e2e: EndToEnd) async throws {
-        let response = try await e2e.send(HTTPRequest(method: "DELETE", url: e2e.idpURL + "/__fake/failures"))
+        let response = try await e2e.send(OutboundRequest(method: "DELETE", url: e2e.idpURL + "/__fake/failures"))
         #expect(response.status == 200)
     }
 

@@ -27,7 +27,7 @@ struct EndToEndDeviceScaleOutTests {
             let userCode = try #require(issued.json?["user_code"]?.stringValue)
             let complete = try #require(issued.json?["verification_uri_complete"]?.stringValue)
             #expect(complete.hasPrefix(cluster.frontURL + "/__/auth/device?user_code="))
-            func poll() async throws -> HTTPResponse {
+            func poll() async throws -> OutboundResponse {
                 try await device.postForm(
                     a + "/__/auth/device/token",
                     [

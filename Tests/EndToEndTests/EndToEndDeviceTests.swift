@@ -34,7 +34,9 @@ import Testing
         return try #require(response.json?.objectValue)
     }
 
-    static func poll(_ e2e: EndToEnd, _ deviceCode: String, verifier: String = verifier) async throws -> HTTPResponse {
+    static func poll(_ e2e: EndToEnd, _ deviceCode: String, verifier: String = verifier) async throws
+        -> OutboundResponse
+    {
         try await e2e.postForm(
             e2e.daemonURL + "/__/auth/device/token",
             [
@@ -44,7 +46,7 @@ import Testing
     }
 
     /// Opens the confirmation page for `completeURI` and answers it with `decision`; returns the decision's answer.
-    static func decide(_ e2e: EndToEnd, completeURI: String, decision: String) async throws -> HTTPResponse {
+    static func decide(_ e2e: EndToEnd, completeURI: String, decision: String) async throws -> OutboundResponse {
         let page = try await e2e.get(completeURI)
         #expect(page.status == 200, "confirmation page answered \(page.status): \(page.text)")
         #expect(page.text.contains("Continue only if you started this sign-in yourself"))
@@ -169,7 +171,7 @@ import Testing
             let userCode = try #require(issued["user_code"]?.stringValue)
             func enter(_ code: String, from address: String) async throws -> Int {
                 try await e2e.send(
-                    HTTPRequest(
+                    OutboundRequest(
                         method: "GET", url: e2e.daemonURL + "/__/auth/device?user_code=" + code,
                         headers: ["X-Forwarded-For": address])
                 ).status
@@ -189,9 +191,9 @@ import Testing
             "trustedProxies": #"["127.0.0.1/32"]"#, "startRateLimit": #"{"perMinute": 1, "burst": 2}"#,
         ])
         try await withEndToEnd(settings: settings) { e2e in
-            func issue(from address: String) async throws -> HTTPResponse {
+            func issue(from address: String) async throws -> OutboundResponse {
                 try await e2e.send(
-                    HTTPRequest(
+                    OutboundRequest(
                         method: "POST", url: e2e.daemonURL + "/__/auth/device",
                         headers: [
                             "Content-Type": "application/x-www-form-urlencoded", "X-Forwarded-For": address,
@@ -249,7 +251,7 @@ import Testing
             #expect(forged.status == 400)
             // This browser, with its cookie and token, but sent by another site's page (Fetch Metadata).
             let crossSite = try await e2e.send(
-                HTTPRequest(
+                OutboundRequest(
                     method: "POST", url: e2e.daemonURL + "/__/auth/device",
                     headers: [
                         "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site",

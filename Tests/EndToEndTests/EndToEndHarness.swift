@@ -201,24 +201,25 @@ final class EndToEnd: Sendable {
     }
 
     /// A GET as this browser (its cookies go to the daemon); `freshBrowser` sends it from one with no cookies.
-    func get(_ url: String, accept: String? = nil, freshBrowser: Bool = false) async throws -> HTTPResponse {
+    func get(_ url: String, accept: String? = nil, freshBrowser: Bool = false) async throws -> OutboundResponse {
         var headers = HTTPHeaders()
         if let accept { headers.set(name: "Accept", value: accept) }
-        return try await send(HTTPRequest(method: "GET", url: url, headers: headers), freshBrowser: freshBrowser)
+        return try await send(OutboundRequest(method: "GET", url: url, headers: headers), freshBrowser: freshBrowser)
     }
 
     func postForm(
         _ url: String, _ fields: [URLFormField], accept: String? = "application/json", freshBrowser: Bool = false
-    ) async throws -> HTTPResponse {
+    ) async throws -> OutboundResponse {
         var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
         if let accept { headers.set(name: "Accept", value: accept) }
         return try await send(
-            HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)),
+            OutboundRequest(
+                method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)),
             freshBrowser: freshBrowser)
     }
 
     /// Sends as a browser would: the jar's cookies to the daemon, and the daemon's Set-Cookie back into the jar.
-    func send(_ request: HTTPRequest, freshBrowser: Bool = false) async throws -> HTTPResponse {
+    func send(_ request: OutboundRequest, freshBrowser: Bool = false) async throws -> OutboundResponse {
         var request = request
         let toDaemon = request.url.hasPrefix(daemonURL)
         if toDaemon, !freshBrowser, let cookie = cookieHeader() { request.headers.set(name: "Cookie", value: cookie) }
@@ -235,7 +236,7 @@ final class EndToEnd: Sendable {
     /// One step of a browser walk: every response the handler emitted on the way, and where it ended.
     struct Walk {
         /// Each response from the daemon (not the IdP), in order.
-        var handlerResponses: [HTTPResponse] = []
+        var handlerResponses: [OutboundResponse] = []
         /// The IdP's callback to the handler (the URL, or the form fields of a form_post).
         var callbackURL: String?
         var callbackForm: [URLFormField]?
@@ -250,7 +251,7 @@ final class EndToEnd: Sendable {
         var walk = Walk()
         var next: (url: String, form: [URLFormField]?) = (url, nil)
         for _ in 0..<8 {
-            let response: HTTPResponse
+            let response: OutboundResponse
             if let form = next.form {
                 response = try await postForm(next.url, form, accept: nil)
             } else {
@@ -294,7 +295,8 @@ final class EndToEnd: Sendable {
     }
 
     /// POST /__/auth/result.
-    func redeem(code: String, verifier: String? = appVerifier, idToken: String? = nil) async throws -> HTTPResponse {
+    func redeem(code: String, verifier: String? = appVerifier, idToken: String? = nil) async throws -> OutboundResponse
+    {
         var fields = [URLFormField(name: "code", value: code)]
         if let verifier { fields.append(URLFormField(name: "verifier", value: verifier)) }
         if let idToken { fields.append(URLFormField(name: "idToken", value: idToken)) }
@@ -304,7 +306,7 @@ final class EndToEnd: Sendable {
     /// Queues a failure at the fake IdP through its control API.
     func queueFailure(_ json: String) async throws {
         let response = try await send(
-            HTTPRequest(
+            OutboundRequest(
                 method: "POST", url: idpURL + "/__fake/failures", headers: ["Content-Type": "application/json"],
                 body: Array(json.utf8)))
         #expect(response.status == 200, "queueing \(json) answered \(response.status)")
@@ -313,7 +315,7 @@ final class EndToEnd: Sendable {
     /// How many requests the fake IdP has received at `path` (`/oidc/token`, ...), from its request list
     /// (`GET /__fake/requests`, HTTP-API.md §4.4).
     func idpRequestCount(to path: String) async throws -> Int {
-        let response = try await send(HTTPRequest(method: "GET", url: idpURL + "/__fake/requests"))
+        let response = try await send(OutboundRequest(method: "GET", url: idpURL + "/__fake/requests"))
         let requests = try #require(response.json?.arrayValue, "the fake IdP's request list: \(response.text)")
         return requests.filter { $0["path"]?.stringValue == path }.count
     }
@@ -351,7 +353,7 @@ final class EndToEnd: Sendable {
     }
 
     /// The hidden fields and action of the fake IdP's auto-submitting form_post page.
-    static func autoSubmitForm(_ response: HTTPResponse) -> (action: String, fields: [URLFormField])? {
+    static func autoSubmitForm(_ response: OutboundResponse) -> (action: String, fields: [URLFormField])? {
         let html = String(decoding: response.body, as: UTF8.self)
         guard html.contains("document.forms[0].submit()"),
             let action = firstMatch(#"<form method="post" action="([^"]*)""#, in: html)

@@ -535,8 +535,8 @@ struct EndToEndHostileInputTests {
     ]
 
     /// A start sent as a browser with no cookies yet, with `headers` beside JSON errors.
-    static func freshStart(_ e2e: EndToEnd, _ url: String, headers: HTTPHeaders) async throws -> HTTPResponse {
-        var request = HTTPRequest(url: url, headers: headers)
+    static func freshStart(_ e2e: EndToEnd, _ url: String, headers: HTTPHeaders) async throws -> OutboundResponse {
+        var request = OutboundRequest(url: url, headers: headers)
         request.headers.set(name: "Accept", value: "application/json")
         return try await e2e.send(request, freshBrowser: true)
     }
@@ -545,9 +545,9 @@ struct EndToEndHostileInputTests {
     /// have set) with the given padding, sent as top-level navigations; the answers.
     static func concurrentStarts(
         _ e2e: EndToEnd, count: Int, redirect: String, eventID: String, scopes: String
-    ) async throws -> [HTTPResponse] {
+    ) async throws -> [OutboundResponse] {
         let url = e2e.startURL("apple.com", ["eventId": eventID, "scopes": scopes], redirect: redirect)
-        return try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+        return try await withThrowingTaskGroup(of: OutboundResponse.self) { group in
             for _ in 0..<count { group.addTask { try await Self.freshStart(e2e, url, headers: Self.navigation) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -636,7 +636,7 @@ struct EndToEndHostileInputTests {
     static func startHeld(_ e2e: EndToEnd, from address: String, user: String = "alice") async throws -> HeldSignIn {
         let start = e2e.startURL("google.com", ["customParameters": "{\"login_hint\":\"\(user)\"}"])
         let response = try await e2e.send(
-            HTTPRequest(url: start, headers: ["X-Forwarded-For": address]), freshBrowser: true)
+            OutboundRequest(url: start, headers: ["X-Forwarded-For": address]), freshBrowser: true)
         #expect(response.status == 302, "start from \(address): \(response.text)")
         let location = try #require(response.headers["Location"])
         let query = try FormURLEncoding.decode(String(location.split(separator: "?", maxSplits: 1).last ?? ""))
@@ -648,14 +648,14 @@ struct EndToEndHostileInputTests {
     /// The IdP's callback for `held`, carrying `code` (and the RFC 9207 `iss` the fake IdP sends), delivered by the
     /// browser at `address` with its cookie.
     static func deliverCallback(_ e2e: EndToEnd, _ held: HeldSignIn, code: String, from address: String)
-        async throws -> HTTPResponse
+        async throws -> OutboundResponse
     {
         let query = FormURLEncoding.encode([
             URLFormField(name: "state", value: held.state), URLFormField(name: "code", value: code),
             URLFormField(name: "iss", value: e2e.idpURL + "/oidc"),
         ])
         return try await e2e.send(
-            HTTPRequest(
+            OutboundRequest(
                 url: e2e.daemonURL + "/__/auth/handler?" + query,
                 headers: ["Cookie": held.cookie, "X-Forwarded-For": address, "Accept": "application/json"]),
             freshBrowser: true)
@@ -682,7 +682,7 @@ struct EndToEndHostileInputTests {
             _ = try await Self.startHeld(e2e, from: "192.0.2.10")
             let flooder = "203.0.113.7"
             let exchangesBefore = try await e2e.idpRequestCount(to: "/oidc/token")
-            let answers = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            let answers = try await withThrowingTaskGroup(of: OutboundResponse.self) { group in
                 for _ in 0..<40 {
                     group.addTask {
                         let held = try await Self.startHeld(e2e, from: flooder)
@@ -735,7 +735,7 @@ struct EndToEndHostileInputTests {
             try await e2e.queueFailure(
                 #"{"endpoint": "oidc/token", "kind": "delay", "delayMs": \#(Int(delay * 1000)), "count": \#(callbacks)}"#
             )
-            let answers = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+            let answers = try await withThrowingTaskGroup(of: OutboundResponse.self) { group in
                 for (signIn, address) in held {
                     group.addTask { try await Self.deliverCallback(e2e, signIn, code: "garbage", from: address) }
                 }
@@ -751,14 +751,14 @@ struct EndToEndHostileInputTests {
             }
             // Each exchange took `delay` at the fake IdP, so every call it received within `delay` of the first was in
             // flight at once with it.
-            let response = try await e2e.send(HTTPRequest(url: e2e.idpURL + "/__fake/requests"))
+            let response = try await e2e.send(OutboundRequest(url: e2e.idpURL + "/__fake/requests"))
             let times = (response.json?.arrayValue ?? []).filter { $0["path"]?.stringValue == "/oidc/token" }
                 .compactMap { $0["time"]?.numberValue }
             let first = try #require(times.min())
             #expect(times.filter { $0 < first + delay }.count <= limit ?? 64, "\(times.count) exchanges")
             #expect(times.count == callbacks - unavailable.count)
             // The permits are back: a sign-in completes (without the delays the refused callbacks left queued).
-            let cleared = try await e2e.send(HTTPRequest(method: "DELETE", url: e2e.idpURL + "/__fake/failures"))
+            let cleared = try await e2e.send(OutboundRequest(method: "DELETE", url: e2e.idpURL + "/__fake/failures"))
             #expect(cleared.status == 200)
             try await Self.expectSignIn(e2e, from: "192.0.2.99")
         }

@@ -88,10 +88,10 @@ final class OnceHarness: Sendable {
     }
 
     /// Follows redirects from `url` as a browser would; returns the last response and its URL.
-    func follow(_ url: String) async throws -> (response: HTTPResponse, url: String) {
+    func follow(_ url: String) async throws -> (response: OutboundResponse, url: String) {
         var current = url
         for _ in 0..<8 {
-            let response = try await browser.send(HTTPRequest(method: "GET", url: current))
+            let response = try await browser.send(OutboundRequest(method: "GET", url: current))
             guard (300..<400).contains(response.status), let location = response.headers["Location"] else {
                 return (response, current)
             }
@@ -101,7 +101,7 @@ final class OnceHarness: Sendable {
     }
 
     /// Follows the URL the run prints, then waits for its exit.
-    func signIn(_ run: TestProcess) async throws -> (status: Int32, page: HTTPResponse, pageURL: String) {
+    func signIn(_ run: TestProcess) async throws -> (status: Int32, page: OutboundResponse, pageURL: String) {
         let (page, pageURL) = try await follow(try await Self.signInURL(run))
         return (await run.exitCode(), page, pageURL)
     }
@@ -109,7 +109,7 @@ final class OnceHarness: Sendable {
     /// Queues a failure at the fake IdP.
     func queueFailure(_ json: String) async throws {
         let response = try await browser.send(
-            HTTPRequest(
+            OutboundRequest(
                 method: "POST", url: idpURL + "/__fake/failures", headers: ["Content-Type": "application/json"],
                 body: Array(json.utf8)))
         #expect(response.status == 200, "queueing \(json) answered \(response.status)")
@@ -191,23 +191,23 @@ struct EndToEndOnceTests {
             let json: HTTPHeaders = ["Accept": "application/json"]
             let donePage = FormURLEncoding.percentEncode("http://127.0.0.1:1/__/auth/done")
             let start = try await harness.browser.send(
-                HTTPRequest(
+                OutboundRequest(
                     method: "GET", url: base + "/__/auth/handler?providerId=google.com&redirectUrl=" + donePage,
                     headers: json))
             #expect(start.status == 404, "\(start.text)")
             #expect(start.errorCode == "not-found")
             let picker = try await harness.browser.send(
-                HTTPRequest(method: "GET", url: base + "/__/auth/signin?redirectUrl=" + donePage, headers: json))
+                OutboundRequest(method: "GET", url: base + "/__/auth/signin?redirectUrl=" + donePage, headers: json))
             #expect(picker.status == 404 && picker.errorCode == "not-found", "\(picker.text)")
             let redeem = try await harness.browser.send(
-                HTTPRequest(
+                OutboundRequest(
                     method: "POST", url: base + "/__/auth/result",
                     headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
                     body: Array("code=x".utf8)))
             #expect(redeem.status == 404, "\(redeem.text)")
             // A callback with another state finds no sign-in of this run.
             let forged = try await harness.browser.send(
-                HTTPRequest(method: "GET", url: base + "/__/auth/handler?state=forged&code=x", headers: json))
+                OutboundRequest(method: "GET", url: base + "/__/auth/handler?state=forged&code=x", headers: json))
             #expect(forged.status == 400 && forged.errorCode == "invalid-state")
             // The run is still waiting, and its own sign-in completes.
             let (page, _) = try await harness.follow(url)

@@ -33,7 +33,7 @@ struct EndToEndRedisStallTests {
             let clock = ContinuousClock()
             let stopped = clock.now
             let answers = try await Self.concurrently(10) { _ in
-                try await cluster.client.send(HTTPRequest(method: "GET", url: url + "/readyz"))
+                try await cluster.client.send(OutboundRequest(method: "GET", url: url + "/readyz"))
             }
             for (response, elapsed) in answers {
                 #expect(elapsed < Self.bound, "/readyz took \(elapsed) while Redis was stopped")
@@ -43,7 +43,7 @@ struct EndToEndRedisStallTests {
             var status = 0
             while clock.now - stopped < .seconds(10) {
                 let began = clock.now
-                status = try await cluster.client.send(HTTPRequest(method: "GET", url: url + "/readyz")).status
+                status = try await cluster.client.send(OutboundRequest(method: "GET", url: url + "/readyz")).status
                 #expect(clock.now - began < Self.bound)
                 if status == 503 { break }
                 try await Task.sleep(for: .milliseconds(50))
@@ -113,10 +113,10 @@ struct EndToEndRedisStallTests {
 
     /// Runs `count` calls of `call` at once; each one's answer and how long it took.
     private static func concurrently(
-        _ count: Int, _ call: @escaping @Sendable (Int) async throws -> HTTPResponse
-    ) async throws -> [(HTTPResponse, Duration)] {
+        _ count: Int, _ call: @escaping @Sendable (Int) async throws -> OutboundResponse
+    ) async throws -> [(OutboundResponse, Duration)] {
         let clock = ContinuousClock()
-        return try await withThrowingTaskGroup(of: (HTTPResponse, Duration).self) { group in
+        return try await withThrowingTaskGroup(of: (OutboundResponse, Duration).self) { group in
             for index in 0..<count {
                 group.addTask {
                     let began = clock.now
@@ -124,7 +124,7 @@ struct EndToEndRedisStallTests {
                     return (response, clock.now - began)
                 }
             }
-            var answers: [(HTTPResponse, Duration)] = []
+            var answers: [(OutboundResponse, Duration)] = []
             for try await answer in group { answers.append(answer) }
             return answers
         }

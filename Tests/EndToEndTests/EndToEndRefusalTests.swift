@@ -27,7 +27,7 @@ struct EndToEndRefusalTests {
     }
 
     static func expectError(
-        _ response: HTTPResponse, status: Int, code: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ response: OutboundResponse, status: Int, code: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(response.status == status, "\(response.text)", sourceLocation: sourceLocation)
         #expect(response.errorCode == code, "\(response.text)", sourceLocation: sourceLocation)
@@ -66,7 +66,7 @@ struct EndToEndRefusalTests {
                 try await e2e.get(e2e.startURL("google.com", ["authType": "popup"]), accept: "application/json"),
                 status: 400, code: "unsupported-auth-type")
             // A HEAD (link scanners, prefetchers) neither starts a sign-in nor uses one up.
-            let head = try await e2e.browser.send(HTTPRequest(method: "HEAD", url: e2e.startURL("twitter.com")))
+            let head = try await e2e.browser.send(OutboundRequest(method: "HEAD", url: e2e.startURL("twitter.com")))
             #expect(head.status == 405)
             let idpRequests = try await e2e.get(e2e.idpURL + "/__fake/requests").json?.arrayValue ?? []
             #expect(!idpRequests.contains { $0["path"]?.stringValue == "/oauth1/request_token" })
@@ -124,7 +124,7 @@ struct EndToEndRefusalTests {
             #expect(try await e2e.idpRequestCount(to: "/oidc/token") == exchangesBefore, "the code was exchanged")
             // The state is used up: delivered again, with the cookie put back, it is a replay.
             let again = try await e2e.send(
-                HTTPRequest(
+                OutboundRequest(
                     method: "GET", url: removedCallback,
                     headers: ["Accept": "application/json", "Cookie": try #require(removedCookie)]),
                 freshBrowser: true)
@@ -157,7 +157,7 @@ struct EndToEndRefusalTests {
             #expect(completed.appQuery.first(named: "code") != nil, "\(completed.appQuery)")
             let exchanges = try await e2e.idpRequestCount(to: "/oidc/token")
             let replayed = try await e2e.send(
-                HTTPRequest(
+                OutboundRequest(
                     method: "GET", url: callback, headers: ["Accept": "application/json", "Cookie": cookie]),
                 freshBrowser: true)
             Self.expectError(replayed, status: 400, code: "invalid-state")

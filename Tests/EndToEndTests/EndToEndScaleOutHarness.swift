@@ -142,7 +142,7 @@ final class ScaleOut: Sendable {
     func readiness() async throws -> [Int] {
         var statuses: [Int] = []
         for instance in instances {
-            statuses.append(try await client.send(HTTPRequest(method: "GET", url: instance.url + "/readyz")).status)
+            statuses.append(try await client.send(OutboundRequest(method: "GET", url: instance.url + "/readyz")).status)
         }
         return statuses
     }
@@ -204,7 +204,7 @@ final class ScaleOutBrowser: Sendable {
     }
 
     /// Sends `request` as this browser: its cookies to any handler, Set-Cookie from any handler into the jar.
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: OutboundRequest) async throws -> OutboundResponse {
         var request = request
         let toHandler = !request.url.hasPrefix(idpURL)
         if toHandler, let cookie = cookieHeader() { request.headers.set(name: "Cookie", value: cookie) }
@@ -215,17 +215,18 @@ final class ScaleOutBrowser: Sendable {
         return response
     }
 
-    func get(_ url: String, accept: String? = nil) async throws -> HTTPResponse {
+    func get(_ url: String, accept: String? = nil) async throws -> OutboundResponse {
         var headers = HTTPHeaders()
         if let accept { headers.set(name: "Accept", value: accept) }
-        return try await send(HTTPRequest(method: "GET", url: url, headers: headers))
+        return try await send(OutboundRequest(method: "GET", url: url, headers: headers))
     }
 
-    func postForm(_ url: String, _ fields: [URLFormField], accept: String? = nil) async throws -> HTTPResponse {
+    func postForm(_ url: String, _ fields: [URLFormField], accept: String? = nil) async throws -> OutboundResponse {
         var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
         if let accept { headers.set(name: "Accept", value: accept) }
         return try await send(
-            HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
+            OutboundRequest(
+                method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
     }
 
     func cookieHeader() -> String? { jar.header() }
@@ -261,14 +262,15 @@ final class ScaleOutBrowser: Sendable {
     }
 
     /// Delivers `callback` to `origin` (default: where it points, `frontURL`).
-    func deliver(_ callback: Callback, to origin: String? = nil, accept: String? = nil) async throws -> HTTPResponse {
+    func deliver(_ callback: Callback, to origin: String? = nil, accept: String? = nil) async throws -> OutboundResponse
+    {
         let url = routed(callback.url, to: origin)
         if let form = callback.form { return try await postForm(url, form, accept: accept) }
         return try await get(url, accept: accept)
     }
 
     /// The result code of a callback's `303` to the app, or nil.
-    static func code(of response: HTTPResponse) -> String? {
+    static func code(of response: OutboundResponse) -> String? {
         guard response.status == 303, let location = response.headers["Location"],
             location.hasPrefix(EndToEnd.appRedirect + "?")
         else { return nil }
@@ -277,7 +279,7 @@ final class ScaleOutBrowser: Sendable {
     }
 
     /// `POST /__/auth/result` at `origin` (default: `frontURL`) with the app's verifier.
-    func redeem(_ code: String, at origin: String? = nil) async throws -> HTTPResponse {
+    func redeem(_ code: String, at origin: String? = nil) async throws -> OutboundResponse {
         try await postForm(
             (origin ?? frontURL) + "/__/auth/result",
             [URLFormField(name: "code", value: code), URLFormField(name: "verifier", value: EndToEnd.appVerifier)],
@@ -288,7 +290,7 @@ final class ScaleOutBrowser: Sendable {
     func signIn(
         _ provider: String, user: String = "alice", eventID: String = "e", start: String? = nil,
         callback: String? = nil, redeem: String? = nil
-    ) async throws -> HTTPResponse {
+    ) async throws -> OutboundResponse {
         let pending = try await self.start(provider, user: user, eventID: eventID, at: start)
         let done = try await deliver(pending, to: callback, accept: "application/json")
         guard let code = Self.code(of: done) else {
@@ -367,9 +369,9 @@ final class ScaleOutNginx: Sendable {
         // (a program that took the port between our choosing and nginx's binding answers otherwise, or not at all)
         // and an instance answers through it.
         for _ in 0..<500 {
-            if let ready = try? await client.send(HTTPRequest(method: "GET", url: frontURL + "/nginx-ready")),
+            if let ready = try? await client.send(OutboundRequest(method: "GET", url: frontURL + "/nginx-ready")),
                 ready.status == 200, ready.text == readyToken, server.isRunning,
-                let response = try? await client.send(HTTPRequest(method: "GET", url: frontURL + "/healthz")),
+                let response = try? await client.send(OutboundRequest(method: "GET", url: frontURL + "/healthz")),
                 response.status == 200
             {
                 return ScaleOutNginx(server: server)

@@ -103,7 +103,8 @@ struct EndToEndScaleOutTests {
             var starts: [Int] = []
             var completions: [Int] = []
             for instance in cluster.instances {
-                let metrics = try await cluster.client.send(HTTPRequest(method: "GET", url: instance.url + "/metrics"))
+                let metrics = try await cluster.client.send(
+                    OutboundRequest(method: "GET", url: instance.url + "/metrics"))
                 starts.append(Self.sum("auth_handler_signins_started_total{", in: metrics.text))
                 completions.append(Self.sum("auth_handler_signins_completed_total{", in: metrics.text))
             }
@@ -155,7 +156,7 @@ struct EndToEndScaleOutTests {
             await cluster.redis.stop()
             #expect(try await cluster.readiness() == [503, 503])
             // The reason goes to the operator's log; the browser-facing listener does not tell it (addresses, replies).
-            let ready = try await browser.client.send(HTTPRequest(method: "GET", url: a + "/readyz"))
+            let ready = try await browser.client.send(OutboundRequest(method: "GET", url: a + "/readyz"))
             #expect(ready.text == "session store unavailable\n", "\(ready.text)")
             #expect(cluster.instances[0].process.standardError.contains("event=readyz"))
             let refused = try await browser.deliver(callback, to: b, accept: "application/json")
@@ -206,7 +207,7 @@ struct EndToEndScaleOutTests {
             }
             // What the IdP saw: the PKCE verifiers (token requests) and the nonces (authorization requests).
             let requests = try await cluster.client.send(
-                HTTPRequest(method: "GET", url: cluster.idpURL + "/__fake/requests"))
+                OutboundRequest(method: "GET", url: cluster.idpURL + "/__fake/requests"))
             let seen = EndToEnd.verifiersAndNonces(in: requests.json?.arrayValue ?? [])
             #expect(
                 seen.verifiers > 0 && seen.nonces > 0, "the IdP's requests gave no verifier or no nonce to look for")

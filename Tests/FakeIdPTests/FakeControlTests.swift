@@ -159,7 +159,8 @@ struct FakeControlTests {
             #expect(normal.status == 200, "the queued 500 is gone")
 
             _ = try await client.get(idp.baseURL + "/")
-            let cleared = try await client.send(HTTPRequest(method: "DELETE", url: idp.baseURL + "/__fake/requests"))
+            let cleared = try await client.send(
+                OutboundRequest(method: "DELETE", url: idp.baseURL + "/__fake/requests"))
             #expect(cleared.status == 200)
             #expect(try await client.get(idp.baseURL + "/__fake/requests").text == "[]")
         }

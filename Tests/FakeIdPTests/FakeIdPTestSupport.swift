@@ -21,22 +21,24 @@ func withFakeIdP<T>(
 
 extension HTTPClient {
     /// GET `url`.
-    func get(_ url: String, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
-        try await send(HTTPRequest(method: "GET", url: url, headers: headers))
+    func get(_ url: String, headers: HTTPHeaders = [:]) async throws -> OutboundResponse {
+        try await send(OutboundRequest(method: "GET", url: url, headers: headers))
     }
 
     /// POST `fields` as `application/x-www-form-urlencoded`.
-    func postForm(_ url: String, _ fields: [URLFormField], headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+    func postForm(_ url: String, _ fields: [URLFormField], headers: HTTPHeaders = [:]) async throws -> OutboundResponse
+    {
         var headers = headers
         headers.set(name: "Content-Type", value: "application/x-www-form-urlencoded")
         return try await send(
-            HTTPRequest(method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
+            OutboundRequest(
+                method: "POST", url: url, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8)))
     }
 
     /// POST a JSON body.
-    func postJSON(_ url: String, _ json: String, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+    func postJSON(_ url: String, _ json: String, headers: HTTPHeaders = [:]) async throws -> OutboundResponse {
         var headers = headers
         headers.set(name: "Content-Type", value: "application/json")
-        return try await send(HTTPRequest(method: "POST", url: url, headers: headers, body: Array(json.utf8)))
+        return try await send(OutboundRequest(method: "POST", url: url, headers: headers, body: Array(json.utf8)))
     }
 }

@@ -20,7 +20,7 @@ struct FakeIdentityToolkitFlowTests {
             let requestHeader = try signer.authorizationHeader(
                 method: "POST", url: requestTokenURL, callback: redirectURI)
             let requestToken = try await client.send(
-                HTTPRequest(method: "POST", url: requestTokenURL, headers: ["Authorization": requestHeader.value]))
+                OutboundRequest(method: "POST", url: requestTokenURL, headers: ["Authorization": requestHeader.value]))
             #expect(requestToken.status == 200, "\(requestToken.text)")
             let temporary = try #require(requestToken.formFields.last { $0.name == "oauth_token" }?.value)
             let temporarySecret = try #require(requestToken.formFields.last { $0.name == "oauth_token_secret" }?.value)
@@ -36,7 +36,7 @@ struct FakeIdentityToolkitFlowTests {
                 method: "POST", url: accessTokenURL, token: temporary, tokenSecret: temporarySecret,
                 verifier: verifier)
             let access = try await client.send(
-                HTTPRequest(method: "POST", url: accessTokenURL, headers: ["Authorization": accessHeader.value]))
+                OutboundRequest(method: "POST", url: accessTokenURL, headers: ["Authorization": accessHeader.value]))
             #expect(access.status == 200, "\(access.text)")
             let token = try #require(access.formFields.last { $0.name == "oauth_token" }?.value)
             let secret = try #require(access.formFields.last { $0.name == "oauth_token_secret" }?.value)

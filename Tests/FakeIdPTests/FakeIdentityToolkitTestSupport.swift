@@ -23,7 +23,7 @@ enum SignInWithIdp {
     static func call(
         _ idp: FakeIdP, _ client: HTTPClient, postBody: [URLFormField], extra: [String: Any] = [:],
         key: String? = apiKey
-    ) async throws -> HTTPResponse {
+    ) async throws -> OutboundResponse {
         var body: [String: Any] = [
             "requestUri": requestUri, "postBody": FormURLEncoding.encode(postBody), "returnSecureToken": true,
         ]

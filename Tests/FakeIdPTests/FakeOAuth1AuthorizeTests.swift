@@ -180,7 +180,7 @@ struct FakeOAuth1AuthorizeTests {
     @Test func deleteIsNotAllowed() async throws {
         try await withFakeIdP { idp, http in
             let response = try await http.send(
-                HTTPRequest(method: "DELETE", url: FakeOAuth1TestClient(idp, http).url("authorize")))
+                OutboundRequest(method: "DELETE", url: FakeOAuth1TestClient(idp, http).url("authorize")))
             #expect(response.status == 405)
         }
     }

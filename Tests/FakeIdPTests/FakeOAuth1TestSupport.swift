@@ -49,7 +49,7 @@ struct FakeOAuth1TestClient: Sendable {
     func requestTokenResponse(
         callback: String? = FakeOAuth1TestClient.callback, body: [URLFormField] = [], timestamp: Int64? = nil,
         nonce: String? = nil
-    ) async throws -> HTTPResponse {
+    ) async throws -> OutboundResponse {
         let header = try signer.authorizationHeader(
             method: "POST", url: url("request_token"), parameters: body, callback: callback, nonce: nonce,
             timestamp: timestamp)
@@ -69,7 +69,7 @@ struct FakeOAuth1TestClient: Sendable {
 
     /// `GET /oauth1/authorize?oauth_token=...&screen_name=...` (or `authenticate`), redirects not followed.
     func authorize(_ token: String, screenName: String? = "alice", path: String = "authorize") async throws
-        -> HTTPResponse
+        -> OutboundResponse
     {
         var query = [URLFormField(name: "oauth_token", value: token)]
         if let screenName { query.append(URLFormField(name: "screen_name", value: screenName)) }
@@ -90,7 +90,7 @@ struct FakeOAuth1TestClient: Sendable {
     /// POSTs a signed `access_token` request with the request token and `verifier` (nil sends none).
     func accessTokenResponse(
         _ credentials: FakeOAuth1Credentials, verifier: String?, timestamp: Int64? = nil, nonce: String? = nil
-    ) async throws -> HTTPResponse {
+    ) async throws -> OutboundResponse {
         let header = try signer.authorizationHeader(
             method: "POST", url: url("access_token"), token: credentials.token, tokenSecret: credentials.secret,
             verifier: verifier, nonce: nonce, timestamp: timestamp)
@@ -114,7 +114,7 @@ struct FakeOAuth1TestClient: Sendable {
     func verifyCredentialsResponse(
         _ credentials: FakeOAuth1Credentials, query: [URLFormField] = [], sentQuery: [URLFormField]? = nil,
         timestamp: Int64? = nil, nonce: String? = nil
-    ) async throws -> HTTPResponse {
+    ) async throws -> OutboundResponse {
         let base = url("account/verify_credentials.json")
         let signedURL = query.isEmpty ? base : base + "?" + FormURLEncoding.encode(query)
         let sent = sentQuery ?? query

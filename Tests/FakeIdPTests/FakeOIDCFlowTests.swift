@@ -122,7 +122,7 @@ import Testing
             #expect(idToken.string("email") == "bob@example.com")
 
             let userInfo = try await client.send(
-                HTTPRequest(
+                OutboundRequest(
                     method: "POST", url: idp.issuer + "/userinfo",
                     headers: ["Authorization": "Bearer " + (try #require(tokens["access_token"] as? String))]))
             #expect(userInfo.status == 200)

@@ -19,7 +19,7 @@ import Testing
     }
 
     /// Expects a redirect to the client carrying `error`, the state and the real issuer.
-    private func expectErrorRedirect(_ response: HTTPResponse, _ error: String, issuer: String) {
+    private func expectErrorRedirect(_ response: OutboundResponse, _ error: String, issuer: String) {
         #expect(response.status == 302, "\(response.text)")
         #expect(response.headers["Location"]?.hasPrefix(FakeOIDC.redirectURI + "?") == true)
         let query = response.locationQuery
@@ -31,7 +31,7 @@ import Testing
     }
 
     /// Expects a token endpoint error with `status` and `error`.
-    private func expectTokenError(_ response: HTTPResponse, status: Int, _ error: String) {
+    private func expectTokenError(_ response: OutboundResponse, status: Int, _ error: String) {
         #expect(response.status == status, "\(response.text)")
         #expect(response.headers["Content-Type"] == "application/json")
         #expect(response.jsonObject?["error"] as? String == error)
@@ -169,7 +169,7 @@ import Testing
 
     @Test func authorizeAcceptsOnlyGetAndPost() async throws {
         try await withFakeIdP { idp, client in
-            let response = try await client.send(HTTPRequest(method: "PUT", url: idp.issuer + "/authorize"))
+            let response = try await client.send(OutboundRequest(method: "PUT", url: idp.issuer + "/authorize"))
             #expect(response.status == 405)
         }
     }
@@ -391,22 +391,22 @@ import Testing
     @Test func garbageNeverCausesA500() async throws {
         try await withFakeIdP { idp, client in
             let requests = [
-                HTTPRequest(method: "GET", url: idp.issuer + "/authorize"),
-                HTTPRequest(method: "GET", url: idp.issuer + "/authorize?client_id=&redirect_uri=&%C3%A9=%00"),
-                HTTPRequest(method: "POST", url: idp.issuer + "/authorize", body: Array("\u{0}\u{1}".utf8)),
-                HTTPRequest(
+                OutboundRequest(method: "GET", url: idp.issuer + "/authorize"),
+                OutboundRequest(method: "GET", url: idp.issuer + "/authorize?client_id=&redirect_uri=&%C3%A9=%00"),
+                OutboundRequest(method: "POST", url: idp.issuer + "/authorize", body: Array("\u{0}\u{1}".utf8)),
+                OutboundRequest(
                     method: "POST", url: idp.issuer + "/token",
                     headers: ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic ==="],
                     body: Array("grant_type=authorization_code&code=%F0%9F%98%80".utf8)),
-                HTTPRequest(
+                OutboundRequest(
                     method: "POST", url: idp.issuer + "/token",
                     headers: [
                         "Content-Type": "application/x-www-form-urlencoded",
                         "Authorization": "Basic " + Base64.encode([0xFF, 0x3A, 0xFE]),
                     ], body: Array("grant_type=refresh_token".utf8)),
-                HTTPRequest(method: "DELETE", url: idp.issuer + "/jwks"),
-                HTTPRequest(method: "POST", url: idp.issuer + "/.well-known/openid-configuration"),
-                HTTPRequest(method: "GET", url: idp.issuer + "/userinfo", headers: ["Authorization": "Bearer ü"]),
+                OutboundRequest(method: "DELETE", url: idp.issuer + "/jwks"),
+                OutboundRequest(method: "POST", url: idp.issuer + "/.well-known/openid-configuration"),
+                OutboundRequest(method: "GET", url: idp.issuer + "/userinfo", headers: ["Authorization": "Bearer ü"]),
             ]
             for request in requests {
                 let response = try await client.send(request)

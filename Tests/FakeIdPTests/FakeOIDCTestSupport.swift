@@ -118,7 +118,7 @@ struct InspectedIDToken {
 
 extension FakeIdP {
     /// `GET /oidc/authorize` with `fields`.
-    func authorize(_ client: HTTPClient, _ fields: [URLFormField]) async throws -> HTTPResponse {
+    func authorize(_ client: HTTPClient, _ fields: [URLFormField]) async throws -> OutboundResponse {
         try await client.get(issuer + "/authorize?" + FormURLEncoding.encode(fields))
     }
 
@@ -131,7 +131,7 @@ extension FakeIdP {
 
     /// `POST /oidc/token` with `fields` and `headers`.
     func token(_ client: HTTPClient, _ fields: [URLFormField], headers: HTTPHeaders = [:]) async throws
-        -> HTTPResponse
+        -> OutboundResponse
     {
         try await client.postForm(issuer + "/token", fields, headers: headers)
     }

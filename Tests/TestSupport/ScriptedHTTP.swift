@@ -11,12 +11,12 @@ import Synchronization
 package final class ScriptedHTTP: HTTPFetching {
     /// One scripted answer: a response, or an error thrown as the HTTP client would (`CancellationError` included).
     package enum Answer: Sendable {
-        case response(HTTPResponse)
+        case response(OutboundResponse)
         case failure(any Error & Sendable)
     }
 
     private struct Script {
-        var requests: [HTTPRequest] = []
+        var requests: [OutboundRequest] = []
         var served: [String: Answer] = [:]
         var queue: [Answer]
         var otherwise: Answer?
@@ -37,7 +37,7 @@ package final class ScriptedHTTP: HTTPFetching {
     }
 
     /// Answers each request with the next response, in order.
-    package convenience init(responses: HTTPResponse...) {
+    package convenience init(responses: OutboundResponse...) {
         self.init(responses.map(Answer.response))
     }
 
@@ -52,14 +52,14 @@ package final class ScriptedHTTP: HTTPFetching {
     }
 
     /// Answers every request for exactly `url` with `response`, ahead of the queue.
-    package func serve(_ url: String, _ response: HTTPResponse) {
+    package func serve(_ url: String, _ response: OutboundResponse) {
         script.withLock { $0.served[url] = .response(response) }
     }
 
     /// Serves `value` as a 200 JSON answer at `url`.
     package func serve(_ url: String, json value: JSONValue) {
         let body = (try? JSONEncoder().encode(value)).map { [UInt8]($0) } ?? []
-        serve(url, HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: body))
+        serve(url, OutboundResponse(status: 200, headers: ["Content-Type": "application/json"], body: body))
     }
 
     /// Adds `answers` to the end of the queue.
@@ -68,17 +68,17 @@ package final class ScriptedHTTP: HTTPFetching {
     }
 
     /// The requests sent so far, in order.
-    package var requests: [HTTPRequest] { script.withLock { $0.requests } }
+    package var requests: [OutboundRequest] { script.withLock { $0.requests } }
 
     /// The requests sent to exactly `url` so far, in order.
-    package func requests(to url: String) -> [HTTPRequest] {
+    package func requests(to url: String) -> [OutboundRequest] {
         requests.filter { $0.url == url }
     }
 
     /// How many requests were sent to exactly `url`.
     package func fetchCount(_ url: String) -> Int { requests(to: url).count }
 
-    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: OutboundRequest) async throws -> OutboundResponse {
         let answer = script.withLock { script -> Answer? in
             script.requests.append(request)
             if let served = script.served[request.url] { return served }

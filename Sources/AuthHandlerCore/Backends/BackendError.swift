@@ -35,7 +35,7 @@ package enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     package var httpStatus: Int { code.status }
 
     /// The error code of HTTP-API.md §5.
-    package var code: HandlerError.Code {
+    package var code: APIError.Code {
         switch self {
         case .accountExistsWithDifferentCredential: .accountExistsWithDifferentCredential
         case .credentialAlreadyInUse: .credentialAlreadyInUse

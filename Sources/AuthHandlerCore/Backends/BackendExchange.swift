@@ -12,8 +12,8 @@ enum BackendExchange {
     /// Sends `request`; a transport failure, timeout or cancellation is `transient`, an unsendable request
     /// or an oversized answer `rejected`. Messages name `backend` and never the URL's query or user info.
     static func send(
-        _ request: HTTPRequest, via fetcher: any HTTPFetching, backend: String, scrubbing sensitive: SensitiveValues
-    ) async throws(BackendError) -> HTTPResponse {
+        _ request: OutboundRequest, via fetcher: any HTTPFetching, backend: String, scrubbing sensitive: SensitiveValues
+    ) async throws(BackendError) -> OutboundResponse {
         do {
             return try await fetcher.send(request)
         } catch let error as HTTPClientError {
@@ -41,7 +41,6 @@ enum BackendExchange {
     /// `10 s`, `1.5 s`.
     static func seconds(_ duration: Duration) -> String {
         let (whole, attoseconds) = duration.components
-        if attoseconds == 0 { return "\(whole) s" }
-        return "\(Double(whole) + Double(attoseconds) / 1e18) s"
+        return attoseconds == 0 ? "\(whole) s" : "\(duration.timeInterval) s"
     }
 }

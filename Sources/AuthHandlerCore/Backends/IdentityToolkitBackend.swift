@@ -51,7 +51,7 @@ package struct IdentityToolkitBackend: SignInBackend {
         }
         if let tenantId { body["tenantId"] = .string(tenantId) }
 
-        let httpRequest = HTTPRequest(
+        let httpRequest = OutboundRequest(
             method: "POST",
             url: baseURL + "/accounts:signInWithIdp?key=" + FormURLEncoding.percentEncode(apiKey.reveal()),
             headers: ["Content-Type": "application/json", "Accept": "application/json"],

@@ -27,7 +27,7 @@ enum WebhookAnswer {
         }
         let error = JSONValue.parse(body)?["error"]
         let email = error?["email"]?.stringValue
-        switch error?["code"]?.stringValue.flatMap(HandlerError.Code.init(rawValue:)) {
+        switch error?["code"]?.stringValue.flatMap(APIError.Code.init(rawValue:)) {
         case .accountExistsWithDifferentCredential:
             throw .accountExistsWithDifferentCredential(
                 email: email, providerId: providerId,

@@ -14,12 +14,12 @@ package struct WebhookBackend: SignInBackend {
     private let secret: Secret
     private let fetcher: any HTTPFetching
     private let timeout: Duration
-    private let now: @Sendable () -> Date
+    private let now: WallClock
 
     /// `now` is the clock the timestamp is read from.
     package init(
         url: URL, secret: Secret, fetcher: any HTTPFetching, timeout: Duration = defaultTimeout,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping WallClock = systemWallClock
     ) {
         self.url = url.absoluteString
         self.secret = secret
@@ -54,7 +54,7 @@ package struct WebhookBackend: SignInBackend {
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
         headers.add(name: WebhookSignature.timestampHeader, value: timestamp)
         headers.add(name: WebhookSignature.signatureHeader, value: signature)
-        let httpRequest = HTTPRequest(method: "POST", url: url, headers: headers, body: body, timeout: timeout)
+        let httpRequest = OutboundRequest(method: "POST", url: url, headers: headers, body: body, timeout: timeout)
         let response = try await BackendExchange.send(
             httpRequest, via: fetcher, backend: WebhookAnswer.backendName, scrubbing: sensitive)
         return try WebhookAnswer.interpret(

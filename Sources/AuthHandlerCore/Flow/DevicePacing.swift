@@ -1,5 +1,6 @@
 import AuthHandlerHTTP
 import AuthHandlerProtocols
+import AuthHandlerSystem
 import Foundation
 import Synchronization
 
@@ -44,7 +45,7 @@ package final class DevicePacing: Sendable {
     private let clock = ContinuousClock()
     private let state: Mutex<State>
 
-    package init(now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(now: @escaping WallClock = systemWallClock) {
         codeEntries = StartRateLimiter(Self.codeEntryLimit, now: now)
         state = Mutex(State(lastSweep: ContinuousClock().now))
     }

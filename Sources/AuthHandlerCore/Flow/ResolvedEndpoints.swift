@@ -17,13 +17,13 @@ struct ResolvedEndpoints: Sendable {
 
 extension SignInFlow {
     /// The endpoints of `provider`: configured ones win; an OIDC provider missing any is completed by discovery.
-    func resolvedEndpoints(_ provider: ProviderDescriptor) async throws(HandlerError) -> ResolvedEndpoints {
+    func resolvedEndpoints(_ provider: ProviderDescriptor) async throws(APIError) -> ResolvedEndpoints {
         guard let target = Self.discoveryTarget(provider) else { return Self.endpoints(provider, discovered: nil) }
         let metadata: OIDCProviderMetadata
         do {
             metadata = try await discovery.metadata(for: target.issuer, documentIssuer: target.documentIssuer)
         } catch {
-            throw HandlerError(.providerError, "OpenID discovery for \(provider.id) failed: \(error)")
+            throw APIError(.providerError, "OpenID discovery for \(provider.id) failed: \(error)")
         }
         return Self.endpoints(provider, discovered: metadata)
     }

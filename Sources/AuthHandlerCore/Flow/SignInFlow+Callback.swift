@@ -12,7 +12,7 @@ package struct CallbackAnswer: Sendable {
         /// `303 See Other` to the app's redirect URL (with `code` or `error`).
         case redirect(String)
         /// A `400` page (or `503`); never a redirect.
-        case refused(HandlerError)
+        case refused(APIError)
     }
 
     package var outcome: Outcome
@@ -109,7 +109,7 @@ extension SignInFlow {
 
     /// A refused callback, and the cookie it names (to clear it; nil keeps the cookie, so the browser can retry).
     private struct OpenFailure: Error {
-        var refusal: HandlerError
+        var refusal: APIError
         var cookieName: String?
         /// The session its cookie held, when it opened.
         var session: PendingSession? = nil
@@ -128,13 +128,13 @@ extension SignInFlow {
             let cookieName = SignInCookie.name(forState: presented, httpsOrigin: settings.httpsOrigin)
         else {
             throw OpenFailure(
-                refusal: HandlerError(
+                refusal: APIError(
                     .invalidState, "the authorization response's state is empty or too long; start the sign-in again"),
                 cookieName: nil)
         }
         let refused = { (reason: String, session: PendingSession?) in
             OpenFailure(
-                refusal: HandlerError(
+                refusal: APIError(
                     .invalidState,
                     "\(reason); a sign-in can only be completed in the browser that started it, once, before it "
                         + "expires: start the sign-in again from the app"),
@@ -184,7 +184,7 @@ extension SignInFlow {
         // and nothing is exchanged.
         guard redirectAllowed else {
             throw OpenFailure(
-                refusal: HandlerError(
+                refusal: APIError(
                     .unauthorizedRedirectURL,
                     "this sign-in's redirectUrl is no longer in allowedRedirectURLs, so no result was issued; "
                         + "start the sign-in again from the app with an allowed redirectUrl"),
@@ -210,14 +210,14 @@ extension SignInFlow {
     private func admitExchange(client: String?) throws(OpenFailure) {
         if let client, case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client)) {
             throw OpenFailure(
-                refusal: HandlerError(
+                refusal: APIError(
                     .tooManyRequests, "too many sign-ins from this address; reload this page in \(seconds) s",
                     retryAfterSeconds: seconds),
                 cookieName: nil)
         }
         guard providerCalls.tryAcquire() else {
             throw OpenFailure(
-                refusal: HandlerError(
+                refusal: APIError(
                     .unavailable, "too many sign-ins are completing at once; reload this page in a moment",
                     retryAfterSeconds: 1),
                 cookieName: nil)
@@ -230,14 +230,14 @@ extension SignInFlow {
         for name in ["state", "code", "oauth_token", "oauth_verifier", "denied", "iss", "error"]
         where fields.all(named: name).count > 1 {
             throw OpenFailure(
-                refusal: HandlerError(
+                refusal: APIError(
                     .invalidRequest, "the authorization response repeats \(name); start the sign-in again"),
                 cookieName: nil)
         }
         if let state = fields.first(named: "state") { return (state, false) }
         if let token = fields.first(named: "oauth_token") ?? fields.first(named: "denied") { return (token, true) }
         throw OpenFailure(
-            refusal: HandlerError(.invalidState, "the authorization response has no state; start the sign-in again"),
+            refusal: APIError(.invalidState, "the authorization response has no state; start the sign-in again"),
             cookieName: nil)
     }
 
@@ -426,7 +426,7 @@ extension SignInFlow {
         }
         do {
             try await store.insertResult(
-                code: code, payload: sealed, expiresAt: now().addingTimeInterval(settings.resultTTL))
+                code: code, payload: sealed, expiresAt: now().addingTimeInterval(settings.resultTTL.timeInterval))
         } catch {
             throw .internal("the result could not be stored: \(Self.storeFailure(error).message)")
         }
@@ -457,7 +457,7 @@ enum CallbackFailure: Error {
     case provider(String)
     case `internal`(String)
 
-    var code: HandlerError.Code {
+    var code: APIError.Code {
         switch self {
         case .cancelled: .userCancelled
         case .interactionRequired: .interactionRequired

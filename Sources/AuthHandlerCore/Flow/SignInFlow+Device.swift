@@ -28,13 +28,13 @@ extension SignInFlow {
 
     /// Issues a device code and user code for a request from `client` (RFC 8628 §3.1, §3.2), charged to the
     /// client's `startRateLimit`.
-    package func issueDevice(_ fields: [URLFormField], client: String) async throws(HandlerError) -> DeviceIssue {
+    package func issueDevice(_ fields: [URLFormField], client: String) async throws(APIError) -> DeviceIssue {
         let device = settings.deviceAuthorization
         let ask = try DeviceAsk(fields: fields, flow: self)
         let provider = ask.provider
         let idToken = ask.idToken
         if case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client)) {
-            throw HandlerError(
+            throw APIError(
                 .tooManyRequests, "too many sign-ins started from this address; retry in \(seconds) s",
                 retryAfterSeconds: seconds)
         }
@@ -49,7 +49,7 @@ extension SignInFlow {
             let grant = DeviceGrant(expiresAt: expires, interval: device.intervalSeconds, idToken: idToken)
             sealedGrant = try ResultSeal.seal(try Self.encode(grant), code: deviceCode)
         } catch {
-            throw HandlerError(.internalError, "the device codes could not be made")
+            throw APIError(.internalError, "the device codes could not be made")
         }
         let request = DeviceRequest(
             providerID: provider.id, scopes: ask.scopes, customParameters: ask.customParameters,
@@ -75,7 +75,7 @@ extension SignInFlow {
     /// Keeps `request` under a fresh user code, returned. The store refuses a second record under one key,
     /// atomically across instances: a user code already in use (one chance in 10^7 with a thousand pending) is drawn
     /// again, twice at most.
-    private func storeDeviceRequest(_ request: DeviceRequest) async throws(HandlerError) -> String {
+    private func storeDeviceRequest(_ request: DeviceRequest) async throws(APIError) -> String {
         for attempt in 1...3 {
             let userCode: String
             let sealedRequest: String
@@ -84,10 +84,10 @@ extension SignInFlow {
                 sealedRequest = try settings.stateKeys.seal(
                     try Self.encode(request), context: DeviceAuthorization.requestContext)
             } catch {
-                throw HandlerError(.internalError, "the device codes could not be made")
+                throw APIError(.internalError, "the device codes could not be made")
             }
             guard let requestKey = DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys).first
-            else { throw HandlerError(.internalError, "the device codes could not be made") }
+            else { throw APIError(.internalError, "the device codes could not be made") }
             do {
                 try await store.insertResult(
                     code: requestKey, payload: Array(sealedRequest.utf8), expiresAt: request.expiresAt)
@@ -96,7 +96,7 @@ extension SignInFlow {
                 if attempt == 3 { throw Self.storeFailure(error) }
             }
         }
-        throw HandlerError(.internalError, "the device codes could not be made")
+        throw APIError(.internalError, "the device codes could not be made")
     }
 
     // MARK: - The pages
@@ -104,11 +104,11 @@ extension SignInFlow {
     /// The confirmation page's facts for the user code `typed`, entered from `client`; wrong codes are limited per
     /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie, keeping the value it already holds.
     package func deviceConfirmation(userCode typed: String, client: String, cookieHeaders: [String])
-        async throws(HandlerError) -> DeviceConfirmation
+        async throws(APIError) -> DeviceConfirmation
     {
         let entryKey = ClientAddress.rateLimitKey(client)
         if case .limited(let seconds) = devicePacing.codeEntries.check(entryKey) {
-            throw HandlerError(
+            throw APIError(
                 .tooManyRequests, "too many wrong codes were entered from this address; retry in \(seconds) s",
                 retryAfterSeconds: seconds)
         }
@@ -116,7 +116,7 @@ extension SignInFlow {
             let request = try await deviceRequest(userCode: userCode), request.expiresAt > now()
         else {
             _ = devicePacing.codeEntries.admit(entryKey)
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest,
                 "this code is not one we know, or it has expired; check the code your terminal shows, "
                     + "or run the command again for a new one")
@@ -127,10 +127,10 @@ extension SignInFlow {
         do {
             cookieNonce = try nonce ?? SecureRandom.base64URLString(byteCount: 32)
         } catch {
-            throw HandlerError(.internalError, "the random generator failed")
+            throw APIError(.internalError, "the random generator failed")
         }
         guard let token = deviceFormToken(nonce: cookieNonce, userCode: userCode) else {
-            throw HandlerError(.internalError, "the confirmation form could not be made")
+            throw APIError(.internalError, "the confirmation form could not be made")
         }
         let provider = providers[request.providerID]
         let start = provider.map { provider in
@@ -152,11 +152,11 @@ extension SignInFlow {
     /// HMAC of that cookie and the user code: a page on another site can neither send the cookie nor know it, so it
     /// cannot make someone's browser confirm a code it chose (HTTP-API.md §3.9).
     package func deviceDecision(_ fields: [URLFormField], client: String, cookieHeaders: [String])
-        async throws(HandlerError) -> DeviceDecisionAnswer
+        async throws(APIError) -> DeviceDecisionAnswer
     {
         let (userCode, decision) = try checkedDecision(fields, cookieHeaders: cookieHeaders)
         guard let request = try await deviceRequest(userCode: userCode), request.expiresAt > now() else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest, "this code has expired; run the command on your device again for a new one")
         }
         let first: Bool
@@ -167,7 +167,7 @@ extension SignInFlow {
             throw Self.storeFailure(error)
         }
         guard first else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest, "this code was already used; run the command on your device again for a new one")
         }
         guard decision == "continue" else {
@@ -184,13 +184,13 @@ extension SignInFlow {
 
     /// The user code and decision of a confirmation form, after checking that it came from the confirmation page in
     /// this browser: its `confirm` must be the HMAC of the browser's confirmation cookie and the user code.
-    private func checkedDecision(_ fields: [URLFormField], cookieHeaders: [String]) throws(HandlerError)
+    private func checkedDecision(_ fields: [URLFormField], cookieHeaders: [String]) throws(APIError)
         -> (userCode: String, decision: String)
     {
         for name in ["user_code", "confirm", "decision"] where fields.all(named: name).count != 1 {
-            throw HandlerError(.invalidRequest, "\(name) must be given once; use the form on the confirmation page")
+            throw APIError(.invalidRequest, "\(name) must be given once; use the form on the confirmation page")
         }
-        let refused = HandlerError(
+        let refused = APIError(
             .invalidRequest,
             "this confirmation did not come from the confirmation page in this browser; open the link your terminal "
                 + "shows, or enter the code again")
@@ -211,15 +211,15 @@ extension SignInFlow {
     /// "Continue": the start of HTTP-API.md §3.1 for the device's provider, scopes and parameters, carrying its
     /// result code into the pending sign-in.
     private func startDeviceSignIn(_ request: DeviceRequest, client: String, cookieHeaders: [String])
-        async throws(HandlerError) -> DeviceDecisionAnswer
+        async throws(APIError) -> DeviceDecisionAnswer
     {
         guard let provider = providers[request.providerID] else {
-            throw HandlerError(.invalidProvider, "\(request.providerID) is no longer configured")
+            throw APIError(.invalidProvider, "\(request.providerID) is no longer configured")
         }
         if await startCallsProvider(provider),
             case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client))
         {
-            throw HandlerError(
+            throw APIError(
                 .tooManyRequests, "too many sign-ins started from this address; retry in \(seconds) s",
                 retryAfterSeconds: seconds)
         }
@@ -259,7 +259,7 @@ extension SignInFlow {
     }
 
     /// The device request under a normalized user code, or nil.
-    private func deviceRequest(userCode: String) async throws(HandlerError) -> DeviceRequest? {
+    private func deviceRequest(userCode: String) async throws(APIError) -> DeviceRequest? {
         for key in DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys) {
             let lookup: ResultLookup
             do {
@@ -278,13 +278,13 @@ extension SignInFlow {
         return nil
     }
 
-    private func recordDeviceDecision(_ decision: DeviceDecision, resultCode: String) async throws(HandlerError) {
+    private func recordDeviceDecision(_ decision: DeviceDecision, resultCode: String) async throws(APIError) {
         let key = DeviceAuthorization.decisionKey(resultCode: resultCode)
         let sealed: [UInt8]
         do {
             sealed = try ResultSeal.seal(try Self.encode(decision), code: key)
         } catch {
-            throw HandlerError(.internalError, "the decision could not be stored")
+            throw APIError(.internalError, "the decision could not be stored")
         }
         do {
             try await store.insertResult(
@@ -444,15 +444,15 @@ struct DeviceAsk {
     let resultChallenge: String?
     let idToken: String?
 
-    init(fields: [URLFormField], flow: SignInFlow) throws(HandlerError) {
+    init(fields: [URLFormField], flow: SignInFlow) throws(APIError) {
         for name in ["providerId", "scopes", "customParameters", "authType", "idToken", "resultChallenge"]
         where fields.all(named: name).count > 1 {
-            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
+            throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
         }
         provider = try StartRequest.provider(fields.first(named: "providerId"), in: flow.providers)
         let offered = flow.settings.deviceAuthorization.providers
         guard offered.isEmpty || offered.contains(provider.id) else {
-            throw HandlerError(
+            throw APIError(
                 .invalidProvider,
                 "\(provider.id) is not offered for device sign-in; offered: \(offered.joined(separator: ", "))")
         }
@@ -464,11 +464,11 @@ struct DeviceAsk {
             fields.first(named: "resultChallenge"), required: flow.settings.requireResultChallenge)
         idToken = fields.first(named: "idToken").flatMap { $0.isEmpty ? nil : $0 }
         if authType.requiresIDToken, idToken == nil {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest, "idToken is required for \(authType.rawValue): send the user's current ID token")
         }
         if let idToken, idToken.utf8.count > SignInFlow.maximumDeviceIDTokenBytes {
-            throw HandlerError(.invalidRequest, "idToken is longer than \(SignInFlow.maximumDeviceIDTokenBytes) bytes")
+            throw APIError(.invalidRequest, "idToken is longer than \(SignInFlow.maximumDeviceIDTokenBytes) bytes")
         }
     }
 }

@@ -26,12 +26,12 @@ extension SignInFlow {
 
     /// The picker's buttons for a request's query `fields`; throws the error a start would answer for the first
     /// provider whose start would be refused.
-    package func pickerChoices(_ fields: [URLFormField]) throws(HandlerError) -> [PickerChoice] {
+    package func pickerChoices(_ fields: [URLFormField]) throws(APIError) -> [PickerChoice] {
         for name in ["providerId", "providers"] + Self.carriedStartParameters where fields.all(named: name).count > 1 {
-            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
+            throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
         }
         if fields.first(named: "providerId") != nil {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest,
                 "the sign-in picker lets the user choose the provider; leave providerId out, or start at "
                     + "/__/auth/handler with it to skip the picker")
@@ -72,10 +72,10 @@ extension SignInFlow {
     }
 
     /// The providers `providers=` lists, in its order and each once; every configured one, by name, without it.
-    private func pickerProviders(_ list: String?) throws(HandlerError) -> [ProviderDescriptor] {
+    private func pickerProviders(_ list: String?) throws(APIError) -> [ProviderDescriptor] {
         guard let list else {
             guard !providers.ids.isEmpty else {
-                throw HandlerError(
+                throw APIError(
                     .invalidProvider, "no provider is configured, so there is nothing to pick; add one under providers")
             }
             return providers.descriptors.values.sorted {
@@ -85,7 +85,7 @@ extension SignInFlow {
         var offered: [ProviderDescriptor] = []
         for id in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             guard !id.isEmpty else {
-                throw HandlerError(
+                throw APIError(
                     .invalidRequest,
                     "providers has an empty entry; list configured provider ids separated by commas, "
                         + "e.g. providers=google.com,github.com, or leave it out to offer every provider")

@@ -11,13 +11,13 @@ extension SignInFlow {
     ///
     /// The result is read and its verifier and `idToken` checked before it is claimed, so whoever intercepted a code
     /// can neither spoil the sign-in nor hold it up; the claim then makes the backend call happen at most once.
-    package func redeem(_ fields: [URLFormField]) async throws(HandlerError) -> RedemptionAnswer {
+    package func redeem(_ fields: [URLFormField]) async throws(APIError) -> RedemptionAnswer {
         let began = now()
         for name in ["code", "verifier", "idToken"] where fields.all(named: name).count > 1 {
-            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
+            throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
         }
         guard let code = fields.first(named: "code"), !code.isEmpty, code.utf8.count <= 512 else {
-            throw HandlerError(.invalidRequest, "code is required: the code the handler added to your redirectUrl")
+            throw APIError(.invalidRequest, "code is required: the code the handler added to your redirectUrl")
         }
         let peeked = try await lookUpResult(code: code, claiming: false)
         let result = peeked.result
@@ -65,7 +65,7 @@ extension SignInFlow {
     ///
     /// A claim that finds the very bytes `peeked` was opened from returns `peeked`: a result is written once under its
     /// code and never changed, so opening and decoding the same bytes again would only repeat the work.
-    private func lookUpResult(code: String, claiming: Bool, peeked: ReadResult? = nil) async throws(HandlerError)
+    private func lookUpResult(code: String, claiming: Bool, peeked: ReadResult? = nil) async throws(APIError)
         -> ReadResult
     {
         let lookup: ResultLookup
@@ -88,14 +88,14 @@ extension SignInFlow {
             }
         case .claimed:
             observer.redemptionFoundHeld()
-            throw HandlerError(
+            throw APIError(
                 .redemptionInProgress, "another redemption of this code is in flight; retry after it ends",
                 retryAfterSeconds: settings.redemptionRetryAfter)
         case .absent:
             break
         }
         observer.stepFailed(.redeem, provider: nil, code: .invalidResultCode, latencyMilliseconds: nil, reason: nil)
-        throw HandlerError(.invalidResultCode, "the result code is unknown, expired or already redeemed; sign in again")
+        throw APIError(.invalidResultCode, "the result code is unknown, expired or already redeemed; sign in again")
     }
 
     /// The app's proof that it started this sign-in (HTTP-API.md §3.3), and the `idToken` link and reauth need.
@@ -104,21 +104,21 @@ extension SignInFlow {
         if let challenge = result.resultChallenge {
             guard let verifier, PKCE.verify(verifier: verifier, matchesChallenge: challenge) else {
                 throw RedeemFailure(
-                    error: HandlerError(
+                    error: APIError(
                         .invalidResultCode,
                         "the verifier is missing or does not match the resultChallenge of this sign-in"),
                     keepsCode: true)
             }
         } else if verifier != nil {
             throw RedeemFailure(
-                error: HandlerError(
+                error: APIError(
                     .invalidResultCode,
                     "this sign-in was started without resultChallenge, so no verifier can match; redeem without one"),
                 keepsCode: true)
         }
         if result.authType.requiresIDToken, fields.first(named: "idToken")?.isEmpty ?? true {
             throw RedeemFailure(
-                error: HandlerError(
+                error: APIError(
                     .invalidRequest,
                     "idToken is required for \(result.authType.rawValue): send the user's current ID token"),
                 keepsCode: true)
@@ -134,12 +134,12 @@ extension SignInFlow {
             resultId = try ResultSeal.resultID(code)
         } catch {
             throw RedeemFailure(
-                error: HandlerError(.internalError, "the result id could not be derived: \(error.description)"),
+                error: APIError(.internalError, "the result id could not be derived: \(error.description)"),
                 keepsCode: true)
         }
         guard let provider = providers[result.providerID] else {
             throw RedeemFailure(
-                error: HandlerError(.backendError, "\(result.providerID) is no longer configured"), keepsCode: false)
+                error: APIError(.backendError, "\(result.providerID) is no longer configured"), keepsCode: false)
         }
         let request = BackendSignInRequest(
             providerId: result.providerID, protocolKind: provider.protocolKind, credential: result.credential,
@@ -155,7 +155,7 @@ extension SignInFlow {
                 details["credential"] = .object(StoredResult.members(of: result.credential))
             }
             throw RedeemFailure(
-                error: HandlerError(error.code, error.description, details: details),
+                error: APIError(error.code, error.description, details: details),
                 keepsCode: error.isTransient)
         }
         return RedemptionAnswer(
@@ -163,7 +163,7 @@ extension SignInFlow {
             credential: result.credential, profile: result.profile, signIn: signIn)
     }
 
-    private func finish(code: String, redeemed: Bool) async throws(HandlerError) {
+    private func finish(code: String, redeemed: Bool) async throws(APIError) {
         do {
             if redeemed {
                 try await store.deleteResult(code: code)
@@ -180,7 +180,7 @@ extension SignInFlow {
 /// A failed redemption, and whether the result code stays redeemable (a wrong verifier, a missing idToken,
 /// a transient backend failure) or is used up (a definite answer from the backend).
 struct RedeemFailure: Error {
-    var error: HandlerError
+    var error: APIError
     var keepsCode: Bool
 }
 

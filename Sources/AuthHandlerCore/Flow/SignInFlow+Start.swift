@@ -32,7 +32,7 @@ extension SignInFlow {
     package func start(
         _ fields: [URLFormField], client: String? = nil, cookieHeaders: [String] = [],
         fetchMetadata: FetchMetadata = FetchMetadata()
-    ) async throws(HandlerError) -> StartAnswer {
+    ) async throws(APIError) -> StartAnswer {
         let began = now()
         let request = try StartRequest(fields: fields, fetchMetadata: fetchMetadata, flow: self)
         let provider = request.provider
@@ -41,7 +41,7 @@ extension SignInFlow {
         {
             observer.stepFailed(
                 .start, provider: provider.id, code: .tooManyRequests, latencyMilliseconds: nil, reason: nil)
-            throw HandlerError(
+            throw APIError(
                 .tooManyRequests, "too many sign-ins started from this address; retry in \(seconds) s",
                 retryAfterSeconds: seconds)
         }
@@ -65,7 +65,7 @@ extension SignInFlow {
     /// counts only starts that do (HTTP-API.md §2.4 `startRateLimit`), never applies to it and it takes no client.
     package func startImmediately(
         _ fields: [URLFormField], cookieHeaders: [String] = [], fetchMetadata: FetchMetadata = FetchMetadata()
-    ) -> Result<StartAnswer, HandlerError>? {
+    ) -> Result<StartAnswer, APIError>? {
         let began = now()
         let request: StartRequest
         do {
@@ -94,7 +94,7 @@ extension SignInFlow {
     }
 
     /// A start that failed after its request was checked, told to the observer.
-    private func startFailed(_ error: HandlerError, provider: ProviderDescriptor, began: Date) -> HandlerError {
+    private func startFailed(_ error: APIError, provider: ProviderDescriptor, began: Date) -> APIError {
         observer.stepFailed(
             .start, provider: provider.id, code: error.code, latencyMilliseconds: milliseconds(since: began),
             reason: error.message)
@@ -104,14 +104,14 @@ extension SignInFlow {
     /// Refuses a start that is not a top-level navigation, before anything else, so such a request sets no cookie:
     /// eviction sees only the cookies sent with each request, and twenty `<img>` starts in flight at once would set
     /// twenty (HTTP-API.md §3.1).
-    static func requireNavigation(_ fetchMetadata: FetchMetadata) throws(HandlerError) {
+    static func requireNavigation(_ fetchMetadata: FetchMetadata) throws(APIError) {
         guard fetchMetadata.isTopLevelNavigation else {
             let made = [
                 fetchMetadata.mode.map { "Sec-Fetch-Mode: \($0)" },
                 fetchMetadata.destination.map { "Sec-Fetch-Dest: \($0)" },
             ]
             .compactMap { $0 }.joined(separator: ", ")
-            throw HandlerError(
+            throw APIError(
                 .navigationRequired,
                 "a sign-in starts only as a navigation of the browser window (a link, a redirect, window.location or "
                     + "window.open), not from an image, frame or script (this request came with "
@@ -119,10 +119,10 @@ extension SignInFlow {
         }
     }
 
-    func startOAuth1(_ request: StartRequest) async throws(HandlerError) -> StartAnswer {
+    func startOAuth1(_ request: StartRequest) async throws(APIError) -> StartAnswer {
         let provider = request.provider
         guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
-            throw HandlerError(
+            throw APIError(
                 .providerError, "\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
         }
         // Bounded across clients too, so a flood from many addresses cannot pile up calls to the provider.
@@ -132,17 +132,17 @@ extension SignInFlow {
                 try await client.requestToken(callback: settings.redirectURI)
             }
         } catch {
-            throw HandlerError(.providerError, "the \(provider.id) request-token call failed: \(error)")
+            throw APIError(.providerError, "the \(provider.id) request-token call failed: \(error)")
         }
         guard let temporary = answer else {
-            throw HandlerError(
+            throw APIError(
                 .unavailable, "too many sign-ins are starting at once; retry in a moment", retryAfterSeconds: 1)
         }
         let location: String
         do {
             location = try client.authorizeURL(token: temporary.token, customParameters: request.customParameters)
         } catch {
-            throw HandlerError(.providerError, "cannot build the \(provider.id) authorize URL: \(error)")
+            throw APIError(.providerError, "cannot build the \(provider.id) authorize URL: \(error)")
         }
         var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
         session.requestToken = temporary.token
@@ -150,12 +150,12 @@ extension SignInFlow {
         return try seal(session, location: location, provider: provider)
     }
 
-    func startOAuth2(_ request: StartRequest, endpoints: ResolvedEndpoints) throws(HandlerError)
+    func startOAuth2(_ request: StartRequest, endpoints: ResolvedEndpoints) throws(APIError)
         -> StartAnswer
     {
         let provider = request.provider
         guard let authorization = endpoints.authorization else {
-            throw HandlerError(
+            throw APIError(
                 .providerError, "\(provider.id) has no authorization endpoint; set endpoints.authorization")
         }
         let state: String
@@ -174,7 +174,7 @@ extension SignInFlow {
                 hashedNonce = try OIDCNonce.hashed(raw)
             }
         } catch {
-            throw HandlerError(.internalError, "the random generator failed")
+            throw APIError(.internalError, "the random generator failed")
         }
         let scopes = request.providerScopes
         let authorizationRequest = provider.authorizationRequest(
@@ -184,7 +184,7 @@ extension SignInFlow {
         do {
             location = try authorizationRequest.url()
         } catch {
-            throw HandlerError(.providerError, "cannot build the \(provider.id) authorization URL: \(error)")
+            throw APIError(.providerError, "cannot build the \(provider.id) authorization URL: \(error)")
         }
         var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
         session.state = state
@@ -213,31 +213,32 @@ extension SignInFlow {
 
     /// Seals the pending sign-in into its cookie; a session too large for a cookie is the request's fault.
     private func seal(_ session: PendingSession, location: String, provider: ProviderDescriptor)
-        throws(HandlerError) -> StartAnswer
+        throws(APIError) -> StartAnswer
     {
         let cookie = try pendingCookie(session)
         let attributes = SignInCookie.Attributes(
             httpsOrigin: settings.httpsOrigin, crossSitePost: provider.usesFormPost)
         observer.pendingStarted(expiresAt: session.expiresAt, now: now())
         return StartAnswer(
-            location: location, setCookie: cookie.setCookie(maxAge: Int(settings.sessionTTL), attributes: attributes),
+            location: location,
+            setCookie: cookie.setCookie(maxAge: Int(settings.sessionTTL.components.seconds), attributes: attributes),
             cookiePair: "\(cookie.name)=\(cookie.value)")
     }
 
     /// The cookie that carries `session`, sealed under the current state key; a session too large for a cookie is
     /// refused with `400 invalid-request` (HTTP-API.md §3.1).
-    func pendingCookie(_ session: PendingSession) throws(HandlerError) -> SignInCookie {
+    func pendingCookie(_ session: PendingSession) throws(APIError) -> SignInCookie {
         guard let key = session.lookupKey,
             let name = SignInCookie.name(forState: key, httpsOrigin: settings.httpsOrigin)
-        else { throw HandlerError(.internalError, "the sign-in state could not be made") }
+        else { throw APIError(.internalError, "the sign-in state could not be made") }
         let value: String
         do {
             value = try settings.stateKeys.seal(session.plaintext, context: name)
         } catch {
-            throw HandlerError(.internalError, "the sign-in state could not be sealed")
+            throw APIError(.internalError, "the sign-in state could not be sealed")
         }
         guard name.utf8.count + 1 + value.utf8.count <= SignInCookie.maximumLength else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest,
                 "this sign-in's state does not fit in a \(SignInCookie.maximumLength)-byte cookie; shorten "
                     + "redirectUrl, eventId or scopes")
@@ -267,17 +268,17 @@ struct StartRequest {
     static let maximumCustomParameterBytes = 4096
 
     /// The request of a start: first that it is a navigation, then its fields.
-    init(fields: [URLFormField], fetchMetadata: FetchMetadata, flow: SignInFlow) throws(HandlerError) {
+    init(fields: [URLFormField], fetchMetadata: FetchMetadata, flow: SignInFlow) throws(APIError) {
         try SignInFlow.requireNavigation(fetchMetadata)
         try self.init(fields: fields, flow: flow)
     }
 
-    init(fields: [URLFormField], flow: SignInFlow) throws(HandlerError) {
+    init(fields: [URLFormField], flow: SignInFlow) throws(APIError) {
         for name in [
             "providerId", "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge",
         ]
         where fields.all(named: name).count > 1 {
-            throw HandlerError(.invalidRequest, "\(name) is given more than once; send it once")
+            throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
         }
         provider = try Self.provider(fields.first(named: "providerId"), in: flow.providers)
         redirectURL = try Self.redirectURL(fields.first(named: "redirectUrl"), policy: flow.settings.redirectPolicy)
@@ -290,32 +291,32 @@ struct StartRequest {
     }
 
     /// `providerId`: a configured provider.
-    static func provider(_ id: String?, in providers: ProviderRegistry) throws(HandlerError) -> ProviderDescriptor {
+    static func provider(_ id: String?, in providers: ProviderRegistry) throws(APIError) -> ProviderDescriptor {
         guard let id, !id.isEmpty else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest, "providerId is required; add providerId=<a configured provider id> to the URL")
         }
         guard let provider = providers[id] else {
             let known = providers.ids.joined(separator: ", ")
-            throw HandlerError(
+            throw APIError(
                 .invalidProvider, "'\(SignInFlow.shortened(id))' is not a configured provider; configured: \(known)")
         }
         return provider
     }
 
     /// `redirectUrl`: one of `allowedRedirectURLs`, exactly.
-    static func redirectURL(_ given: String?, policy: RedirectURLPolicy) throws(HandlerError) -> String {
+    static func redirectURL(_ given: String?, policy: RedirectURLPolicy) throws(APIError) -> String {
         guard let given, !given.isEmpty else {
-            throw HandlerError(.invalidRequest, "redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
+            throw APIError(.invalidRequest, "redirectUrl is required; add redirectUrl=<one of allowedRedirectURLs>")
         }
         guard given.utf8.count <= maximumRedirectURLLength else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest,
                 "redirectUrl is longer than \(maximumRedirectURLLength) bytes; keep app state elsewhere than in its query"
             )
         }
         guard policy.allows(given) else {
-            throw HandlerError(
+            throw APIError(
                 .unauthorizedRedirectURL,
                 "redirectUrl is not in allowedRedirectURLs; add the exact URL (scheme, host, port and path) "
                     + "to allowedRedirectURLs in the config")
@@ -324,10 +325,10 @@ struct StartRequest {
     }
 
     /// `authType`, `signInViaRedirect` when absent.
-    static func authType(_ name: String?) throws(HandlerError) -> AuthType {
+    static func authType(_ name: String?) throws(APIError) -> AuthType {
         let name = name ?? AuthType.signInViaRedirect.rawValue
         guard let authType = AuthType(rawValue: name) else {
-            throw HandlerError(
+            throw APIError(
                 .unsupportedAuthType,
                 "authType '\(SignInFlow.shortened(name))' is not supported; use signInViaRedirect, "
                     + "linkViaRedirect or reauthViaRedirect")
@@ -336,12 +337,12 @@ struct StartRequest {
     }
 
     /// `eventId`: at most 128 printable characters (bytes), when given.
-    static func eventID(_ eventID: String?) throws(HandlerError) -> String? {
+    static func eventID(_ eventID: String?) throws(APIError) -> String? {
         if let eventID {
             guard eventID.utf8.count <= Self.maximumEventIDLength,
                 eventID.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f })
             else {
-                throw HandlerError(
+                throw APIError(
                     .invalidRequest, "eventId must be at most \(maximumEventIDLength) printable characters")
             }
         }
@@ -349,9 +350,9 @@ struct StartRequest {
     }
 
     /// `scopes`: at most 256 bytes of comma-separated scope tokens, trimmed, empty ones and repeats dropped.
-    static func scopes(_ text: String?) throws(HandlerError) -> [String] {
+    static func scopes(_ text: String?) throws(APIError) -> [String] {
         guard (text?.utf8.count ?? 0) <= maximumScopesLength else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest, "scopes is longer than \(maximumScopesLength) bytes; request fewer scopes")
         }
         var scopes: [String] = []
@@ -362,7 +363,7 @@ struct StartRequest {
             guard
                 trimmed.utf8.allSatisfy({ $0 == 0x21 || (0x23...0x5B).contains($0) || (0x5D...0x7E).contains($0) })
             else {
-                throw HandlerError(
+                throw APIError(
                     .invalidRequest,
                     "scope '\(SignInFlow.shortened(trimmed))' has characters a scope cannot have (RFC 6749 §3.3)")
             }
@@ -372,16 +373,16 @@ struct StartRequest {
     }
 
     /// `resultChallenge`: the base64url SHA-256 of the app's redemption verifier; required when the config says so.
-    static func resultChallenge(_ challenge: String?, required: Bool) throws(HandlerError) -> String? {
+    static func resultChallenge(_ challenge: String?, required: Bool) throws(APIError) -> String? {
         if challenge == nil, required {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest,
                 "resultChallenge is required: send the base64url SHA-256 of a random verifier your app keeps, "
                     + "and present the verifier when you redeem the result")
         }
         if let challenge {
             guard challenge.utf8.count == 43, Base64.urlDecode(challenge)?.count == 32 else {
-                throw HandlerError(
+                throw APIError(
                     .invalidRequest,
                     "resultChallenge must be the base64url SHA-256 (43 characters) of your redemption verifier")
             }
@@ -390,22 +391,22 @@ struct StartRequest {
     }
 
     /// `customParameters`: a JSON object of strings, none of them reserved for the provider's protocol.
-    static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(HandlerError) -> [URLFormField] {
+    static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(APIError) -> [URLFormField] {
         guard let text, !text.isEmpty else { return [] }
         guard let object = JSONValue.parse(Array(text.utf8))?.objectValue else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest,
                 #"customParameters must be a JSON object of strings, each name once, e.g. {"login_hint":"a@b.c"}"#)
         }
         var fields: [URLFormField] = []
         for (name, value) in object.sorted(by: { $0.key < $1.key }) {
             guard let string = value.stringValue else {
-                throw HandlerError(.invalidRequest, "customParameters.\(SignInFlow.shortened(name)) must be a string")
+                throw APIError(.invalidRequest, "customParameters.\(SignInFlow.shortened(name)) must be a string")
             }
             fields.append(URLFormField(name: name, value: string))
         }
         guard FormURLEncoding.encode(fields).utf8.count <= maximumCustomParameterBytes else {
-            throw HandlerError(
+            throw APIError(
                 .invalidRequest,
                 "customParameters take more than \(maximumCustomParameterBytes) bytes in the provider URL; "
                     + "send fewer or shorter ones")
@@ -415,8 +416,8 @@ struct StartRequest {
             try ReservedParameters.validate(fields, for: family)
         } catch {
             switch error {
-            case .invalidName: throw HandlerError(.invalidRequest, error.description)
-            case .reserved: throw HandlerError(.reservedCustomParameter, error.description)
+            case .invalidName: throw APIError(.invalidRequest, error.description)
+            case .reserved: throw APIError(.reservedCustomParameter, error.description)
             }
         }
         return fields
@@ -437,11 +438,11 @@ struct StartRequest {
         return scopes
     }
 
-    func session(createdAt: Date, ttl: TimeInterval) -> PendingSession {
+    func session(createdAt: Date, ttl: Duration) -> PendingSession {
         PendingSession(
             providerID: provider.id, redirectURL: redirectURL, authType: authType, eventID: eventID,
             resultChallenge: resultChallenge, scopes: requestedScopes, codeVerifier: nil, nonce: nil,
             requestToken: nil, requestTokenSecret: nil, createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(ttl), deviceResultCode: deviceResultCode)
+            expiresAt: createdAt.addingTimeInterval(ttl.timeInterval), deviceResultCode: deviceResultCode)
     }
 }

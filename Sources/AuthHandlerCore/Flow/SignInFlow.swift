@@ -2,6 +2,7 @@ import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
+import AuthHandlerSystem
 import Foundation
 
 /// The sign-in flow of HTTP-API.md §3: start a sign-in, take the IdP's callback, redeem the result.
@@ -15,8 +16,10 @@ package final class SignInFlow: Sendable {
         /// `publicURL + "/__/auth/handler"`: the redirect URI (and OAuth 1.0a callback) sent to every IdP.
         package var redirectURI: String
         package var redirectPolicy: RedirectURLPolicy
-        package var sessionTTL: TimeInterval
-        package var resultTTL: TimeInterval
+        /// How long a pending sign-in (its cookie) lives (HTTP-API.md §2.3 `sessionTTLSeconds`).
+        package var sessionTTL: Duration
+        /// How long a result waits for redemption (`resultTTLSeconds`).
+        package var resultTTL: Duration
         /// Timeout of each call to the IdP.
         package var providerTimeout: Duration
         /// The keys pending sign-ins are sealed under (HTTP-API.md §2.3 `stateKey`).
@@ -39,7 +42,7 @@ package final class SignInFlow: Sendable {
 
         package init(
             redirectURI: String, redirectPolicy: RedirectURLPolicy, stateKeys: StateKeyRing,
-            sessionTTL: TimeInterval = 600, resultTTL: TimeInterval = 120,
+            sessionTTL: Duration = .seconds(600), resultTTL: Duration = .seconds(120),
             providerTimeout: Duration = .seconds(10), requireResultChallenge: Bool = true,
             startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = [],
             maximumConcurrentProviderCalls: Int = 64, productName: String? = nil
@@ -74,7 +77,7 @@ package final class SignInFlow: Sendable {
     let validator: IDTokenValidator
     /// Told how each step ended; it logs and counts (docs/ARCHITECTURE.md, `Observability`).
     let observer: any SignInObserver
-    let now: @Sendable () -> Date
+    let now: WallClock
     package let startLimiter: StartRateLimiter
     package let providerCalls: OutboundCallLimit
     /// Device sign-in's per-instance pacing: poll intervals and code-entry limits (HTTP-API.md §3.9).
@@ -82,7 +85,7 @@ package final class SignInFlow: Sendable {
 
     package init(
         settings: Settings, providers: ProviderRegistry, store: any SessionStore, backend: any SignInBackend,
-        http: any HTTPFetching, observer: any SignInObserver, now: @escaping @Sendable () -> Date = { Date() },
+        http: any HTTPFetching, observer: any SignInObserver, now: @escaping WallClock = systemWallClock,
         startLimiter: StartRateLimiter? = nil, providerCalls: OutboundCallLimit? = nil,
         devicePacing: DevicePacing? = nil
     ) {
@@ -127,11 +130,11 @@ package final class SignInFlow: Sendable {
     }()
     private static let sharedDecoder = JSONDecoder()
 
-    static func encode<T: Encodable>(_ value: T) throws(HandlerError) -> [UInt8] {
+    static func encode<T: Encodable>(_ value: T) throws(APIError) -> [UInt8] {
         do {
             return Array(try sharedEncoder.encode(value))
         } catch {
-            throw HandlerError(.internalError, "could not encode the sign-in state")
+            throw APIError(.internalError, "could not encode the sign-in state")
         }
     }
 
@@ -140,8 +143,8 @@ package final class SignInFlow: Sendable {
     }
 
     /// Maps a store failure to 503, so the client retries.
-    static func storeFailure(_ error: StoreError) -> HandlerError {
-        HandlerError(
+    static func storeFailure(_ error: StoreError) -> APIError {
+        APIError(
             .unavailable, "the session store is unavailable; try again shortly (the operator should check the logs)")
     }
 }

@@ -34,7 +34,7 @@ package protocol SignInObserver: Sendable {
     ///   - latencyMilliseconds: nil for a refusal before any work (rate limit, a redemption's proof checks).
     ///   - reason: the refusal's message; nil when the code says it all.
     func stepFailed(
-        _ step: SignInStep, provider: String?, code: HandlerError.Code, latencyMilliseconds: String?, reason: String?)
+        _ step: SignInStep, provider: String?, code: APIError.Code, latencyMilliseconds: String?, reason: String?)
 
     /// A redemption found its result held by another one in flight (`409 redemption-in-progress`).
     func redemptionFoundHeld()

@@ -1,5 +1,6 @@
 import AuthHandlerProtocols
 import AuthHandlerStore
+import AuthHandlerSystem
 import Foundation
 import Synchronization
 
@@ -43,7 +44,7 @@ package final class StartRateLimiter: Sendable {
     /// The most clients tracked one by one.
     package let maxClients: Int
     private let sweepInterval: TimeInterval
-    private let now: @Sendable () -> Date
+    private let now: WallClock
     private let state: Mutex<State>
 
     /// - Parameters:
@@ -53,7 +54,7 @@ package final class StartRateLimiter: Sendable {
     ///   - now: the clock, injected so tests can move time.
     package init(
         _ limit: StartRateLimit, maxClients: Int = 100_000, sweepInterval: TimeInterval = 60,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping WallClock = systemWallClock
     ) {
         burst = max(1, limit.burst)
         refillPerSecond = Double(max(1, limit.perMinute)) / 60

@@ -98,10 +98,8 @@ package struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == 
     }
 
     private func record(_ operation: Operation, since began: C.Instant) {
-        let elapsed = began.duration(to: clock.now).components
         metrics.observeStore(
-            store: store, operation: operation.rawValue,
-            seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+            store: store, operation: operation.rawValue, seconds: began.duration(to: clock.now).timeInterval)
     }
 }
 

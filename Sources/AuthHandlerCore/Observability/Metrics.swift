@@ -95,7 +95,7 @@ package final class Metrics: Sendable {
     }
 
     /// A sign-in that failed with `code`, counted under the code's string (its `outcome` label).
-    package func signInFailed(provider: String, code: HandlerError.Code) {
+    package func signInFailed(provider: String, code: APIError.Code) {
         state.withLock { $0.failed[provider, default: [:]][code.rawValue, default: 0] += 1 }
     }
 
@@ -105,7 +105,7 @@ package final class Metrics: Sendable {
     }
 
     /// A redemption refused with `code`, counted under the code's string (its `outcome` label).
-    package func redemptionFailed(code: HandlerError.Code) {
+    package func redemptionFailed(code: APIError.Code) {
         state.withLock { $0.redemptions[code.rawValue, default: 0] += 1 }
     }
 

@@ -31,7 +31,7 @@ package struct SignInTelemetry: SignInObserver {
     }
 
     package func stepFailed(
-        _ step: SignInStep, provider: String?, code: HandlerError.Code, latencyMilliseconds: String?, reason: String?
+        _ step: SignInStep, provider: String?, code: APIError.Code, latencyMilliseconds: String?, reason: String?
     ) {
         switch step {
         case .start, .callback: metrics.signInFailed(provider: provider ?? "unknown", code: code)

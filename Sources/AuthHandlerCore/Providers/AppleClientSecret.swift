@@ -35,7 +35,7 @@ package final class AppleClientSecret: Sendable, CustomStringConvertible, Custom
     package let renewalMargin: TimeInterval
 
     private let key: SigningKey
-    private let now: @Sendable () -> Date
+    private let now: WallClock
     private let cache = Mutex<Cached?>(nil)
 
     private struct Cached {
@@ -49,7 +49,7 @@ package final class AppleClientSecret: Sendable, CustomStringConvertible, Custom
         teamID: String, keyID: String, clientID: String, privateKeyPEM: Secret,
         lifetime: TimeInterval = AppleClientSecret.defaultLifetime,
         renewalMargin: TimeInterval = AppleClientSecret.defaultRenewalMargin,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping WallClock = systemWallClock
     ) throws(CryptoError) {
         guard lifetime > renewalMargin, renewalMargin >= 0, lifetime <= Self.maximumLifetime else {
             throw CryptoError(

@@ -22,7 +22,7 @@ package struct ProviderRegistry: Sendable {
     /// Apple key that is not a P-256 PEM, an OIDC provider with neither endpoints nor an issuer to discover.
     package init(
         config: AuthHandlerConfig, environment: SecretEnvironment,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping WallClock = systemWallClock
     ) throws(ProviderRegistryError) {
         var built: [ProviderDescriptor] = []
         var problems: [ProviderRegistryError.Problem] = []
@@ -48,14 +48,14 @@ private struct DescriptorBuilder {
     let id: String
     let config: ProviderConfig
     let environment: SecretEnvironment
-    let now: @Sendable () -> Date
+    let now: WallClock
     /// The catalogue entry whose defaults apply: nil for a custom id, or a built-in id set to another protocol.
     let builtIn: BuiltInProvider?
     /// Whether the catalogue lets this id sign an ES256 client secret (whatever protocol is configured).
     let signsES256ClientSecret: Bool
     var problems: [ProviderRegistryError.Problem] = []
 
-    init(id: String, config: ProviderConfig, environment: SecretEnvironment, now: @escaping @Sendable () -> Date) {
+    init(id: String, config: ProviderConfig, environment: SecretEnvironment, now: @escaping WallClock) {
         self.id = id
         self.config = config
         self.environment = environment

@@ -39,7 +39,7 @@ extension AuthHandlerService {
             }
         default:
             return ResponseRendering.error(
-                HandlerError(
+                APIError(
                     .methodNotAllowed,
                     "use POST for /__/auth/device (asking for a code) and /__/auth/device/token, GET for the pages"),
                 accept: accept, audience: audience)
@@ -77,7 +77,7 @@ extension AuthHandlerService {
         // A form another site makes the browser send is refused before anything else (Fetch Metadata).
         if request.headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" {
             return ResponseRendering.error(
-                HandlerError(.invalidRequest, "a confirmation must come from the confirmation page itself"),
+                APIError(.invalidRequest, "a confirmation must come from the confirmation page itself"),
                 accept: accept, audience: audience)
         }
         do {

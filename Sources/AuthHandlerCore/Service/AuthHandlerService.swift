@@ -167,13 +167,13 @@ package final class AuthHandlerService: Sendable {
             } else if listener == .operations {
                 route = "other"
                 response = ResponseRendering.error(
-                    HandlerError(
+                    APIError(
                         .notFound, "this is the operations listener; it serves /healthz, /readyz and /metrics only"),
                     accept: request.headers["Accept"], audience: audience(flow))
             } else {
                 route = "other"
                 response = ResponseRendering.error(
-                    HandlerError(.notFound, "there is nothing at this path; sign-ins start at /__/auth/handler"),
+                    APIError(.notFound, "there is nothing at this path; sign-ins start at /__/auth/handler"),
                     accept: request.headers["Accept"], audience: audience(flow))
             }
         }
@@ -192,14 +192,14 @@ package final class AuthHandlerService: Sendable {
             fields = request.formFields
             guard SignInFlow.isCallback(fields) else {
                 return ResponseRendering.error(
-                    HandlerError(
+                    APIError(
                         .invalidRequest, "a POST to /__/auth/handler must be a form_post authorization response"),
                     accept: accept, audience: audience(flow))
             }
         default:
             // HEAD too: a link scanner's HEAD must not start a sign-in or use up a pending one.
             return ResponseRendering.error(
-                HandlerError(.methodNotAllowed, "use GET (or POST for form_post)"), accept: accept,
+                APIError(.methodNotAllowed, "use GET (or POST for form_post)"), accept: accept,
                 audience: audience(flow))
         }
         // Who the request comes from, for the start rate limit that starts and callbacks share (HTTP-API.md §2.4).
@@ -210,10 +210,10 @@ package final class AuthHandlerService: Sendable {
             if onceSignIn != nil {
                 // --once started its one sign-in itself; its port takes nothing but that sign-in's callback.
                 return ResponseRendering.error(
-                    HandlerError(.notFound, "this auth-handler --once listener only takes its own sign-in's callback"),
+                    APIError(.notFound, "this auth-handler --once listener only takes its own sign-in's callback"),
                     accept: accept, audience: audience(flow))
             }
-            let outcome: Result<StartAnswer, HandlerError>
+            let outcome: Result<StartAnswer, APIError>
             do {
                 outcome = .success(
                     try await flow.start(
@@ -256,7 +256,7 @@ package final class AuthHandlerService: Sendable {
     }
 
     /// A start's `302` to the provider with its cookies, or its refusal.
-    private func startResponse(_ outcome: Result<StartAnswer, HandlerError>, accept: String?, flow: SignInFlow)
+    private func startResponse(_ outcome: Result<StartAnswer, APIError>, accept: String?, flow: SignInFlow)
         -> ServerResponse
     {
         switch outcome {
@@ -276,7 +276,7 @@ package final class AuthHandlerService: Sendable {
         let accept = request.headers["Accept"]
         guard request.method == "GET" else {
             return ResponseRendering.error(
-                HandlerError(.methodNotAllowed, "use GET: the picker is a page a browser opens"), accept: accept,
+                APIError(.methodNotAllowed, "use GET: the picker is a page a browser opens"), accept: accept,
                 audience: audience(flow))
         }
         do {
@@ -296,7 +296,7 @@ package final class AuthHandlerService: Sendable {
         let accept = request.headers["Accept"]
         guard request.method == "POST" else {
             return ResponseRendering.error(
-                HandlerError(.methodNotAllowed, "redeem with POST and a form body: code=...&verifier=..."),
+                APIError(.methodNotAllowed, "redeem with POST and a form body: code=...&verifier=..."),
                 accept: accept, audience: audience(flow))
         }
         do {

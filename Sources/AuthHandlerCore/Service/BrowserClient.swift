@@ -53,9 +53,9 @@ enum BrowserClient {
     static let popupScriptETag = entityTag(popupScript)
 
     /// The answer for one of ``paths``, or the error to answer instead (a method other than `GET` and `HEAD`).
-    static func response(_ request: ServerRequest) -> Result<ServerResponse, HandlerError> {
+    static func response(_ request: ServerRequest) -> Result<ServerResponse, APIError> {
         guard request.method == "GET" || request.method == "HEAD" else {
-            return .failure(HandlerError(.methodNotAllowed, "use GET for \(request.path)"))
+            return .failure(APIError(.methodNotAllowed, "use GET for \(request.path)"))
         }
         return .success(content(request))
     }

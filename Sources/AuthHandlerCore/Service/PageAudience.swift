@@ -56,7 +56,7 @@ package struct PageAudience: Sendable {
     }
 }
 
-extension HandlerError.Code {
+extension APIError.Code {
     /// What happened, for the person in front of the browser; the code and the message stay for apps and developers
     /// (HTTP-API.md §3.5).
     var explanationForPeople: String {

@@ -26,7 +26,7 @@ package enum ResponseRendering {
     }
 
     /// The error as JSON when `accept` prefers `application/json`, otherwise a page for `audience`.
-    package static func error(_ error: HandlerError, accept: String?, audience: PageAudience) -> ServerResponse {
+    package static func error(_ error: APIError, accept: String?, audience: PageAudience) -> ServerResponse {
         var response = errorBody(
             status: error.status, code: error.code.rawValue, explanation: error.code.explanationForPeople,
             message: error.message, details: error.details, accept: accept, audience: audience)
@@ -40,7 +40,7 @@ package enum ResponseRendering {
     package static func listenerRefusal(status: Int, message: String, accept: String?, audience: PageAudience)
         -> ServerResponse
     {
-        let code: HandlerError.Code =
+        let code: APIError.Code =
             switch status {
             case 503: .unavailable
             case 500...: .internalError

@@ -69,7 +69,7 @@ package struct OAuth1Client: Sendable {
 
     /// Reads the request-token endpoint's answer (§2.1): a 2xx form body with exactly one `oauth_token`, one
     /// `oauth_token_secret` and `oauth_callback_confirmed=true`.
-    package static func temporaryCredentials(from response: HTTPResponse) throws(OAuth1ClientError)
+    package static func temporaryCredentials(from response: OutboundResponse) throws(OAuth1ClientError)
         -> TemporaryCredentials
     {
         let fields = try formAnswer(response, step: .requestToken)
@@ -111,7 +111,8 @@ package struct OAuth1Client: Sendable {
 
     /// Reads the access-token endpoint's answer (§2.3): a 2xx form body with exactly one `oauth_token` and one
     /// `oauth_token_secret`; every other field is kept.
-    package static func tokenCredentials(from response: HTTPResponse) throws(OAuth1ClientError) -> TokenCredentials {
+    package static func tokenCredentials(from response: OutboundResponse) throws(OAuth1ClientError) -> TokenCredentials
+    {
         let fields = try formAnswer(response, step: .accessToken)
         let (token, secret) = try tokenPair(fields, response: response, step: .accessToken)
         let extras = fields.filter { $0.name != "oauth_token" && $0.name != "oauth_token_secret" }
@@ -132,7 +133,7 @@ package struct OAuth1Client: Sendable {
         headers.add(name: "Authorization", value: header.value)
         headers.add(name: "Accept", value: "application/json")
         let response = try await send(
-            HTTPRequest(method: "GET", url: url, headers: headers, timeout: timeout), step: .profile)
+            OutboundRequest(method: "GET", url: url, headers: headers, timeout: timeout), step: .profile)
         guard (200..<300).contains(response.status) else {
             throw .refused(step: .profile, status: response.status, providerCode: Self.providerCode(response.body))
         }
@@ -142,15 +143,15 @@ package struct OAuth1Client: Sendable {
         return document
     }
 
-    private func signedPOST(_ url: String, header: OAuth1AuthorizationHeader) -> HTTPRequest {
+    private func signedPOST(_ url: String, header: OAuth1AuthorizationHeader) -> OutboundRequest {
         var headers = HTTPHeaders()
         headers.add(name: "Authorization", value: header.value)
         headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        return HTTPRequest(method: "POST", url: url, headers: headers, timeout: timeout)
+        return OutboundRequest(method: "POST", url: url, headers: headers, timeout: timeout)
     }
 
-    private func send(_ request: HTTPRequest, step: OAuth1ClientError.Step) async throws(OAuth1ClientError)
-        -> HTTPResponse
+    private func send(_ request: OutboundRequest, step: OAuth1ClientError.Step) async throws(OAuth1ClientError)
+        -> OutboundResponse
     {
         try await http.send(
             request, cancelled: OAuth1ClientError.cancelled(step: step),
@@ -158,7 +159,7 @@ package struct OAuth1Client: Sendable {
     }
 
     /// The decoded form body of a 2xx answer (§2.1, §2.3 use `application/x-www-form-urlencoded`).
-    private static func formAnswer(_ response: HTTPResponse, step: OAuth1ClientError.Step)
+    private static func formAnswer(_ response: OutboundResponse, step: OAuth1ClientError.Step)
         throws(OAuth1ClientError) -> [URLFormField]
     {
         guard (200..<300).contains(response.status) else {
@@ -171,7 +172,7 @@ package struct OAuth1Client: Sendable {
         }
     }
 
-    private static func tokenPair(_ fields: [URLFormField], response: HTTPResponse, step: OAuth1ClientError.Step)
+    private static func tokenPair(_ fields: [URLFormField], response: OutboundResponse, step: OAuth1ClientError.Step)
         throws(OAuth1ClientError) -> (String, String)
     {
         let tokens = fields.all(named: "oauth_token")

@@ -56,7 +56,7 @@ package struct OAuth2TokenClient: Sendable {
     }
 
     /// The POST the exchange sends.
-    package func tokenRequest(code: String, redirectURI: String, codeVerifier: String) -> HTTPRequest {
+    package func tokenRequest(code: String, redirectURI: String, codeVerifier: String) -> OutboundRequest {
         var fields = [
             URLFormField(name: "grant_type", value: "authorization_code"),
             URLFormField(name: "code", value: code),
@@ -77,13 +77,13 @@ package struct OAuth2TokenClient: Sendable {
         case .none:
             fields.append(URLFormField(name: "client_id", value: clientID))
         }
-        return HTTPRequest(
+        return OutboundRequest(
             method: "POST", url: endpoint, headers: headers, body: Array(FormURLEncoding.encode(fields).utf8),
             timeout: timeout)
     }
 
     /// Reads a token endpoint answer; `redacting` are values an echoed error description must not show.
-    static func parse(_ response: HTTPResponse, redacting: [String] = []) throws(OAuth2ClientError) -> Answer {
+    static func parse(_ response: OutboundResponse, redacting: [String] = []) throws(OAuth2ClientError) -> Answer {
         let document = Self.document(response)
         if let error = OAuth2ErrorDocument(document, status: response.status, endpoint: .token, redacting: redacting) {
             throw error.failure
@@ -111,7 +111,7 @@ package struct OAuth2TokenClient: Sendable {
     }
 
     /// The body as a JSON object, or a form (GitHub without `Accept`) as an object of strings; nil otherwise.
-    private static func document(_ response: HTTPResponse) -> JSONValue? {
+    private static func document(_ response: OutboundResponse) -> JSONValue? {
         guard !response.body.isEmpty else { return nil }
         if let json = JSONValue.parse(response.body) {
             return json.objectValue != nil ? json : nil

@@ -25,7 +25,7 @@ package struct OAuth2UserInfoClient: Sendable {
         headers.add(name: "Authorization", value: "Bearer " + accessToken)
         headers.add(name: "Accept", value: accept)
         let response = try await http.send(
-            HTTPRequest(method: "GET", url: url, headers: headers, timeout: timeout),
+            OutboundRequest(method: "GET", url: url, headers: headers, timeout: timeout),
             cancelled: OAuth2ClientError.cancelled(endpoint: .userInfo),
             transport: { OAuth2ClientError.transport(endpoint: .userInfo, detail: $0) })
         let document = JSONValue.parse(response.body)

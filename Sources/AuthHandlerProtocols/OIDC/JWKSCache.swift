@@ -24,7 +24,7 @@ package actor JWKSCache {
     private let timeToLive: TimeInterval
     private let refetchInterval: TimeInterval
     private let requestTimeout: Duration
-    private let now: @Sendable () -> Date
+    private let now: WallClock
     private let reportSkipped: @Sendable (_ jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey]) -> Void
     private var entries: [String: Entry] = [:]
     private var inFlight = SingleFlight<String, JSONWebKeySet, OIDCError>()
@@ -37,7 +37,7 @@ package actor JWKSCache {
     ///     (with the URI without its query), so that they can be logged; the flow hands them to its observer.
     package init(
         http: any HTTPFetching, timeToLive: TimeInterval = 3600, refetchInterval: TimeInterval = 10,
-        requestTimeout: Duration = .seconds(10), now: @escaping @Sendable () -> Date = { Date() },
+        requestTimeout: Duration = .seconds(10), now: @escaping WallClock = systemWallClock,
         reportSkipped: @escaping @Sendable (_ jwksURI: String, _ skipped: [JSONWebKeySet.SkippedKey]) -> Void = {
             _, _ in
         }

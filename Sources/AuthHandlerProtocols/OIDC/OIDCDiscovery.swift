@@ -19,7 +19,7 @@ package actor OIDCDiscovery {
     private let timeToLive: TimeInterval
     private let failureTTL: TimeInterval
     private let requestTimeout: Duration
-    private let now: @Sendable () -> Date
+    private let now: WallClock
     /// Fetched documents, under a lock of their own so that ``cachedMetadata(for:documentIssuer:)`` can read them
     /// without waiting for the actor.
     private let cached = Mutex<[String: (metadata: OIDCProviderMetadata, fetchedAt: Date)]>([:])
@@ -32,7 +32,7 @@ package actor OIDCDiscovery {
     ///   - now: the clock, injected so tests can move time.
     package init(
         http: any HTTPFetching, timeToLive: TimeInterval = 3600, failureTTL: TimeInterval = 30,
-        requestTimeout: Duration = .seconds(10), now: @escaping @Sendable () -> Date = { Date() }
+        requestTimeout: Duration = .seconds(10), now: @escaping WallClock = systemWallClock
     ) {
         self.http = http
         self.timeToLive = timeToLive

@@ -9,10 +9,10 @@ enum OIDCDocumentFetch {
         async throws(OIDCError) -> [UInt8]
     {
         let target = Redaction.target(url)
-        let response: HTTPResponse
+        let response: OutboundResponse
         do {
             response = try await http.send(
-                HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout))
+                OutboundRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout))
         } catch let error as HTTPClientError {
             throw .fetchFailed(document, url: target, reason: error.description)
         } catch is CancellationError {

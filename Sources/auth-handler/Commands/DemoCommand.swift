@@ -137,7 +137,7 @@ enum DemoCommand {
             if url.hasPrefix(handler), !cookies.isEmpty {
                 headers.set(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
             }
-            let response = try await browser.send(HTTPRequest(method: "GET", url: url, headers: headers))
+            let response = try await browser.send(OutboundRequest(method: "GET", url: url, headers: headers))
             if url.hasPrefix(handler) {
                 for setCookie in response.headers.values(for: "Set-Cookie") {
                     let pair = setCookie.split(separator: ";", maxSplits: 1).first ?? ""
@@ -184,8 +184,8 @@ enum DemoCommand {
     }
 
     /// The app's `POST /__/auth/result` with its result code and verifier (HTTP-API.md §3.3).
-    static func redemptionRequest(handler: String, code: String, verifier: String) -> HTTPRequest {
-        HTTPRequest(
+    static func redemptionRequest(handler: String, code: String, verifier: String) -> OutboundRequest {
+        OutboundRequest(
             method: "POST", url: "\(handler)/__/auth/result",
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
             body: Array(

@@ -137,7 +137,7 @@ enum LoginCommand {
             } catch {
                 throw Failure(.cancelled, "stopped before the sign-in finished")
             }
-            let answer: HTTPResponse
+            let answer: OutboundResponse
             do throws(Failure) {
                 answer = try await post(fields, to: server + "/__/auth/device/token", client: client)
             } catch {
@@ -168,9 +168,9 @@ enum LoginCommand {
     }
 
     private static func post(_ fields: [URLFormField], to url: String, client: any HTTPFetching) async throws(Failure)
-        -> HTTPResponse
+        -> OutboundResponse
     {
-        let request = HTTPRequest(
+        let request = OutboundRequest(
             method: "POST", url: url,
             headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
             body: Array(FormURLEncoding.encode(fields).utf8), timeout: .seconds(30))
@@ -181,7 +181,7 @@ enum LoginCommand {
         }
     }
 
-    private static func refusal(_ answer: HTTPResponse) -> String {
+    private static func refusal(_ answer: OutboundResponse) -> String {
         let error = JSONValue.parse(answer.body)?.objectValue?["error"]?.objectValue
         let code = error?["code"]?.stringValue ?? "HTTP \(answer.status)"
         return code + (error?["message"]?.stringValue.map { ": \($0)" } ?? "")

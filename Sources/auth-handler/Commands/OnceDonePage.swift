@@ -45,7 +45,7 @@ final class OnceDonePage: Sendable {
         let audience = PageAudience(productName: flow.settings.productName, starter: .terminal)
         guard request.method == "GET" else {
             return ResponseRendering.error(
-                HandlerError(.methodNotAllowed, "use GET"), accept: accept, audience: audience)
+                APIError(.methodNotAllowed, "use GET"), accept: accept, audience: audience)
         }
         let fields = request.queryItems
         // Only the browser coming back from this run's sign-in knows the eventId; anything else is ignored.
@@ -53,7 +53,7 @@ final class OnceDonePage: Sendable {
             ConstantTime.equals(presented, eventID)
         else {
             return ResponseRendering.error(
-                HandlerError(
+                APIError(
                     .invalidRequest, "this page only takes the result of the sign-in this auth-handler --once started"),
                 accept: accept, audience: audience)
         }
@@ -61,7 +61,7 @@ final class OnceDonePage: Sendable {
         let code = fields.first(named: "code")
         guard error != nil || code != nil else {
             return ResponseRendering.error(
-                HandlerError(.invalidRequest, "neither code nor error is given"), accept: accept, audience: audience)
+                APIError(.invalidRequest, "neither code nor error is given"), accept: accept, audience: audience)
         }
         guard claim() else {
             return .html(
@@ -88,7 +88,7 @@ final class OnceDonePage: Sendable {
                         .providerError, message: "the result could not be encoded; report this as a bug", document: nil)
                 )
                 return ResponseRendering.error(
-                    HandlerError(.internalError, "the result could not be encoded"), accept: accept,
+                    APIError(.internalError, "the result could not be encoded"), accept: accept,
                     audience: audience)
             }
             finish(.signedIn(result: Array(body)))
@@ -109,7 +109,7 @@ final class OnceDonePage: Sendable {
     {
         let code = SignInFlow.safeErrorCode(error)
         let detail = Self.printable(description)
-        let known = HandlerError.Code(rawValue: code)
+        let known = APIError.Code(rawValue: code)
         let cancelled = known == .userCancelled
         let message: String
         switch known {
@@ -135,7 +135,7 @@ final class OnceDonePage: Sendable {
             return ResponseRendering.error(
                 status: status, echoedCode: code, message: detail, accept: accept, audience: audience)
         }
-        return ResponseRendering.error(HandlerError(known, detail, status: status), accept: accept, audience: audience)
+        return ResponseRendering.error(APIError(known, detail, status: status), accept: accept, audience: audience)
     }
 
     /// True for the first request that may end the run.
@@ -153,7 +153,7 @@ final class OnceDonePage: Sendable {
     }
 
     /// The stderr line for a failed redemption.
-    static func redemptionMessage(_ error: HandlerError, providerID: String) -> String {
+    static func redemptionMessage(_ error: APIError, providerID: String) -> String {
         let advice =
             switch error.code {
             case .invalidIDToken: "check that --id-token-file holds the user's current ID token"
@@ -166,7 +166,7 @@ final class OnceDonePage: Sendable {
     }
 
     /// The JSON error object when it carries more than code and message (HTTP-API.md §3.3, §3.5), else nil.
-    static func errorDocument(_ error: HandlerError) -> [UInt8]? {
+    static func errorDocument(_ error: APIError) -> [UInt8]? {
         guard !error.details.isEmpty else { return nil }
         var members = error.details
         members["code"] = .string(error.code.rawValue)

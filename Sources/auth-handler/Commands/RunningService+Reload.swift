@@ -102,7 +102,7 @@ extension RunningService {
     /// `/healthz` within `timeout`: the watchdog's proof that the daemon serves. With `opsListen` the main listener
     /// answers `/healthz` with the service's own 404, which proves the same.
     func answersHealthCheck(within timeout: Duration) async -> Bool {
-        let request = HTTPRequest(url: healthURL, timeout: timeout)
+        let request = OutboundRequest(url: healthURL, timeout: timeout)
         guard let status = (try? await kept.http.send(request))?.status else { return false }
         return status == 200 || (opsBaseURL != nil && status == 404)
     }

@@ -214,7 +214,7 @@ final class RunningService: Sendable {
         var settings = SignInFlow.Settings(
             redirectURI: kept.publicURL + "/__/auth/handler",
             redirectPolicy: RedirectURLPolicy(allowed: allowedRedirects), stateKeys: parts.stateKeys,
-            sessionTTL: TimeInterval(config.sessionTTLSeconds), resultTTL: TimeInterval(config.resultTTLSeconds),
+            sessionTTL: .seconds(config.sessionTTLSeconds), resultTTL: .seconds(config.resultTTLSeconds),
             providerTimeout: .seconds(config.providerTimeoutSeconds),
             requireResultChallenge: config.requireResultChallenge, startRateLimit: config.startRateLimit,
             trustedProxies: config.trustedProxies, maximumConcurrentProviderCalls: config.providerCallLimit,

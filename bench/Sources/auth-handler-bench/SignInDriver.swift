@@ -141,18 +141,18 @@ struct SignInDriver {
                 URLFormField(name: "resultChallenge", value: challenge),
                 URLFormField(name: "customParameters", value: #"{"login_hint":"alice"}"#),
             ])
-        let started = try await step("start", HTTPRequest(method: "GET", url: start), expect: 302)
+        let started = try await step("start", OutboundRequest(method: "GET", url: start), expect: 302)
         let cookies = started.headers.values(for: "Set-Cookie").map { String($0.prefix { $0 != ";" }) }
         guard !cookies.isEmpty, let authorize = started.headers["Location"] else {
             throw StepFailed(description: "start: no cookie or no Location")
         }
-        let approved = try await step("IdP authorize", HTTPRequest(method: "GET", url: authorize), expect: 302)
+        let approved = try await step("IdP authorize", OutboundRequest(method: "GET", url: authorize), expect: 302)
         guard let callback = approved.headers["Location"] else {
             throw StepFailed(description: "authorize: no Location")
         }
         let done = try await step(
             "callback",
-            HTTPRequest(method: "GET", url: callback, headers: ["Cookie": cookies.joined(separator: "; ")]),
+            OutboundRequest(method: "GET", url: callback, headers: ["Cookie": cookies.joined(separator: "; ")]),
             expect: 303)
         guard let back = done.headers["Location"], back.hasPrefix(redirectURL + "?"),
             let code = (try? FormURLEncoding.decode(String(back.dropFirst(redirectURL.count + 1))))?
@@ -167,7 +167,7 @@ struct SignInDriver {
         let origin = startURL.components(separatedBy: "/__/auth/handler")[0]
         let redemption = try await step(
             "redeem",
-            HTTPRequest(
+            OutboundRequest(
                 method: "POST", url: origin + "/__/auth/result",
                 headers: ["Content-Type": "application/x-www-form-urlencoded"],
                 body: Array(
@@ -178,7 +178,7 @@ struct SignInDriver {
         return redemption.status
     }
 
-    private func step(_ name: String, _ request: HTTPRequest, expect status: Int) async throws -> HTTPResponse {
+    private func step(_ name: String, _ request: OutboundRequest, expect status: Int) async throws -> OutboundResponse {
         let response = try await client.send(request)
         guard response.status == status else {
             throw StepFailed(

@@ -40,9 +40,9 @@ struct StaticDocument: HTTPFetching {
     let url: String
     let document: JSONValue
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard request.url == url else { return HTTPResponse(status: 404) }
-        return HTTPResponse(
+    func send(_ request: OutboundRequest) async throws -> OutboundResponse {
+        guard request.url == url else { return OutboundResponse(status: 404) }
+        return OutboundResponse(
             status: 200, headers: ["Content-Type": "application/json"], body: Array(try JSONEncoder().encode(document)))
     }
 }

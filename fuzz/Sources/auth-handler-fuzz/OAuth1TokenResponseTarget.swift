@@ -7,7 +7,7 @@ import AuthHandlerSystem
 /// The OAuth 1.0a token endpoints' answers (RFC 5849 §2.1, §2.3), as a 200 and as a refusal.
 enum OAuth1TokenResponseTarget {
     static func run(_ input: [UInt8]) {
-        let answer = HTTPResponse(status: 200, body: input)
+        let answer = OutboundResponse(status: 200, body: input)
         if let temporary = try? OAuth1Client.temporaryCredentials(from: answer) {
             expect(!temporary.token.isEmpty, "temporary credentials with an empty token")
         }

@@ -9,7 +9,7 @@ import Testing
 @testable import AuthHandlerSystem
 @testable import auth_handler
 
-struct HandlerErrorCodeTests {
+struct APIErrorCodeTests {
     /// The codes in the table of docs/HTTP-API.md §5: the first cell of each row, between backticks.
     static func documentedCodes() throws -> [String] {
         var root = URL(fileURLWithPath: #filePath)
@@ -30,21 +30,21 @@ struct HandlerErrorCodeTests {
         let documented = try Self.documentedCodes()
         #expect(documented.count > 0)
         #expect(Set(documented).count == documented.count, "a code is listed twice in §5")
-        let declared = HandlerError.Code.allCases.map(\.rawValue)
+        let declared = APIError.Code.allCases.map(\.rawValue)
         #expect(Set(declared).count == declared.count, "two cases share a raw value")
         #expect(Set(declared).subtracting(documented).sorted() == [], "codes missing from HTTP-API.md §5")
-        #expect(Set(documented).subtracting(declared).sorted() == [], "§5 codes missing from HandlerError.Code")
+        #expect(Set(documented).subtracting(declared).sorted() == [], "§5 codes missing from APIError.Code")
     }
 
     @Test func jsonAndHTMLCarryTheRawValue() throws {
         let audience = PageAudience(productName: nil, starter: .app)
         let json = ResponseRendering.error(
-            HandlerError(.invalidState, "start again"), accept: "application/json", audience: audience)
+            APIError(.invalidState, "start again"), accept: "application/json", audience: audience)
         #expect(json.status == 400)
         #expect(
             String(decoding: json.body, as: UTF8.self) == #"{"error":{"code":"invalid-state","message":"start again"}}"#
         )
-        let html = ResponseRendering.error(HandlerError(.internalError, "x"), accept: nil, audience: audience)
+        let html = ResponseRendering.error(APIError(.internalError, "x"), accept: nil, audience: audience)
         #expect(html.status == 500)
         #expect(String(decoding: html.body, as: UTF8.self).contains(#"<code id="error-code">internal-error</code>"#))
     }
@@ -52,6 +52,6 @@ struct HandlerErrorCodeTests {
     @Test func backendErrorsMapToTheirCodes() {
         #expect(BackendError.emailExists(email: nil).code == .emailAlreadyInUse)
         #expect(BackendError.rejected(reason: "r").code == .backendError)
-        #expect(HandlerError(.backendError, "b").description == "502 backend-error: b")
+        #expect(APIError(.backendError, "b").description == "502 backend-error: b")
     }
 }

@@ -2,19 +2,19 @@ import AuthHandlerHTTP
 import Foundation
 
 /// Responses a test scripts, and the views of a response a test reads.
-extension HTTPResponse {
+extension OutboundResponse {
     /// A response with a text body and a content type.
-    package static func text(_ status: Int, _ body: String, contentType: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": contentType], body: Array(body.utf8))
+    package static func text(_ status: Int, _ body: String, contentType: String) -> OutboundResponse {
+        OutboundResponse(status: status, headers: ["Content-Type": contentType], body: Array(body.utf8))
     }
 
     /// A JSON response.
-    package static func json(_ status: Int, _ body: String) -> HTTPResponse {
+    package static func json(_ status: Int, _ body: String) -> OutboundResponse {
         text(status, body, contentType: "application/json")
     }
 
     /// A form-encoded response.
-    package static func form(_ status: Int, _ body: String) -> HTTPResponse {
+    package static func form(_ status: Int, _ body: String) -> OutboundResponse {
         text(status, body, contentType: "application/x-www-form-urlencoded")
     }
 
@@ -52,7 +52,7 @@ extension HTTPResponse {
     }
 }
 
-extension HTTPRequest {
+extension OutboundRequest {
     /// The body decoded as a form.
     package var formFields: [URLFormField] { (try? FormURLEncoding.decode(bytes: body)) ?? [] }
 }

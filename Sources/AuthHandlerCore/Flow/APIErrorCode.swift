@@ -4,7 +4,7 @@ import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 
-extension HandlerError {
+extension APIError {
     /// The error codes of HTTP-API.md §5: the raw value is the documented string, as it appears in the JSON
     /// error object, the HTML error page and the `error` added to `redirectUrl`.
     package enum Code: String, Sendable, Hashable, CaseIterable {

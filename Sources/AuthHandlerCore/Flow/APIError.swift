@@ -6,7 +6,7 @@ import AuthHandlerSystem
 
 /// An error the handler answers with: the HTTP status, the error code of HTTP-API.md §5, and a message that says
 /// what went wrong and what to do. Every failure of the HTTP API is mapped to one of these, here.
-package struct HandlerError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     package let status: Int
     /// The code of HTTP-API.md §5, e.g. `invalid-provider`.
     package let code: Code
