@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
@@ -92,11 +93,14 @@ struct DeviceAuthorizationTests {
         #expect(pacing.poll("a", interval: 5, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 5))
     }
 
-    @Test func aPollAfterTheIntervalIsNotTooSoon() async throws {
-        let pacing = DevicePacing()
+    @Test func aPollAfterTheIntervalIsNotTooSoon() {
+        let clock = TestClock()
+        let pacing = DevicePacing(clock: clock, now: clock.read)
         _ = pacing.poll("a", interval: 1, lifetime: .seconds(60))
-        try await Task.sleep(for: .milliseconds(1050))
-        #expect(pacing.poll("a", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 1))
+        clock.advance(by: .milliseconds(999))
+        #expect(pacing.poll("a", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: true, interval: 6))
+        clock.advance(by: .seconds(6))
+        #expect(pacing.poll("a", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 6))
     }
 
     @Test func checkingTheCodeEntryLimitTakesNothing() {

@@ -48,15 +48,67 @@ struct DeviceFlowTests {
         func healthProblem() async -> String? { nil }
     }
 
-    static func flow(store: any SessionStore, providers offered: [String] = []) throws -> SignInFlow {
+    static func flow(
+        store: any SessionStore, providers offered: [String] = [], lifetime: Int = 600, interval: Int = 5,
+        clock: TestClock? = nil
+    ) throws -> SignInFlow {
         let base = try ServiceSignInPickerTests.flow()
         var settings = base.settings
         settings.deviceAuthorization = DeviceAuthorizationConfig(
-            enabled: true, providers: offered, codeLifetimeSeconds: 600, intervalSeconds: 5)
+            enabled: true, providers: offered, codeLifetimeSeconds: lifetime, intervalSeconds: interval)
+        let observer = SignInTelemetry(log: EventLog(sink: DiscardingLogSink()), metrics: Metrics())
+        guard let clock else {
+            return SignInFlow(
+                settings: settings, providers: base.providers, store: store, backend: NoSignInBackend(),
+                http: ScriptedHTTP([]), observer: observer)
+        }
         return SignInFlow(
             settings: settings, providers: base.providers, store: store, backend: NoSignInBackend(),
-            http: ScriptedHTTP([]),
-            observer: SignInTelemetry(log: EventLog(sink: DiscardingLogSink()), metrics: Metrics()))
+            http: ScriptedHTTP([]), observer: observer, now: clock.read,
+            devicePacing: DevicePacing(clock: clock, now: clock.read))
+    }
+
+    /// The RFC 6749 §5.2 error of a poll of `deviceCode`, and its interval with `slow_down`.
+    static func poll(_ flow: SignInFlow, _ deviceCode: String) async -> (error: String, interval: Int?) {
+        let fields = ServiceSignInPickerTests.fields([
+            ("grant_type", DeviceAuthorization.grantType), ("device_code", deviceCode), ("verifier", "v"),
+        ])
+        switch await flow.pollDevice(fields) {
+        case .refused(let error, _, _, let interval): return (error, interval)
+        case .delivered: return ("delivered", nil)
+        }
+    }
+
+    /// RFC 8628 §3.5: a poll sooner than the interval adds 5 s to it, and waiting the old interval is then too soon.
+    @Test func pollingTooSoonSlowsDownByExactlyFiveSeconds() async throws {
+        let clock = TestClock.startingNow()
+        let flow = try Self.flow(store: MemorySessionStore(now: clock.read), interval: 1, clock: clock)
+        let deviceCode = try await flow.issueDevice(Self.request, client: "203.0.113.9").deviceCode
+        #expect(await Self.poll(flow, deviceCode).error == "authorization_pending")
+        let hurried = await Self.poll(flow, deviceCode)
+        #expect(hurried.error == "slow_down" && hurried.interval == 6)
+        clock.advance(by: .milliseconds(1100))
+        let stillHurried = await Self.poll(flow, deviceCode)
+        #expect(stillHurried.error == "slow_down" && stillHurried.interval == 11)
+        clock.advance(by: .milliseconds(11_100))
+        #expect(await Self.poll(flow, deviceCode).error == "authorization_pending")
+    }
+
+    /// A client that waits its interval polls 50 times without a `slow_down`, and the code expires under it.
+    @Test func aPatientClientIsNeverSlowedAndTheCodeExpires() async throws {
+        let clock = TestClock.startingNow()
+        let flow = try Self.flow(store: MemorySessionStore(now: clock.read), lifetime: 30, interval: 1, clock: clock)
+        let deviceCode = try await flow.issueDevice(Self.request, client: "203.0.113.9").deviceCode
+        var errors: [String] = []
+        for _ in 0..<50 {
+            errors.append(await Self.poll(flow, deviceCode).error)
+            clock.advance(by: .seconds(1))
+        }
+        #expect(!errors.contains("slow_down"))
+        #expect(errors.first == "authorization_pending")
+        #expect(errors.last == "expired_token")
+        #expect(Set(errors) == ["authorization_pending", "expired_token"])
+        #expect(errors.firstIndex(of: "expired_token") == 30)
     }
 
     static let request = ServiceSignInPickerTests.fields([

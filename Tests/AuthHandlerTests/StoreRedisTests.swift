@@ -54,31 +54,38 @@ struct StoreRedisTests {
         }
     }
 
-    /// Expiry is Redis's own: a used state may be recorded again, by exactly one of many callers, once its key
-    /// expired; a result and its claim go at the result's expiry, not before.
+    /// Keys expire by Redis's clock at the `expiresAt` the store was given, to the millisecond (`PXAT`); once Redis
+    /// has expired them the store sees nothing, and a state can be recorded again. Redis's clock cannot be moved by a
+    /// test, so "once expired" is Redis's own expiry of a key whose time has come (`PEXPIREAT` to the past), not a
+    /// wait.
     @Test func keysExpireByRedisClock() async throws {
         try await withRedisServer { server in
             let store = try RedisSessionStore(address: server.address)
-            // Two seconds: long enough that a loaded machine does not let a key expire between two calls that must
-            // both see it, short enough to wait for.
-            #expect(try await store.recordUsedState(key: "state-1", expiresAt: Date() + 2))
+            let stateExpiry = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 600).rounded(.down))
+            let resultExpiry = stateExpiry + 120.5
+            #expect(try await store.recordUsedState(key: "state-1", expiresAt: stateExpiry))
             #expect(try await !store.recordUsedState(key: "state-1", expiresAt: Date() + 60))
-            try await store.insertResult(code: "code-1", payload: storeBytes("r"), expiresAt: Date() + 2)
+            try await store.insertResult(code: "code-1", payload: storeBytes("r"), expiresAt: resultExpiry)
             #expect(try await store.claimResult(code: "code-1", now: Date()) == .available(storeBytes("r")))
-            // The claim lasts exactly as long as the result (HTTP-API.md §3.3: a claim never lapses while the result
-            // could be redeemed again).
+            let stateKey = "auth-handler:state:" + (try Self.hex(SHA256.hash(Array("state-1".utf8))))
             let resultKey = "auth-handler:result:" + (try Self.hex(SHA256.hash(Array("code-1".utf8))))
             let claimKey = "auth-handler:claim:" + (try Self.hex(SHA256.hash(Array("code-1".utf8))))
-            #expect(try server.command(["PEXPIRETIME", claimKey]) == server.command(["PEXPIRETIME", resultKey]))
+            func milliseconds(_ date: Date) -> RedisReply {
+                .integer(Int64((date.timeIntervalSince1970 * 1000).rounded(.up)))
+            }
+            #expect(try server.command(["PEXPIRETIME", stateKey]) == milliseconds(stateExpiry))
+            #expect(try server.command(["PEXPIRETIME", resultKey]) == milliseconds(resultExpiry))
+            // The claim lasts exactly as long as the result (HTTP-API.md §3.3: a claim never lapses while the result
+            // could be redeemed again).
+            #expect(try server.command(["PEXPIRETIME", claimKey]) == milliseconds(resultExpiry))
             #expect(try await store.peekResult(code: "code-1", now: Date()) == .claimed)
 
-            try await Self.waitUntilGone(resultKey, on: server)
+            for key in [resultKey, claimKey] { #expect(try server.command(["PEXPIREAT", key, "1"]) == .integer(1)) }
             #expect(try await store.peekResult(code: "code-1", now: Date()) == .absent)
             #expect(try await store.claimResult(code: "code-1", now: Date()) == .absent)
             #expect(try server.command(["EXISTS", claimKey]) == .integer(0))
 
-            try await Self.waitUntilGone(
-                "auth-handler:state:" + (try Self.hex(SHA256.hash(Array("state-1".utf8)))), on: server)
+            #expect(try server.command(["PEXPIREAT", stateKey, "1"]) == .integer(1))
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<50 {
                     group.addTask { try await store.recordUsedState(key: "state-1", expiresAt: Date() + 60) }
@@ -320,14 +327,6 @@ struct StoreRedisTests {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Waits (at most 10 s, looking every 20 ms) until Redis has expired `key`.
-    private static func waitUntilGone(_ key: String, on server: RedisTestServer) async throws {
-        for _ in 0..<500 {
-            if try server.command(["EXISTS", key]) == .integer(0) { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("\(key) did not expire within 10 s")
-    }
 }
 
 /// A stand-in for an old Redis: a Python server on a Unix socket that answers every command with an `INFO server`

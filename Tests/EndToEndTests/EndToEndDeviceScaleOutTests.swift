@@ -72,11 +72,11 @@ struct EndToEndDeviceScaleOutTests {
                 #expect(!stored.contains(secret))
             }
 
-            try await Task.sleep(for: .milliseconds(1100))
+            try await EndToEndDeviceTests.waitTheInterval()
             let delivered = try await poll()
             #expect(delivered.status == 200, "\(delivered.text)")
             #expect(delivered.json?["providerId"]?.stringValue == "google.com")
-            try await Task.sleep(for: .milliseconds(1100))
+            try await EndToEndDeviceTests.waitTheInterval()
             #expect(try await poll().json?["error"]?.stringValue == "invalid_grant")
         }
     }

@@ -21,15 +21,16 @@ package final class DevicePacing: Sendable {
     package static let maximumTrackedCodes = 200_000
 
     /// One device code's polling: its current interval and when it was last polled.
+    /// Times are the monotonic clock's, as the span since this value was made.
     private struct Poll {
         var interval: Int
-        var last: ContinuousClock.Instant
-        var expires: ContinuousClock.Instant
+        var last: Duration
+        var expires: Duration
     }
 
     private struct State {
         var polls: [String: Poll] = [:]
-        var lastSweep: ContinuousClock.Instant
+        var lastSweep: Duration = .zero
     }
 
     /// The answer for one poll.
@@ -42,19 +43,28 @@ package final class DevicePacing: Sendable {
 
     /// Wrong user codes per client address.
     let codeEntries: StartRateLimiter
-    private let clock = ContinuousClock()
-    private let state: Mutex<State>
+    /// The monotonic time since this value was made (docs/ARCHITECTURE.md "Time").
+    private let elapsed: @Sendable () -> Duration
+    private let state = Mutex(State())
 
-    package init(now: @escaping WallClock = systemWallClock) {
+    /// Poll spacing on `clock` (the process's `ContinuousClock` in the daemon, a test's clock in tests); the code
+    /// entry limit on the wall clock `now`, as every rate limit.
+    package init<C: Clock>(clock: C, now: @escaping WallClock = systemWallClock) where C.Duration == Duration {
         codeEntries = StartRateLimiter(Self.codeEntryLimit, now: now)
-        state = Mutex(State(lastSweep: ContinuousClock().now))
+        let start = clock.now
+        elapsed = { start.duration(to: clock.now) }
+    }
+
+    /// Poll spacing on the process's monotonic clock.
+    package convenience init(now: @escaping WallClock = systemWallClock) {
+        self.init(clock: ContinuousClock(), now: now)
     }
 
     /// Records a poll of the device code tagged `tag`, whose interval starts at `interval` seconds and which expires
     /// in `lifetime`. A poll sooner than the interval after the previous one raises the interval by
     /// ``slowDownIncrement``; the first poll is never too soon.
     package func poll(_ tag: String, interval: Int, lifetime: Duration) -> PollPace {
-        let current = clock.now
+        let current = elapsed()
         return state.withLock { state in
             if current - state.lastSweep >= .seconds(60) || state.polls.count >= Self.maximumTrackedCodes {
                 state.polls = state.polls.filter { $0.value.expires > current }
