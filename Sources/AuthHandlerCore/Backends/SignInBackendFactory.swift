@@ -29,7 +29,7 @@ package enum BackendSetupError: Error, Sendable, Hashable, CustomStringConvertib
 /// The backend `config` names, with its secrets read once, now.
 package func makeSignInBackend(
     config: BackendConfig, secrets: SecretEnvironment, fetcher: any HTTPFetching,
-    timeout: Duration = IdentityToolkitBackend.defaultTimeout
+    timeout: Duration = BackendExchange.defaultTimeout
 ) throws(BackendSetupError) -> any SignInBackend {
     switch config.kind {
     case .none:
