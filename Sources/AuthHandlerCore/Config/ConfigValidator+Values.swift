@@ -143,15 +143,14 @@ extension ConfigValidator {
 
     /// A secret reference; checks that it resolves (without ever printing its value) when asked to.
     mutating func secret(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {
-        let forms = "{\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}"
-        let expected = "expected \(forms)"
+        let expected = "expected \(SecretReference.forms)"
         let reference: SecretReference
         switch value {
         case .string(let text):
             if text.isEmpty {
                 return refuse(path, "is empty; \(expected)")
             }
-            warn(path, "plain-string secret in the config file; prefer \(forms)")
+            warn(path, "plain-string secret in the config file; prefer \(SecretReference.forms)")
             reference = .inline(Secret(text))
         case .object(let fields):
             let unknown = reportUnknownKeys(of: fields, allowed: Self.secretKeys, at: path, expected)
