@@ -35,7 +35,7 @@ package struct WebhookBackend: SignInBackend {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = Array(try encoder.encode(WebhookPayload(request, deliveryId: deliveryId)))
+            body = Array(try encoder.encode(WebhookPayload(request: request, deliveryId: deliveryId)))
         } catch {
             throw .rejected(reason: "the webhook body could not be encoded as JSON")
         }
