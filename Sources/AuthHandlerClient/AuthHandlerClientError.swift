@@ -88,42 +88,31 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     case unknown(code: String, message: String)
 
     /// The error a daemon answered with: its error object (HTTP-API.md §3.5, the `error` of a redirect as one with
-    /// only `code` and `message`) and its `Retry-After`. The one place a daemon code becomes a case.
+    /// only `code` and `message`) and its `Retry-After`. A code is matched against ``code``, the one table of the
+    /// daemon's codes; a code no case here has (a newer daemon's) is `unknown`.
     init(_ answer: DaemonErrorObject, retryAfter: Int? = nil) {
         let message = answer.message ?? ""
-        switch answer.code {
-        case "invalid-request": self = .invalidRequest(message: message)
-        case "invalid-provider": self = .invalidProviderID(message: message)
-        case "unauthorized-redirect-url": self = .unauthorizedRedirectURL(message: message)
-        case "unsupported-auth-type": self = .unsupportedAuthType(message: message)
-        case "reserved-custom-parameter": self = .reservedCustomParameter(message: message)
-        case "invalid-state": self = .invalidState(message: message)
-        case "invalid-result-code": self = .invalidResultCode(message: message)
-        case "invalid-id-token": self = .invalidUserToken(message: message)
-        case "second-factor-required":
-            self = .secondFactorRequired(
+        let candidates: [AuthHandlerClientError] = [
+            .invalidRequest(message: message), .invalidProviderID(message: message),
+            .unauthorizedRedirectURL(message: message), .unsupportedAuthType(message: message),
+            .reservedCustomParameter(message: message), .invalidState(message: message),
+            .invalidResultCode(message: message), .invalidUserToken(message: message),
+            .secondFactorRequired(
                 mfaPendingCredential: answer.mfaPendingCredential ?? "", mfaInfo: answer.mfaInfo ?? .array([]),
-                message: message)
-        case "user-disabled": self = .userDisabled(message: message)
-        case "navigation-required": self = .navigationRequired(message: message)
-        case "user-cancelled": self = .userCancelled(message: message)
-        case "not-found": self = .notFound(message: message)
-        case "method-not-allowed": self = .methodNotAllowed(message: message)
-        case "account-exists-with-different-credential":
-            self = .accountExistsWithDifferentCredential(
+                message: message),
+            .userDisabled(message: message), .navigationRequired(message: message), .userCancelled(message: message),
+            .notFound(message: message), .methodNotAllowed(message: message),
+            .accountExistsWithDifferentCredential(
                 email: answer.email, verifiedProviders: answer.verifiedProviders ?? [], credential: answer.credential,
-                message: message)
-        case "credential-already-in-use": self = .credentialAlreadyInUse(email: answer.email, message: message)
-        case "email-already-in-use": self = .emailAlreadyInUse(email: answer.email, message: message)
-        case "redemption-in-progress": self = .redemptionInProgress(retryAfter: retryAfter, message: message)
-        case "too-many-requests": self = .tooManyRequests(retryAfter: retryAfter, message: message)
-        case "internal-error": self = .internalError(message: message)
-        case "provider-error": self = .providerError(message: message)
-        case "backend-error": self = .backendError(message: message)
-        case "interaction-required": self = .interactionRequired(message: message)
-        case "unavailable": self = .unavailable(retryAfter: retryAfter, message: message)
-        default: self = .unknown(code: answer.code, message: message)
-        }
+                message: message),
+            .credentialAlreadyInUse(email: answer.email, message: message),
+            .emailAlreadyInUse(email: answer.email, message: message),
+            .redemptionInProgress(retryAfter: retryAfter, message: message),
+            .tooManyRequests(retryAfter: retryAfter, message: message), .internalError(message: message),
+            .providerError(message: message), .backendError(message: message),
+            .interactionRequired(message: message), .unavailable(retryAfter: retryAfter, message: message),
+        ]
+        self = candidates.first { $0.code == answer.code } ?? .unknown(code: answer.code, message: message)
     }
 
     /// The daemon's error code (HTTP-API.md §5) of a daemon case, or of `unknown`; nil for the client's own failures.

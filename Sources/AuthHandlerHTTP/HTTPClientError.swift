@@ -20,15 +20,8 @@ package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equata
     package let kind: Kind
     /// The request method.
     package let method: String
-    /// The URL up to its path: scheme, host, port and path only.
+    /// The URL up to its path: scheme, host, port and path only (`Redaction.target`).
     package let target: String
-
-    /// `target` is already the URL up to its path (`Redaction.target`).
-    package init(kind: Kind, method: String, target: String) {
-        self.kind = kind
-        self.method = method
-        self.target = target
-    }
 
     package var description: String {
         let prefix = "\(method) \(target)"

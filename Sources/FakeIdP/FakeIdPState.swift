@@ -34,22 +34,26 @@ struct FakeOAuth1AccessToken: Sendable {
     var userID: String
 }
 
+/// What an OAuth 2 grant gives: access for one client, to one scope, on behalf of one user (RFC 6749 §1.3). An
+/// authorization code carries it to the token endpoint, and the access and refresh tokens issued for it keep it.
+struct FakeOAuth2Grant: Sendable {
+    var clientID: String
+    var scope: String
+    var userID: String
+}
+
 /// An OAuth 2 authorization code waiting for the token endpoint.
 struct FakeAuthorizationCode: Sendable {
-    var clientID: String
+    var grant: FakeOAuth2Grant
     var redirectURI: String
-    var scope: String
     var nonce: String?
     var codeChallenge: String?
-    var userID: String
     var issuedAt: Date
 }
 
 /// An OAuth 2 access or refresh token.
 struct FakeOAuth2Token: Sendable {
-    var clientID: String
-    var scope: String
-    var userID: String
+    var grant: FakeOAuth2Grant
     var expiresAt: Date
 }
 
@@ -243,20 +247,20 @@ actor FakeIdPState {
         codes.removeValue(forKey: value)
     }
 
-    func issueTokens(clientID: String, scope: String, userID: String) throws -> (access: String, refresh: String) {
+    func issueTokens(for grant: FakeOAuth2Grant) throws -> (access: String, refresh: String) {
         let expiresAt = now().addingTimeInterval(TimeInterval(configuration.accessTokenLifetimeSeconds))
-        let grant = FakeOAuth2Token(clientID: clientID, scope: scope, userID: userID, expiresAt: expiresAt)
+        let token = FakeOAuth2Token(grant: grant, expiresAt: expiresAt)
         let access = try SecureRandom.base64URLString(byteCount: 32)
         let refresh = try SecureRandom.base64URLString(byteCount: 32)
-        accessTokens[access] = grant
-        refreshTokens[refresh] = grant
+        accessTokens[access] = token
+        refreshTokens[refresh] = token
         return (access, refresh)
     }
 
-    /// The grant behind a bearer access token that has not expired.
+    /// A bearer access token that has not expired.
     func accessToken(_ value: String) -> FakeOAuth2Token? {
-        guard let grant = accessTokens[value], grant.expiresAt > now() else { return nil }
-        return grant
+        guard let token = accessTokens[value], token.expiresAt > now() else { return nil }
+        return token
     }
 
     func consumeRefreshToken(_ value: String) -> FakeOAuth2Token? {

@@ -109,7 +109,7 @@ extension FakeIdPRouter {
     private func oauth2Identity(providerID: String, token: String) async throws(IdentityToolkitError)
         -> FakeFederatedIdentity
     {
-        guard let grant = await state.accessToken(token) else {
+        guard let grant = await state.accessToken(token)?.grant else {
             throw IdentityToolkitError(
                 "INVALID_IDP_RESPONSE", "the access token was not issued by this IdP or has expired")
         }

@@ -74,7 +74,7 @@ extension FakeIdPRouter {
         }
 
         var code = authorization
-        code.userID = user.id
+        code.grant.userID = user.id
         code.issuedAt = await state.now()
         do {
             return reply.code(try await state.issueCode(code))
@@ -137,8 +137,8 @@ extension FakeIdPRouter {
             throw .invalidRequest("a public client must send code_challenge and code_challenge_method=S256 (PKCE)")
         }
         return FakeAuthorizationCode(
-            clientID: client.id, redirectURI: redirectURI, scope: scope, nonce: parameters["nonce"],
-            codeChallenge: challenge, userID: "", issuedAt: Date(timeIntervalSince1970: 0))
+            grant: FakeOAuth2Grant(clientID: client.id, scope: scope, userID: ""), redirectURI: redirectURI,
+            nonce: parameters["nonce"], codeChallenge: challenge, issuedAt: Date(timeIntervalSince1970: 0))
     }
 
     /// The login page's answer (a POST with `decision`), else auto-approve by `login_hint`, else the login page.

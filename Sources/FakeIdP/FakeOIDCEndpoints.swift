@@ -75,7 +75,7 @@ extension FakeIdPRouter {
             return Self.oidcBearerError(
                 code: "invalid_token", description: "the Authorization header is not Bearer TOKEN")
         }
-        guard let grant = await state.accessToken(token) else {
+        guard let grant = await state.accessToken(token)?.grant else {
             return Self.oidcBearerError(code: "invalid_token", description: "the access token is unknown or expired")
         }
         guard let user = state.configuration.user(id: grant.userID) else {

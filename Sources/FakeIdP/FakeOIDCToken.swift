@@ -61,7 +61,7 @@ extension FakeIdPRouter {
             throw FakeOIDCError.invalidGrant(
                 "the code expired (codes live \(state.configuration.codeLifetimeSeconds) s)")
         }
-        guard code.clientID == client.id else {
+        guard code.grant.clientID == client.id else {
             throw FakeOIDCError.invalidGrant("the code was issued to another client")
         }
         guard let redirectURI = parameters["redirect_uri"] else {
@@ -84,11 +84,11 @@ extension FakeIdPRouter {
                 throw FakeOIDCError.invalidGrant("a public client's code needs PKCE")
             }
         }
-        guard let user = state.configuration.user(id: code.userID) else {
+        guard let user = state.configuration.user(id: code.grant.userID) else {
             throw FakeOIDCError.invalidGrant("the code's user is no longer configured")
         }
         var idToken: String?
-        if FakeOIDCParameters.scopeTokens(code.scope)?.contains("openid") == true {
+        if FakeOIDCParameters.scopeTokens(code.grant.scope)?.contains("openid") == true {
             let key =
                 failure == .shortCoordinateKey ? try await state.shortCoordinateSigningKey() : await state.signingKey
             let issuer = FakeIDTokenIssuer(
@@ -98,7 +98,7 @@ extension FakeIdPRouter {
                 user: user, clientID: client.id, nonce: code.nonce, authTime: code.issuedAt, now: now,
                 failure: failure)
         }
-        return try await oidcTokenResponse(clientID: client.id, scope: code.scope, userID: user.id, idToken: idToken)
+        return try await oidcTokenResponse(for: code.grant, idToken: idToken)
     }
 
     /// `grant_type=refresh_token` (RFC 6749 §6): the refresh token rotates, the scope may only narrow.
@@ -108,34 +108,31 @@ extension FakeIdPRouter {
         guard let value = parameters["refresh_token"] else {
             throw FakeOIDCError.invalidRequest("refresh_token is missing")
         }
-        guard let grant = await state.consumeRefreshToken(value) else {
+        guard var grant = await state.consumeRefreshToken(value)?.grant else {
             throw FakeOIDCError.invalidGrant("the refresh token is unknown or was already used")
         }
         guard grant.clientID == client.id else {
             throw FakeOIDCError.invalidGrant("the refresh token was issued to another client")
         }
-        var scope = grant.scope
         if let requested = parameters["scope"] {
             let granted = Set(FakeOIDCParameters.scopeTokens(grant.scope) ?? [])
             guard let tokens = FakeOIDCParameters.scopeTokens(requested), tokens.allSatisfy(granted.contains) else {
                 throw FakeOIDCError.invalidScope("scope may only narrow the scope originally granted")
             }
-            scope = requested
+            grant.scope = requested
         }
-        return try await oidcTokenResponse(clientID: client.id, scope: scope, userID: grant.userID, idToken: nil)
+        return try await oidcTokenResponse(for: grant, idToken: nil)
     }
 
     /// A successful token response (RFC 6749 §5.1), never cached.
-    private func oidcTokenResponse(clientID: String, scope: String, userID: String, idToken: String?) async throws
-        -> ServerResponse
-    {
-        let tokens = try await state.issueTokens(clientID: clientID, scope: scope, userID: userID)
+    private func oidcTokenResponse(for grant: FakeOAuth2Grant, idToken: String?) async throws -> ServerResponse {
+        let tokens = try await state.issueTokens(for: grant)
         var body: [String: Any] = [
             "access_token": tokens.access,
             "token_type": "Bearer",
             "expires_in": state.configuration.accessTokenLifetimeSeconds,
             "refresh_token": tokens.refresh,
-            "scope": scope,
+            "scope": grant.scope,
         ]
         if let idToken { body["id_token"] = idToken }
         var response = Self.json(body)

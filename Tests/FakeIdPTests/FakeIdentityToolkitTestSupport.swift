@@ -46,7 +46,8 @@ enum SignInWithIdp {
     static func oauth2(_ idp: FakeIdP, providerID: String = "github.com", userID: String = "1001") async throws
         -> [URLFormField]
     {
-        let tokens = try await idp.state.issueTokens(clientID: "fake-client-id", scope: "user", userID: userID)
+        let tokens = try await idp.state.issueTokens(
+            for: FakeOAuth2Grant(clientID: "fake-client-id", scope: "user", userID: userID))
         return [
             URLFormField(name: "providerId", value: providerID),
             URLFormField(name: "access_token", value: tokens.access),

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// An answer comes from, in order: what `serve(_:_:)` put at the request's exact URL (answered every time), the
 /// queue of answers given to `init` (each answered once, in order), the `otherwise` answer (every time). A request
-/// nothing in the script answers fails with an `HTTPClientError` naming it, so an unexpected request cannot pass
+/// nothing in the script answers fails with an ``UnscriptedRequest`` naming it, so an unexpected request cannot pass
 /// unnoticed. With a `gate`, every request waits for it to open before it is answered (for coalescing tests).
 package final class ScriptedHTTP: HTTPFetching {
     /// One scripted answer: a response, or an error thrown as the HTTP client would (`CancellationError` included).
@@ -89,10 +89,15 @@ package final class ScriptedHTTP: HTTPFetching {
         switch answer {
         case .response(let response): return response
         case .failure(let error): throw error
-        case nil:
-            throw HTTPClientError(
-                kind: .invalidRequest("the test scripted no answer for \(request.method) \(request.url)"),
-                method: request.method, target: "test")
+        case nil: throw UnscriptedRequest(method: request.method, url: request.url)
         }
+    }
+
+    /// A request the test gave no answer for: a fault of the test's script, not of any transport.
+    package struct UnscriptedRequest: Error, CustomStringConvertible {
+        package let method: String
+        package let url: String
+
+        package var description: String { "the test scripted no answer for \(method) \(url)" }
     }
 }

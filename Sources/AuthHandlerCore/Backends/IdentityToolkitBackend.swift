@@ -13,32 +13,27 @@ import Foundation
 /// URLs, but the emulator refuses it. The URL is never logged: `HTTPClientError` drops the query, and every
 /// message is scrubbed of the key as well.
 package struct IdentityToolkitBackend: SignInBackend {
-    /// How long one `signInWithIdp` call may take, connecting included.
-    package static let defaultTimeout: Duration = .seconds(10)
-
     private let baseURL: String
-    private let apiKey: Secret
     private let tenantId: String?
-    private let fetcher: any HTTPFetching
-    private let timeout: Duration
+    /// Holds the API key as its secret.
+    private let exchange: BackendExchange
 
     /// `baseURL` is the API root, e.g. `https://identitytoolkit.googleapis.com/v1` or the emulator's
     /// `http://127.0.0.1:9099/identitytoolkit.googleapis.com/v1`.
     package init(
         baseURL: URL, apiKey: Secret, tenantId: String? = nil, fetcher: any HTTPFetching,
-        timeout: Duration = defaultTimeout
+        timeout: Duration = BackendExchange.defaultTimeout
     ) {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
-        self.apiKey = apiKey
         self.tenantId = tenantId
-        self.fetcher = fetcher
-        self.timeout = timeout
+        exchange = BackendExchange(
+            backend: IdentityToolkitAnswer.backendName, secret: apiKey, fetcher: fetcher, timeout: timeout)
     }
 
     package func signIn(_ request: BackendSignInRequest) async throws(BackendError) -> JSONValue? {
-        let sensitive = SensitiveValues(request.sensitiveValues + [apiKey.reveal()])
+        let sensitive = exchange.sensitiveValues(of: request)
         var body: [String: JSONValue] = [
             "requestUri": .string(request.requestUri),
             "postBody": .string(try IdentityToolkitPostBody.form(for: request)),
@@ -51,13 +46,10 @@ package struct IdentityToolkitBackend: SignInBackend {
         }
         if let tenantId { body["tenantId"] = .string(tenantId) }
 
-        let httpRequest = OutboundRequest(
-            method: "POST",
-            url: baseURL + "/accounts:signInWithIdp?key=" + FormURLEncoding.percentEncode(apiKey.reveal()),
+        let response = try await exchange.post(
+            to: baseURL + "/accounts:signInWithIdp?key=" + FormURLEncoding.percentEncode(exchange.secret.reveal()),
             headers: ["Content-Type": "application/json", "Accept": "application/json"],
-            body: try Self.encode(.object(body)), timeout: timeout)
-        let response = try await BackendExchange.send(
-            httpRequest, via: fetcher, backend: IdentityToolkitAnswer.backendName, scrubbing: sensitive)
+            body: try Self.encode(.object(body)), scrubbing: sensitive)
         return try IdentityToolkitAnswer.interpret(
             status: response.status, body: response.body, request: request, scrubbing: sensitive)
     }

@@ -18,8 +18,7 @@ package enum BackendSetupError: Error, Sendable, Hashable, CustomStringConvertib
         case .missingURL(let kind):
             "backend.url is required for backend kind \(kind.rawValue)"
         case .missingSecret(let key, let kind):
-            "\(key) is required for backend kind \(kind.rawValue); give it as {\"file\": PATH}, {\"env\": NAME} "
-                + "or {\"credential\": NAME}"
+            "\(key) is required for backend kind \(kind.rawValue); give it as \(SecretReference.forms)"
         case .unresolvableSecret(let key, let error):
             "\(key): \(error)"
         }
@@ -29,7 +28,7 @@ package enum BackendSetupError: Error, Sendable, Hashable, CustomStringConvertib
 /// The backend `config` names, with its secrets read once, now.
 package func makeSignInBackend(
     config: BackendConfig, secrets: SecretEnvironment, fetcher: any HTTPFetching,
-    timeout: Duration = IdentityToolkitBackend.defaultTimeout
+    timeout: Duration = BackendExchange.defaultTimeout
 ) throws(BackendSetupError) -> any SignInBackend {
     switch config.kind {
     case .none:

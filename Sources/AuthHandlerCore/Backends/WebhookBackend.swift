@@ -7,29 +7,24 @@ import Foundation
 
 /// Backend `webhook`: POSTs the credential as JSON to `url`, signed as HTTP-API.md §2.8 says (see `WebhookSignature`).
 package struct WebhookBackend: SignInBackend {
-    /// How long one webhook call may take, connecting included.
-    package static let defaultTimeout: Duration = .seconds(10)
-
     private let url: String
-    private let secret: Secret
-    private let fetcher: any HTTPFetching
-    private let timeout: Duration
+    /// Holds the signing secret as its secret.
+    private let exchange: BackendExchange
     private let now: WallClock
 
     /// `now` is the clock the timestamp is read from.
     package init(
-        url: URL, secret: Secret, fetcher: any HTTPFetching, timeout: Duration = defaultTimeout,
+        url: URL, secret: Secret, fetcher: any HTTPFetching, timeout: Duration = BackendExchange.defaultTimeout,
         now: @escaping WallClock = systemWallClock
     ) {
         self.url = url.absoluteString
-        self.secret = secret
-        self.fetcher = fetcher
-        self.timeout = timeout
+        exchange = BackendExchange(
+            backend: WebhookAnswer.backendName, secret: secret, fetcher: fetcher, timeout: timeout)
         self.now = now
     }
 
     package func signIn(_ request: BackendSignInRequest) async throws(BackendError) -> JSONValue? {
-        let sensitive = SensitiveValues(request.sensitiveValues + [secret.reveal()])
+        let sensitive = exchange.sensitiveValues(of: request)
         let deliveryId: String
         do {
             deliveryId = Hex.lowercase(try SecureRandom.bytes(16))
@@ -40,23 +35,21 @@ package struct WebhookBackend: SignInBackend {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = Array(try encoder.encode(WebhookPayload(request, deliveryId: deliveryId)))
+            body = Array(try encoder.encode(WebhookPayload(request: request, deliveryId: deliveryId)))
         } catch {
             throw .rejected(reason: "the webhook body could not be encoded as JSON")
         }
         let timestamp = String(Int64(now().timeIntervalSince1970.rounded(.down)))
         let signature: String
         do {
-            signature = try WebhookSignature.sign(secret: secret.reveal(), timestamp: timestamp, body: body)
+            signature = try WebhookSignature.sign(secret: exchange.secret.reveal(), timestamp: timestamp, body: body)
         } catch {
             throw .transient(reason: "the webhook request could not be signed: \(error.description)")
         }
         var headers: HTTPHeaders = ["Content-Type": "application/json", "Accept": "application/json"]
         headers.add(name: WebhookSignature.timestampHeader, value: timestamp)
         headers.add(name: WebhookSignature.signatureHeader, value: signature)
-        let httpRequest = OutboundRequest(method: "POST", url: url, headers: headers, body: body, timeout: timeout)
-        let response = try await BackendExchange.send(
-            httpRequest, via: fetcher, backend: WebhookAnswer.backendName, scrubbing: sensitive)
+        let response = try await exchange.post(to: url, headers: headers, body: body, scrubbing: sensitive)
         return try WebhookAnswer.interpret(
             status: response.status, body: response.body, scrubbing: sensitive, providerId: request.providerId)
     }

@@ -9,30 +9,12 @@ import AuthHandlerProtocols
 /// app gave none, plus `idToken` (the app's current backend ID token) for `linkViaRedirect` and `reauthViaRedirect`.
 /// The ids are in the body, so the signature covers them (HTTP-API.md §2.8): a receiver that keeps the `resultId`s it
 /// processed recognises a retry or a replay of one result, and `deliveryId` tells the attempts apart.
+///
+/// `resultId` is the same for every delivery of one result (``BackendSignInRequest/resultId``); a request without one
+/// (one not built by the flow's redemption) counts as its own result. `deliveryId` is drawn afresh for every delivery.
 struct WebhookPayload: Encodable {
-    /// The same for every delivery of one result (``BackendSignInRequest/resultId``).
-    var resultId: String
-    /// Drawn afresh for every delivery.
+    var request: BackendSignInRequest
     var deliveryId: String
-    var providerId: String
-    var authType: AuthType
-    var eventId: String?
-    var credential: IdPCredential
-    var profile: ProviderProfile
-    var idToken: String?
-
-    /// The body of delivery `deliveryId` of `request`; a request without a `resultId` (one not built by the flow's
-    /// redemption) counts as its own result.
-    init(_ request: BackendSignInRequest, deliveryId: String) {
-        resultId = request.resultId ?? deliveryId
-        self.deliveryId = deliveryId
-        providerId = request.providerId
-        authType = request.authType
-        eventId = request.eventId
-        credential = request.credential
-        profile = request.profile
-        idToken = request.authType.requiresIDToken ? request.idToken : nil
-    }
 
     private enum CodingKeys: String, CodingKey {
         case resultId, deliveryId, providerId, authType, eventId, credential, profile, idToken
@@ -41,10 +23,10 @@ struct WebhookPayload: Encodable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeMembers([
-            .resultId: resultId, .deliveryId: deliveryId, .providerId: providerId, .authType: authType,
-            .eventId: eventId, .credential: credential,
-            .profile: profile,
+            .resultId: request.resultId ?? deliveryId, .deliveryId: deliveryId, .providerId: request.providerId,
+            .authType: request.authType, .eventId: request.eventId, .credential: request.credential,
+            .profile: request.profile,
         ])
-        try container.encodeIfPresent(idToken, forKey: .idToken)
+        try container.encodeIfPresent(request.authType.requiresIDToken ? request.idToken : nil, forKey: .idToken)
     }
 }

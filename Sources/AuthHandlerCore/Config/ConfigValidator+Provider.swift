@@ -244,8 +244,7 @@ extension ConfigValidator {
 
     private mutating func scopes(_ value: JSONValue, at path: ConfigPath) -> [String]? {
         guard case .array(let items) = value else {
-            fail(path, "expected an array of scope strings, got \(value.typeName)")
-            return nil
+            return refuse(path, "expected an array of scope strings, got \(value.typeName)")
         }
         var scopes: [String] = []
         for (index, item) in items.enumerated() {

@@ -11,28 +11,37 @@ extension ConfigValidator {
         _ value: JSONValue, at path: ConfigPath, allowedKeys: [String]
     ) -> [String: JSONValue]? {
         guard case .object(let fields) = value else {
-            fail(path, "expected an object, got \(value.typeName)")
-            return nil
+            return refuse(path, "expected an object, got \(value.typeName)")
         }
-        for key in fields.keys.sorted() where !allowedKeys.contains(key) {
+        reportUnknownKeys(
+            of: fields, allowed: allowedKeys, at: path, "expected one of \(allowedKeys.joined(separator: ", "))")
+        return fields.filter { allowedKeys.contains($0.key) && $0.value != .null }
+    }
+
+    /// Reports every key of `fields` that is not in `allowed`, with the allowed key it is likely a typo of, and
+    /// `expected`; returns the unknown keys, sorted.
+    @discardableResult
+    private mutating func reportUnknownKeys(
+        of fields: [String: JSONValue], allowed: [String], at path: ConfigPath, _ expected: String
+    ) -> [String] {
+        let unknown = fields.keys.filter { !allowed.contains($0) }.sorted()
+        for key in unknown {
             var message = "unknown key"
-            if let suggestion = Self.closest(to: key, in: allowedKeys) {
+            if let suggestion = Self.closest(to: key, in: allowed) {
                 message += " (did you mean \"\(suggestion)\"?)"
             }
-            fail(path.key(key), "\(message); expected one of \(allowedKeys.joined(separator: ", "))")
+            fail(path.key(key), "\(message); \(expected)")
         }
-        return fields.filter { allowedKeys.contains($0.key) && $0.value != .null }
+        return unknown
     }
 
     /// A non-empty string, or nil after reporting why not.
     mutating func string(_ value: JSONValue, at path: ConfigPath) -> String? {
         guard case .string(let text) = value else {
-            fail(path, "expected a string, got \(value.typeName)")
-            return nil
+            return refuse(path, "expected a string, got \(value.typeName)")
         }
         if text.isEmpty {
-            fail(path, "is empty; expected a non-empty string")
-            return nil
+            return refuse(path, "is empty; expected a non-empty string")
         }
         return text
     }
@@ -43,16 +52,13 @@ extension ConfigValidator {
         guard let text = string(value, at: path) else { return nil }
         let expected = "expected a name of at most \(Branding.maximumNameLength) characters, such as \"Acme\""
         if text.count > Branding.maximumNameLength {
-            fail(path, "is \(text.count) characters long; \(expected)")
-            return nil
+            return refuse(path, "is \(text.count) characters long; \(expected)")
         }
         if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            fail(path, "contains a control character (a line break or tab, say); \(expected)")
-            return nil
+            return refuse(path, "contains a control character (a line break or tab, say); \(expected)")
         }
         if text.trimmingCharacters(in: .whitespaces) != text {
-            fail(path, "starts or ends with a space; \(expected)")
-            return nil
+            return refuse(path, "starts or ends with a space; \(expected)")
         }
         return text
     }
@@ -88,8 +94,7 @@ extension ConfigValidator {
     /// `true` or `false`, or nil after reporting why not.
     mutating func boolean(_ value: JSONValue, at path: ConfigPath) -> Bool? {
         guard case .bool(let flag) = value else {
-            fail(path, "expected true or false, got \(value.typeName)")
-            return nil
+            return refuse(path, "expected true or false, got \(value.typeName)")
         }
         return flag
     }
@@ -100,12 +105,10 @@ extension ConfigValidator {
     ) -> Value? where Value.RawValue == String {
         let accepted = Value.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         guard case .string(let text) = value else {
-            fail(path, "expected one of \(accepted), got \(value.typeName)")
-            return nil
+            return refuse(path, "expected one of \(accepted), got \(value.typeName)")
         }
         guard let result = Value(rawValue: text) else {
-            fail(path, "unknown value \(Self.quote(text)); expected one of \(accepted)")
-            return nil
+            return refuse(path, "unknown value \(Self.quote(text)); expected one of \(accepted)")
         }
         return result
     }
@@ -117,12 +120,10 @@ extension ConfigValidator {
         guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
             let host = parts.host, !host.isEmpty, let url = parts.url
         else {
-            fail(path, "\(Self.quote(text)) is not an absolute URL; \(expected)")
-            return nil
+            return refuse(path, "\(Self.quote(text)) is not an absolute URL; \(expected)")
         }
         if parts.user != nil || parts.password != nil {
-            fail(path, "must not contain user info; put credentials in a secret reference instead")
-            return nil
+            return refuse(path, "must not contain user info; put credentials in a secret reference instead")
         }
         switch scheme {
         case "https":
@@ -130,41 +131,29 @@ extension ConfigValidator {
         case "http" where ListenAddress.isLoopback(host: host):
             break
         case "http":
-            fail(path, "\(Self.quote(text)) uses plain http on a non-loopback host; \(expected)")
-            return nil
+            return refuse(path, "\(Self.quote(text)) uses plain http on a non-loopback host; \(expected)")
         default:
-            fail(path, "\(Self.quote(text)) has scheme \"\(scheme)\"; \(expected)")
-            return nil
+            return refuse(path, "\(Self.quote(text)) has scheme \"\(scheme)\"; \(expected)")
         }
         if parts.fragment != nil {
-            fail(path, "\(Self.quote(text)) has a fragment; \(expected) without one")
-            return nil
+            return refuse(path, "\(Self.quote(text)) has a fragment; \(expected) without one")
         }
         return url
     }
 
     /// A secret reference; checks that it resolves (without ever printing its value) when asked to.
     mutating func secret(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {
-        let forms = "{\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}"
-        let expected = "expected \(forms)"
+        let expected = "expected \(SecretReference.forms)"
         let reference: SecretReference
         switch value {
         case .string(let text):
             if text.isEmpty {
-                fail(path, "is empty; \(expected)")
-                return nil
+                return refuse(path, "is empty; \(expected)")
             }
-            warn(path, "plain-string secret in the config file; prefer \(forms)")
+            warn(path, "plain-string secret in the config file; prefer \(SecretReference.forms)")
             reference = .inline(Secret(text))
         case .object(let fields):
-            let unknown = fields.keys.filter { !Self.secretKeys.contains($0) }.sorted()
-            for key in unknown {
-                var message = "unknown key"
-                if let suggestion = Self.closest(to: key, in: Self.secretKeys) {
-                    message += " (did you mean \"\(suggestion)\"?)"
-                }
-                fail(path.key(key), "\(message); \(expected)")
-            }
+            let unknown = reportUnknownKeys(of: fields, allowed: Self.secretKeys, at: path, expected)
             let present = Self.secretKeys.filter { fields[$0] != nil }
             guard present.count == 1, let key = present.first, let field = fields[key] else {
                 if present.count > 1 {
@@ -182,14 +171,13 @@ extension ConfigValidator {
                 reference = .environment(name)
             default:
                 if name.contains("/") || name == "." || name == ".." {
-                    fail(path.key(key), "\(Self.quote(name)) is not a credential name; expected a name without '/'")
-                    return nil
+                    return refuse(
+                        path.key(key), "\(Self.quote(name)) is not a credential name; expected a name without '/'")
                 }
                 reference = .credential(name)
             }
         default:
-            fail(path, "\(expected), got \(value.typeName)")
-            return nil
+            return refuse(path, "\(expected), got \(value.typeName)")
         }
         if resolvesSecrets {
             do {

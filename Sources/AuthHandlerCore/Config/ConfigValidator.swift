@@ -144,6 +144,12 @@ package struct ConfigValidator {
         problems.append(ConfigProblem(.error, at: path, message))
     }
 
+    /// Reports the error at `path` and gives nil: what a check answers for a value it refuses.
+    mutating func refuse<Value>(_ path: ConfigPath, _ message: String) -> Value? {
+        fail(path, message)
+        return nil
+    }
+
     mutating func warn(_ path: ConfigPath, _ message: String) {
         problems.append(ConfigProblem(.warning, at: path, message))
     }
@@ -154,8 +160,8 @@ package struct ConfigValidator {
     private mutating func branding(_ value: JSONValue, at path: ConfigPath) -> Branding? {
         guard let fields = object(value, at: path, allowedKeys: Self.brandingKeys) else { return nil }
         guard let nameValue = fields["name"] else {
-            fail(path.key("name"), "required in branding; expected the product name people know, such as \"Acme\"")
-            return nil
+            return refuse(
+                path.key("name"), "required in branding; expected the product name people know, such as \"Acme\"")
         }
         return displayText(nameValue, at: path.key("name")).map(Branding.init(name:))
     }
@@ -163,8 +169,7 @@ package struct ConfigValidator {
     /// The addresses of `listen` or `opsListen`; nil when the value is not an array.
     private mutating func listen(_ value: JSONValue, at path: ConfigPath) -> [ListenAddress]? {
         guard case .array(let items) = value else {
-            fail(path, "expected an array of \"HOST:PORT\" strings, got \(value.typeName)")
-            return nil
+            return refuse(path, "expected an array of \"HOST:PORT\" strings, got \(value.typeName)")
         }
         if items.isEmpty { fail(path, "is empty; expected at least one \"HOST:PORT\" address") }
         var addresses: [ListenAddress] = []
@@ -194,8 +199,7 @@ package struct ConfigValidator {
         guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = parts.host, !host.isEmpty
         else {
-            fail(path, "\(Self.quote(text)) is not an absolute http(s) URL; \(expected)")
-            return nil
+            return refuse(path, "\(Self.quote(text)) is not an absolute http(s) URL; \(expected)")
         }
         var valid = true
         if parts.query != nil {

@@ -16,6 +16,9 @@ package enum SecretReference: Sendable, Hashable, Codable, CustomStringConvertib
     /// The secret written into the config itself (accepted, with a warning from `check-config`).
     case inline(Secret)
 
+    /// The forms a reference is written in, for messages that say what to write.
+    package static let forms = #"{"file": PATH}, {"env": NAME} or {"credential": NAME}"#
+
     /// The JSON key of the reference object (`file`, `env`, `credential`), nil for an inline string.
     package var jsonKey: String? {
         switch self {

@@ -53,7 +53,7 @@ package enum SecretResolutionError: Error, Sendable, Hashable, CustomStringConve
         case .credentialEmpty(let name, let directory):
             "credential '\(name)' in \(directory) is empty; expected the secret in it"
         case .inlineEmpty:
-            "secret is an empty string; expected {\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}"
+            "secret is an empty string; expected \(SecretReference.forms)"
         }
     }
 }
