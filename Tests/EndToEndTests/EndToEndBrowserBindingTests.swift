@@ -45,8 +45,7 @@ struct EndToEndBrowserBindingTests {
             // Thousands of starts later the store file has not grown a row: starts write nothing.
             let size = { () -> Int in
                 let path = e2e.directory.appendingPathComponent("state.sqlite").path
-                let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-                return wal ?? 0
+                return (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
             }
             let before = size()
             for _ in 0..<200 { _ = try await e2e.get(e2e.startURL("google.com"), freshBrowser: true) }
