@@ -140,9 +140,9 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// The libFuzzer targets (README "Fuzzing"): `make fuzz` builds them with AUTH_HANDLER_FUZZ=1, in a build directory of
-// their own (.build/fuzz) and with `-sanitize=fuzzer,address`, which provides libFuzzer's driver; the everyday builds
-// leave them out, so they cost those builds nothing.
+// The libFuzzer targets (CONTRIBUTING.md "Fuzzing"): `make fuzz` builds them with AUTH_HANDLER_FUZZ=1, in a build
+// directory of their own (.build/fuzz) and with `-sanitize=fuzzer,address`, which provides libFuzzer's driver; the
+// everyday builds leave them out, so they cost those builds nothing.
 if Context.environment["AUTH_HANDLER_FUZZ"] == "1" {
     package.targets += [
         .systemLibrary(name: "CLibFuzzer", path: "fuzz/Sources/CLibFuzzer"),

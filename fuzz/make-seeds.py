@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the seed corpora in fuzz/corpus/<target>/ (README "Fuzzing"): small valid inputs and edge cases.
+"""Writes the seed corpora in fuzz/corpus/<target>/ (CONTRIBUTING.md "Fuzzing"): small valid inputs and edge cases.
 
 Run it again after changing a seed below; libFuzzer's own finds go to .build/fuzz/corpus/, not here. The cookie
 seeds are sealed under the fixed test key ring of fuzz/Sources/auth-handler-fuzz/CookieTarget.swift, so this needs

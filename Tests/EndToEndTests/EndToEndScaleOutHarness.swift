@@ -11,7 +11,7 @@ import TestSupport
     import Glibc
 #endif
 
-/// Several real `auth-handler serve` instances sharing one real `redis-server` (README "Run several instances"): the
+/// Several real `auth-handler serve` instances sharing one real `redis-server` (docs/OPERATIONS.md "Run several instances"): the
 /// same config file for all (so the same `stateKey`, provider secrets and `publicURL`), one fake IdP, and optionally
 /// a real `nginx` in front, round robin. Every server is on 127.0.0.1 (a free port or a Unix socket), started and
 /// stopped by the test, and awaited until ready.
@@ -301,7 +301,7 @@ final class ScaleOutBrowser: Sendable {
 }
 
 /// The test's own `nginx` (`daemon off`, one process, everything in the cluster's directory) on `frontURL`'s port,
-/// proxying round robin to `upstreams` with `X-Forwarded-For`, as README "Run several instances" shows.
+/// proxying round robin to `upstreams` with `X-Forwarded-For`, as docs/OPERATIONS.md "Run several instances" shows.
 final class ScaleOutNginx: Sendable {
     static let executable = "/usr/sbin/nginx"
 

@@ -8,7 +8,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Several `serve` instances on one Redis (README "Run several instances", docs/CONFIG.md `store`): any instance takes
+/// Several `serve` instances on one Redis (docs/OPERATIONS.md "Run several instances", docs/CONFIG.md `store`): any instance takes
 /// any request of a sign-in, states and codes are used once across all of them, nginx needs no sticky sessions, an
 /// instance may die mid-flow, and Redis may go away and come back. Real processes throughout: `serve`, `fake-idp`,
 /// `redis-server` and `nginx`.

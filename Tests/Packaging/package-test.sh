@@ -70,6 +70,8 @@ expected_files=(
     lib/systemd/system/auth-handler.service
     lib/systemd/system/auth-handler.socket
     usr/share/doc/auth-handler/README.md
+    usr/share/doc/auth-handler/docs/OPERATIONS.md
+    usr/share/doc/auth-handler/docs/CONFIG.md
     usr/share/doc/auth-handler/example.json
 )
 missing=()

@@ -5,7 +5,7 @@ import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
 
-/// One parser of outside input, fuzzed from its own corpus in `fuzz/corpus/<rawValue>/` (README "Fuzzing").
+/// One parser of outside input, fuzzed from its own corpus in `fuzz/corpus/<rawValue>/` (CONTRIBUTING.md "Fuzzing").
 ///
 /// A target feeds the input to the same function the daemon calls on it. Any crash, hang or sanitizer report is a
 /// finding; so is a broken invariant, which ``expect(_:_:)`` turns into an abort that libFuzzer records.

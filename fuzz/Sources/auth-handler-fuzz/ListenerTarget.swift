@@ -18,15 +18,16 @@ enum ListenerTarget {
         }
         guard !lines.isEmpty else { return }
         let target = String(decoding: lines.removeFirst(), as: UTF8.self)
-        let fields = lines.map { line -> HTTPHeaders.Field in
+        var headers = HTTPHeaders()
+        for line in lines {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-                return HTTPHeaders.Field(name: String(decoding: line, as: UTF8.self), value: "")
+                headers.add(name: String(decoding: line, as: UTF8.self), value: "")
+                continue
             }
             let value = line[(colon + 1)...].drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-            return HTTPHeaders.Field(
+            headers.add(
                 name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: value, as: UTF8.self))
         }
-        let headers = HTTPHeaders(fields)
 
         let targetRefusal = HTTPRequestChecks.targetRefusal(target, limit: 1024)
         if targetRefusal == nil {
