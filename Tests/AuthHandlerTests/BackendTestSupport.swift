@@ -5,10 +5,7 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
 @testable import AuthHandlerSystem
-@testable import auth_handler
 
 extension ScriptedHTTP {
     /// The only request sent; records an issue when there was not exactly one.

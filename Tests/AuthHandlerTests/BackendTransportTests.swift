@@ -5,10 +5,6 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// Transport failures of either backend: timeouts and connection errors are transient, so the result code
 /// stays redeemable; nothing in the message carries the API key, secret or tokens.

@@ -3,11 +3,6 @@ import Testing
 
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// `WebhookSignature`: known answer, verification, and every refusal.
 struct BackendWebhookSignatureTests {

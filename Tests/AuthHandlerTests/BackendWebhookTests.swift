@@ -5,9 +5,6 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// The webhook backend (HTTP-API.md §2.8): the signed JSON request, and how its answers map to §3.3.

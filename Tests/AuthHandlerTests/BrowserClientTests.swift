@@ -4,8 +4,6 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
 @testable import AuthHandlerSystem
 @testable import auth_handler
 

@@ -3,10 +3,8 @@ import Synchronization
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
 @testable import AuthHandlerSystem
 @testable import auth_handler
 

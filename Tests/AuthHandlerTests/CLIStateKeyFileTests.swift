@@ -2,11 +2,8 @@ import Foundation
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// `state.key`: generated once, kept 0600, reused, and refused when it is not a private regular file.

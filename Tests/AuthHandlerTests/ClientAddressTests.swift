@@ -1,12 +1,7 @@
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 struct ClientAddressTests {
     static func ranges(_ texts: [String]) -> [IPAddressRange] {

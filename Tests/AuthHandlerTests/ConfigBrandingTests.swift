@@ -2,12 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// `branding` (HTTP-API.md §2.11) and a provider's `displayName` (§2.6): names shown to people.
 struct ConfigBrandingTests {

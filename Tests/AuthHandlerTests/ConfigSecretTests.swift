@@ -6,9 +6,6 @@ import Testing
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 struct ConfigSecretTests {
     let value = ConfigFixture.secretValue

@@ -6,8 +6,6 @@ import Testing
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// One bad value and the problem it must produce.
 struct ConfigRuleCase: Sendable, CustomTestStringConvertible {

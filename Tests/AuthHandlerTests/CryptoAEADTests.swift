@@ -3,10 +3,6 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// AES-256-GCM and HKDF-SHA256 against published known answers, and the refusals that make them safe to use.
 struct CryptoAEADTests {

@@ -1,12 +1,6 @@
 import Testing
 
-@testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// Base64 and base64url: RFC 4648 §10 test vectors and the JOSE rules of RFC 7515 §2.
 struct CryptoBase64Tests {

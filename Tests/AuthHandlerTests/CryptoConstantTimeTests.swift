@@ -1,11 +1,6 @@
 import Testing
 
-@testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import auth_handler
 
 /// `ConstantTime.equals`: the comparison for MACs, OAuth state and PKCE verifiers.
 struct CryptoConstantTimeTests {

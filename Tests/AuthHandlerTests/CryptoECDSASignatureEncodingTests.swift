@@ -1,12 +1,6 @@
 import Testing
 
-@testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// DER `ECDSA-Sig-Value` (RFC 3279 §2.2.3) to and from JOSE's fixed-width `r || s` (RFC 7518 §3.4).
 struct CryptoECDSASignatureEncodingTests {

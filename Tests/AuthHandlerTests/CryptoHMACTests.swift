@@ -3,10 +3,6 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// HMAC known answers: RFC 2202 §3 (HMAC-SHA1) and RFC 4231 §4 (HMAC-SHA256).
 struct CryptoHMACTests {

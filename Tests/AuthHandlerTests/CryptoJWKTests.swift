@@ -3,11 +3,6 @@ import Testing
 
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// `JWK` decoding and the checks `PublicKey(jwk:)` makes before a key may verify anything.
 struct CryptoJWKTests {

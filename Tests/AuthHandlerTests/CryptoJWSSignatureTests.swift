@@ -3,11 +3,6 @@ import Testing
 
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// RS256 and ES256 signing and verification against RFC 7515 Appendix A and generated keys.
 struct CryptoJWSSignatureTests {

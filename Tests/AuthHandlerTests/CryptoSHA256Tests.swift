@@ -1,11 +1,6 @@
 import Testing
 
-@testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import auth_handler
 
 /// SHA-256 known answers from FIPS 180-2 Appendix B (also the NIST "example values").
 struct CryptoSHA256Tests {

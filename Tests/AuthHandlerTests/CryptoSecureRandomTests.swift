@@ -1,12 +1,6 @@
 import Testing
 
-@testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// `SecureRandom`: lengths, and that draws are not repeated.
 struct CryptoSecureRandomTests {

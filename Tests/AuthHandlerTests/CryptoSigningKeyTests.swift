@@ -4,10 +4,6 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// `SigningKey`: PEM formats in and out, generation, and the keys it refuses.
 struct CryptoSigningKeyTests {

@@ -1,10 +1,5 @@
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// Known-answer material from RFC 7515 Appendix A and throwaway test keys, shared by the Crypto tests.
 ///

@@ -3,11 +3,7 @@ import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// The parts of device sign-in (HTTP-API.md §2.12, §3.9) that need no server: the config, the user codes, the poll

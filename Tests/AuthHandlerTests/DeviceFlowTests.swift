@@ -4,11 +4,8 @@ import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// Device sign-in in process on the memory store (HTTP-API.md §3.9): issuing, the confirmation facts, polls, and a

@@ -2,12 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// The cookie's plaintext and the redemption answer written through `JSONValue` instead of `JSONEncoder`: the same JSON
 /// as before, so cookies sealed by older releases still open and the answer keeps HTTP-API.md §3.3's members.

@@ -2,12 +2,8 @@ import Foundation
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
 @testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// What `ResultSeal` derives from a result code besides its sealing key: the result id backends see (HTTP-API.md §2.8).
 struct FlowResultSealTests {

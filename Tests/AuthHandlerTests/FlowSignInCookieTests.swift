@@ -1,12 +1,7 @@
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// Reading a sign-in cookie back from `Cookie` header fields (RFC 6265 §5.4), on the header's bytes whatever it holds.
 struct FlowSignInCookieTests {

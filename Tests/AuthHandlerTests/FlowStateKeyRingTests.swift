@@ -3,10 +3,6 @@ import Testing
 
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// The state key ring (HTTP-API.md §2.3, §3.1): a sealed value opens only under the cookie name it was sealed for, and

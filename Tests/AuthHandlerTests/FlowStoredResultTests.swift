@@ -2,12 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// A stored result is written and read through `JSONValue` (`StoredResult+JSON`); its JSON must stay the one the
 /// synthesized `Codable` conformance reads and writes, so results written by either form open in the other.

@@ -4,11 +4,8 @@ import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// What a raw exchange saw: every byte the server sent until it closed, and the paths the handler was called for.

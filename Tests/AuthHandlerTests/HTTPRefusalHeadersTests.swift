@@ -3,11 +3,8 @@ import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// The first response to `request`, sent verbatim on a new connection to `port`.

@@ -4,11 +4,8 @@ import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// Many servers in one process, as a parallel test run has them: one hammered with a new TCP connection per

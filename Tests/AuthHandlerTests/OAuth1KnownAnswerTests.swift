@@ -4,8 +4,6 @@ import Testing
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// Published OAuth 1.0a vectors: RFC 5849 §1.2 and §3.4.1.1 (with errata 2550), and Twitter's

@@ -5,8 +5,6 @@ import Testing
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 struct OAuth2TokenClientTests {

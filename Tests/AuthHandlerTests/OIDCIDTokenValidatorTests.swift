@@ -6,9 +6,6 @@ import Testing
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// One provider for a test: an RS256 and an ES256 key in its JWKS, a validator, a fixed `now`.
 private struct Provider {

@@ -1,12 +1,8 @@
 import Testing
 
-@testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
 @testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// The raw nonce and its hash (HTTP-API.md §3.1): the provider gets the lowercase hex SHA-256 of the raw nonce.
 struct OIDCNonceTests {

@@ -1,13 +1,7 @@
 import CShims
 import Testing
 
-@testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
-@testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
 @testable import AuthHandlerSystem
-@testable import auth_handler
 
 #if canImport(Glibc)
     import Glibc

@@ -2,12 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// Every ``BuiltInProvider`` entry is the one place its provider is described: config validation accepts it
 /// with minimal credentials, and the registry builds it with the entry's protocol, scopes and defaults.

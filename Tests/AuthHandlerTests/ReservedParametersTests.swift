@@ -2,12 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 struct ReservedParametersTests {
     /// The OAuth 2 and OIDC names HTTP-API.md §3.1 ("Reserved custom parameters") reserves, written out here so that

@@ -4,9 +4,6 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
-@testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// The pages people see (HTTP-API.md §3.5, §3.7): the shell, the stylesheet's place in the CSP, and the error page.

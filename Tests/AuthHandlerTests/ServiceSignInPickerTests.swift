@@ -5,9 +5,7 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 /// The sign-in picker, `GET /__/auth/signin` (HTTP-API.md §3.6), in process: its buttons, and that it refuses exactly

@@ -5,9 +5,7 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
-@testable import AuthHandlerSystem
 @testable import auth_handler
 
 #if canImport(Glibc)

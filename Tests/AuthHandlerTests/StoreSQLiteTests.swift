@@ -7,8 +7,6 @@ import Testing
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// What only the SQLite store promises: the file itself, restarts, and failing cleanly on a bad file.
 struct StoreSQLiteTests {

@@ -3,12 +3,8 @@ import TestSupport
 import Testing
 
 @testable import AuthHandlerCore
-@testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
-@testable import AuthHandlerProtocols
 @testable import AuthHandlerStore
-@testable import AuthHandlerSystem
-@testable import auth_handler
 
 /// The one-time semantics every `SessionStore` must give the flow, run against each implementation.
 struct StoreSemanticsTests {

@@ -3,7 +3,6 @@ import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 import TestSupport
 import Testing

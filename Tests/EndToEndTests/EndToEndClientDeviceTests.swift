@@ -1,8 +1,6 @@
 import AuthHandlerClient
 import AuthHandlerCore
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 import TestSupport
 import Testing

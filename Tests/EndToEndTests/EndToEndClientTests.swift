@@ -1,10 +1,6 @@
 import AuthHandlerClient
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 import TestSupport
 import Testing

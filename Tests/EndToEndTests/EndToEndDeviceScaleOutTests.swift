@@ -1,7 +1,6 @@
 import AuthHandlerCore
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 import TestSupport
 import Testing

@@ -1,7 +1,5 @@
 import AuthHandlerCore
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 import TestSupport
 import Testing

@@ -2,7 +2,6 @@ import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 import TestSupport
 import Testing
