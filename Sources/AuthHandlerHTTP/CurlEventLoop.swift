@@ -1,4 +1,3 @@
-import AuthHandlerSystem
 import CCurl
 import CShims
 import Foundation

@@ -1,5 +1,3 @@
-import AuthHandlerSystem
-
 /// A failed outbound request. Names the method and the URL without its query, fragment or user info,
 /// which may carry secrets.
 package struct HTTPClientError: Error, CustomStringConvertible, Sendable, Equatable {

@@ -1,5 +1,3 @@
-import AuthHandlerSystem
-
 /// An outbound HTTP request.
 package struct OutboundRequest: Sendable {
     /// The method, e.g. `"GET"` or `"POST"`.

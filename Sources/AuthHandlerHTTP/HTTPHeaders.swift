@@ -1,5 +1,3 @@
-import AuthHandlerSystem
-
 /// An ordered list of HTTP header fields with case-insensitive name lookup (RFC 9110 §5.1).
 package struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field as sent or received; the name keeps its original spelling.

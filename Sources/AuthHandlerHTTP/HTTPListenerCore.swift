@@ -1,4 +1,3 @@
-import AuthHandlerSystem
 import CMicroHTTPD
 import CShims
 import Dispatch

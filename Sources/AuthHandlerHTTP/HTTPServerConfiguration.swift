@@ -1,5 +1,3 @@
-import AuthHandlerSystem
-
 /// Renders a refusal the listener sends on its own — its status, a plain-text message, the request's `Accept` (nil
 /// when unknown) — as the service's error format (HTTP-API.md §3.5).
 package typealias HTTPRefusalRenderer =

@@ -1,5 +1,3 @@
-import AuthHandlerSystem
-
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,5 +1,3 @@
-import AuthHandlerSystem
-
 /// An IP address or a CIDR block (`10.0.0.0/8`, `2001:db8::/32`, RFC 4632 §3.1 / RFC 4291 §2.3), as
 /// written in `trustedProxies`.
 package struct IPAddressRange: Sendable, Hashable, Codable, CustomStringConvertible {

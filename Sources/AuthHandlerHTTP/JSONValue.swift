@@ -1,4 +1,3 @@
-import AuthHandlerSystem
 import Foundation
 
 /// Any JSON value, kept as received: provider profiles, ID-token claims and backend answers carry

@@ -1,4 +1,3 @@
-import AuthHandlerSystem
 import Foundation
 
 /// An HTTP response produced by a server handler.

@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerSystem
 import Foundation
 
 /// The Redis store's connection and its reconnect policy, used only on the store's worker thread.

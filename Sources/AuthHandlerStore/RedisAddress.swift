@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerSystem
 import Foundation
 
 /// Where the Redis store connects: `redis://[USER@]HOST[:PORT][/DB]` or `unix:/PATH[?db=N]` (docs/CONFIG.md).

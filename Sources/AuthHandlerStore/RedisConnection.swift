@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerSystem
 import CHiredis
 import Foundation
 

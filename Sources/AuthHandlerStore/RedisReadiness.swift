@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerSystem
 import Synchronization
 
 /// The last known state of the Redis store's connection: why it cannot serve, or nil when the last command got a

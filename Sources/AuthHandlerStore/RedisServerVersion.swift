@@ -1,6 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerSystem
-
 /// A Redis server's version, as `INFO server` reports it in `redis_version:` (https://redis.io/docs/latest/commands/info/).
 struct RedisServerVersion: Sendable, Comparable, CustomStringConvertible {
     /// The oldest Redis the store works with: its claim script reads an expiry with `PEXPIRETIME`, new in 7.0

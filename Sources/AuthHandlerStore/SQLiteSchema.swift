@@ -1,6 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerSystem
-
 /// The SQLite store's tables and their migrations, versioned by `PRAGMA user_version`.
 enum SQLiteSchema {
     /// The version this build writes; a file with a higher one came from a newer auth-handler.

@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerSystem
 import Foundation
 
 /// What the handler keeps between requests: which sign-in states were used, and the sealed results waiting to be

@@ -1,4 +1,3 @@
-import AuthHandlerCrypto
 import AuthHandlerSystem
 import Foundation
 

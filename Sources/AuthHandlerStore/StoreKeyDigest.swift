@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerSystem
 
 /// The SHA-256 under which a store keeps a key or result code, so a copy of the store holds nothing replayable.
 enum StoreKeyDigest {

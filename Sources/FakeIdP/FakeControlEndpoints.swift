@@ -1,7 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// The control API under `/__fake/`: queue failures, list requests, move the clock, reset.

@@ -1,7 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// An endpoint of the fake IdP that a failure can be queued for.
 package enum FakeEndpoint: String, Codable, Sendable, CaseIterable {

@@ -1,6 +1,5 @@
 import AuthHandlerCore
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerProtocols
 import Foundation
 

@@ -1,6 +1,5 @@
 import AuthHandlerCore
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// A strict fake identity provider and sign-in backend on loopback, for tests (HTTP-API.md §4).

@@ -1,7 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// The fake IdP's clients, users and rules; every key is optional in JSON and defaults as HTTP-API.md §4.2 says.

@@ -1,7 +1,6 @@
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// A request the fake IdP received, kept for test assertions (`GET /__fake/requests`).

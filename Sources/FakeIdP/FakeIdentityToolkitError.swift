@@ -1,7 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// A refusal by the fake sign-in backend, answered with Identity Toolkit's 400 error body.

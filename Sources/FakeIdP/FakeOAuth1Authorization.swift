@@ -1,7 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// OAuth 1.0a `authorize` / `authenticate` (RFC 5849 §2.2): the user approves or denies a request token.

@@ -1,7 +1,6 @@
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// OAuth 1.0a (Twitter-like) `request_token`, `access_token` and `account/verify_credentials.json`.

@@ -1,7 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// How an authorization response goes back to the client: fields in the redirect URI's query
 /// (RFC 6749 §4.1.2) or an auto-submitting form (OAuth 2.0 Form Post Response Mode), with `state` and

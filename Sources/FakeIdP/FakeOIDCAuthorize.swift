@@ -1,5 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import Foundation

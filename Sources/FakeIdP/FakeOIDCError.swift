@@ -1,7 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// An OAuth 2 error the fake OIDC provider answers (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1).

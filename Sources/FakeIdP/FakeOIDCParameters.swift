@@ -1,6 +1,5 @@
 import AuthHandlerCore
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// The parameters of one OAuth 2 request, read as RFC 6749 §3.1 says: an empty value counts as absent.
 struct FakeOIDCParameters {

@@ -1,7 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// A user the fake IdP can sign in, and how the fake sign-in backend treats them.
 package struct FakeUser: Codable, Sendable, Hashable {

@@ -1,7 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// The fake IdP's HTML login page: a user name field, Approve and Deny, every echoed value escaped.
 enum LoginPage {

@@ -1,5 +1,3 @@
-import AuthHandlerCore
-import AuthHandlerSystem
 import Foundation
 
 let context = CommandContext(environment: ProcessInfo.processInfo.environment, output: .standard)

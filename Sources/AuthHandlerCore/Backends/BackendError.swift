@@ -1,8 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// Why a backend did not sign the user in, mapped in one place to the HTTP status and error code of
 /// `POST /__/auth/result` (HTTP-API.md §3.3).

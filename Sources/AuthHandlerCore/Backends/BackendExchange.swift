@@ -1,7 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
 
 /// How a backend calls out: the fetcher, how long a call may take, the backend's name for messages and the secret

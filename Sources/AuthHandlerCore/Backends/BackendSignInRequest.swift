@@ -1,5 +1,3 @@
-import AuthHandlerProtocols
-
 /// What a backend needs to sign a user in: the IdP's credential and profile and what the app asked for.
 package struct BackendSignInRequest: Sendable, Hashable {
     /// The provider id, e.g. `twitter.com` or `oidc.corp`.

@@ -1,6 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
 

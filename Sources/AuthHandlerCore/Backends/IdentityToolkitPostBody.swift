@@ -1,7 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 
 /// The `postBody` of `accounts:signInWithIdp`: the IdP credential as a form, as Identity Toolkit documents it
 /// for manually supplied credentials (https://cloud.google.com/identity-platform/docs/reference/rest/v1/accounts/signInWithIdp).

@@ -1,8 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// Why the configured backend cannot be built; names the config key and never a secret's value.
 package enum BackendSetupError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,4 @@
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
 
 /// Reads a webhook's answer: 2xx is the `signIn` JSON (null when empty); a 4xx whose JSON body is

@@ -1,7 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-
 /// The JSON body POSTed to a webhook backend: what the IdP said and what the app asked for, and which delivery of which
 /// result this is.
 ///

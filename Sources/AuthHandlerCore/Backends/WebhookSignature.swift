@@ -1,7 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
 

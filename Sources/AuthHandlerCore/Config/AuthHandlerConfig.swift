@@ -1,6 +1,4 @@
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// The whole configuration of an auth-handler instance (HTTP-API.md §2), after validation and defaults.

@@ -1,8 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// The sign-in backend a redeemed credential is handed to: `backend` in the config.

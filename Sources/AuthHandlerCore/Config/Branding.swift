@@ -1,5 +1,3 @@
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// How the pages people see name the operator's product (HTTP-API.md §2.11 `branding`).

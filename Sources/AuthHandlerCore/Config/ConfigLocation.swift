@@ -1,9 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 /// Which config file to use, and why: `--config`, else `$AUTH_HANDLER_CONFIG`, else the default path.
 package struct ConfigLocation: Sendable, Hashable, CustomStringConvertible {
     /// Where the path came from.

@@ -1,9 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 /// The location of a value inside a config file, printed as `providers["oidc.corp"].clientSecret.file`.
 package struct ConfigPath: Sendable, Hashable, CustomStringConvertible {
     /// One step from a container to a value inside it.

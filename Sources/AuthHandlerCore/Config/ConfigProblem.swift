@@ -1,9 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 /// One thing wrong (or questionable) in a config file, located by its JSON path.
 package struct ConfigProblem: Sendable, Hashable, CustomStringConvertible {
     /// Whether the problem makes the config unusable.

@@ -1,7 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 
 extension ConfigValidator {
     static let deviceAuthorizationKeys = ["enabled", "providers", "codeLifetimeSeconds", "intervalSeconds"]

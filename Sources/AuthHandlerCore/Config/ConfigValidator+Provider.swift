@@ -1,8 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 extension ConfigValidator {

@@ -1,8 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// Turns a parsed config document into an ``AuthHandlerConfig``, collecting every problem with its JSON path.

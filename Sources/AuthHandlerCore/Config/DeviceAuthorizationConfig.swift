@@ -1,5 +1,3 @@
-import AuthHandlerProtocols
-
 /// `deviceAuthorization` in the config (HTTP-API.md §2.12): the device sign-in of RFC 8628 in front of the
 /// configured providers. Off unless enabled: the grant can be phished (someone starts a sign-in and sends the victim
 /// the code), so an operator turns it on knowingly (docs/OPERATIONS.md "Security model").

@@ -1,5 +1,4 @@
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// `listener` in the config (CONFIG.md): how the HTTP listener bounds slow clients.
 package struct ListenerLimits: Sendable, Hashable, Codable {

@@ -1,5 +1,3 @@
-import AuthHandlerHTTP
-
 /// How the daemon writes its log lines on stderr (docs/CONFIG.md, section `logFormat`).
 package enum LogFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// `level=info event=signin.start provider=google.com ...`, one logfmt line per event.

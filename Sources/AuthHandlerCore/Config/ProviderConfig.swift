@@ -1,6 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// One identity provider's settings: an entry of `providers` in the config, after validation and defaults.

@@ -1,5 +1,3 @@
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 import Foundation
 
 /// Endpoint overrides for a provider: `endpoints` in a provider's config.

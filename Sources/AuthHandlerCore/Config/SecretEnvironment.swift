@@ -1,4 +1,3 @@
-import AuthHandlerHTTP
 import Foundation
 
 /// What secret references are resolved against: environment variables and the file system.

@@ -1,9 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 /// Why a secret reference could not be resolved. Messages name where the secret was looked for, never its value.
 package enum SecretResolutionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file does not exist.

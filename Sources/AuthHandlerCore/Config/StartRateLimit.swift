@@ -1,5 +1,3 @@
-import AuthHandlerProtocols
-
 /// `startRateLimit` in the config (HTTP-API.md §2.4): a token bucket per client address for starts that must
 /// call the provider first.
 package struct StartRateLimit: Sendable, Hashable, Codable {

@@ -1,7 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 
 /// The form of `stateKey` and `previousStateKeys` values (HTTP-API.md §2.3): 32 random bytes as base64url
 /// without padding (RFC 4648 §5), exactly 43 characters.

@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerStore
 
 /// Where pending sign-ins and results are kept: `store` in the config.

@@ -1,8 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// An error the handler answers with: the HTTP status, the error code of HTTP-API.md §5, and a message that says
 /// what went wrong and what to do. Every failure of the HTTP API is mapped to one of these, here.

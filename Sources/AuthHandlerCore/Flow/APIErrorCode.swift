@@ -1,9 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 extension APIError {
     /// The error codes of HTTP-API.md §5: the raw value is the documented string, as it appears in the JSON
     /// error object, the HTML error page and the `error` added to `redirectUrl`.

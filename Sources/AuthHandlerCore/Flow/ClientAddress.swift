@@ -1,8 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// Who a request comes from, for the start rate limit (HTTP-API.md §2.4, `startRateLimit`, `trustedProxies`).
 package enum ClientAddress {

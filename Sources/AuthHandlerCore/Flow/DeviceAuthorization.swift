@@ -1,8 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// The records of a device sign-in (HTTP-API.md §3.9), each kept in the session store under a key the store only

@@ -1,5 +1,3 @@
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
 import Synchronization

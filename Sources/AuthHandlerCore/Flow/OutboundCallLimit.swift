@@ -1,4 +1,3 @@
-import AuthHandlerHTTP
 import Synchronization
 
 /// At most `maximum` outbound calls at once (the OAuth 1.0a request-token call at start, a callback's exchange with

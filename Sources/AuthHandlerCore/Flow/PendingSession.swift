@@ -1,7 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// A sign-in between its start and the IdP's callback, sealed into the browser's cookie (HTTP-API.md §3.1) and found

@@ -1,6 +1,4 @@
-import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// A provider's OAuth 2 / OIDC endpoints after configuration overrides and, for OIDC, discovery.

@@ -1,7 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// The cookie a pending sign-in travels in between the start and the IdP's callback (HTTP-API.md §3.1, §3.2).

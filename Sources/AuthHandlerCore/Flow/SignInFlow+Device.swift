@@ -1,8 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// The device sign-in of RFC 8628 in front of every provider: HTTP-API.md §3.9. The device asks for a code pair,

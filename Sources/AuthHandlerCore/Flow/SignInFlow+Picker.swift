@@ -1,8 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// One button of the sign-in picker: a provider and the start that its button opens.

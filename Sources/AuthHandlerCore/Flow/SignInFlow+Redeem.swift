@@ -1,8 +1,6 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// Redeeming a result: HTTP-API.md §3.3. The credential is handed to the sign-in backend here.

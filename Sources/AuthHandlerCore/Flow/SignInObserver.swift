@@ -1,6 +1,4 @@
-import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// A step of the sign-in flow (HTTP-API.md §3), named as its log lines name it.

@@ -1,5 +1,3 @@
-import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
 import Synchronization

@@ -1,8 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// The keys that seal pending sign-ins into the browser's cookie (HTTP-API.md §2.3 `stateKey`, `previousStateKeys`).
 ///

@@ -1,6 +1,4 @@
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// A stored result's JSON, read and written through `JSONValue` rather than `JSONEncoder` and `JSONDecoder`.

@@ -1,7 +1,4 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// The daemon's `SignInObserver`: each report of the flow is one `EventLog` line and a count in `Metrics`

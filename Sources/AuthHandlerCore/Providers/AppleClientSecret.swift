@@ -1,7 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
 import Synchronization

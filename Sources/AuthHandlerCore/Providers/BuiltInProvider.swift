@@ -1,8 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// The provider catalogue: one entry per built-in provider id (HTTP-API.md §2.6) with its protocol, real

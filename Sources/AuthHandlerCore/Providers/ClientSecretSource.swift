@@ -1,7 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
 
 /// Where a provider's client (or consumer) secret comes from at the moment it is needed.

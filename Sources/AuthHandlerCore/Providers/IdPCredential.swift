@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerProtocols
 
 /// The credential an identity provider issued, as the result JSON carries it (HTTP-API.md §3.3 `credential`).

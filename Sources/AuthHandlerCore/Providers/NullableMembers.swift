@@ -1,7 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-
 extension KeyedEncodingContainer {
     /// Encodes `members` in order, an absent one as JSON `null` rather than leaving it out: the result and webhook
     /// documents carry every member, as HTTP-API.md §3.3 shows them.

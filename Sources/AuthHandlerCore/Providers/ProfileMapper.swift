@@ -1,7 +1,4 @@
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// Turns provider answers into a `ProviderProfile`; `raw` keeps the documents as received.
 ///

@@ -1,9 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 /// Why a provider's answer could not be turned into a `ProviderProfile`.
 package enum ProfileMappingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The document is not a JSON object; `source` names it (e.g. "GitHub /user").

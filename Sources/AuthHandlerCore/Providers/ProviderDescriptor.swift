@@ -1,7 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerStore
 import Foundation
 
 /// A configured provider in its runtime form: defaults applied, endpoints resolved, secrets read.

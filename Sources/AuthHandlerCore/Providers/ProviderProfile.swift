@@ -1,6 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// Who signed in, as the provider describes them (HTTP-API.md §3.3 `profile`).
 package struct ProviderProfile: Sendable, Hashable, Codable {

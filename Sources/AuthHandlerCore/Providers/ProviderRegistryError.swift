@@ -1,9 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-
 /// Why providers could not be set up at startup: every problem found, each naming its provider.
 package struct ProviderRegistryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One provider's problem.

@@ -1,8 +1,5 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// The custom parameters a sign-in may not set, because the handler sets them (HTTP-API.md §3.1).
 ///

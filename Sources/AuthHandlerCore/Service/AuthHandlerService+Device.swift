@@ -1,8 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// The device sign-in's routes (HTTP-API.md §3.9): `/__/auth/device`, `/__/auth/device/token` and

@@ -1,7 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// The browser side the daemon serves beside the sign-in endpoints (HTTP-API.md §3.8): the module

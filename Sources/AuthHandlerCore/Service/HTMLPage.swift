@@ -1,6 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 import AuthHandlerSystem
 import Foundation
 

@@ -1,7 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// Who reads a page and where they go from it (HTTP-API.md §3.7): the operator's product name and who started the

@@ -1,7 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// The one stylesheet of the pages people see (HTTP-API.md §3.7), embedded in the binary and inlined in each page's

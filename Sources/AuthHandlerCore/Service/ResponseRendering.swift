@@ -1,7 +1,4 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// Turns handler results into HTTP responses: the security headers of HTTP-API.md §3.5 on every response, and

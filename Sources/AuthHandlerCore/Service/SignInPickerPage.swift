@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerProtocols
 import Foundation
 
 /// The page of `GET /__/auth/signin` (HTTP-API.md §3.6): one link per provider, each a start with the picker's

@@ -1,4 +1,3 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 
 /// The base string URI of RFC 5849 §3.4.1.2: scheme, authority and path, without query or fragment.

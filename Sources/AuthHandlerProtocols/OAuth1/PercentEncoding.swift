@@ -1,5 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerSystem
 
 /// The percent-encoding of RFC 5849 §3.6, used for the signature base string and the `Authorization` header: that

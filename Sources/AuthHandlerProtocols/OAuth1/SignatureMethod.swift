@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 
 /// The `oauth_signature_method` values this project signs and verifies (RFC 5849 §3.4).
 ///

@@ -1,4 +1,3 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 
 /// Verifies the signature of an incoming OAuth 1.0a request (RFC 5849 §3.2), as a provider does.

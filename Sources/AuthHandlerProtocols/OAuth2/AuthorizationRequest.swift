@@ -1,4 +1,3 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 
 /// The OAuth 2.0 / OpenID Connect authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC Core §3.1.2.1).

@@ -1,4 +1,3 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 
 /// Redeems an authorization code at the token endpoint (RFC 6749 §4.1.3–§4.1.4, §5) with the PKCE verifier.

@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerSystem
 
 /// Proof Key for Code Exchange (RFC 7636) with the S256 method only; `plain` is never offered.

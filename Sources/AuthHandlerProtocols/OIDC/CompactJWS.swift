@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 import Foundation
 
 /// A JWS in compact serialization (RFC 7515 §7.1): `BASE64URL(header).BASE64URL(payload).BASE64URL(signature)`.

@@ -1,6 +1,3 @@
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-
 /// The `iss` an ID token (and an RFC 9207 `iss` callback parameter) must carry for a provider.
 package enum ExpectedIssuer: Sendable, Hashable, CustomStringConvertible {
     /// Exactly this string (OIDC Core §3.1.3.7: simple string comparison, no normalisation).

@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 import Foundation
 
 /// The usable signature keys of a JWKS document (RFC 7517 §5).

@@ -1,4 +1,3 @@
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerSystem
 

@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 
 /// Why an OIDC step failed: discovery, the key set, or an ID token that must be refused.
 ///

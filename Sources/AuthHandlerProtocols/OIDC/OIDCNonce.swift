@@ -1,5 +1,4 @@
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerSystem
 
 /// The OpenID Connect nonce of one sign-in, in the form Firebase and Identity Toolkit require (HTTP-API.md §3.1).

@@ -1,5 +1,3 @@
-import AuthHandlerHTTP
-
 /// An OpenID Provider's discovery document (OpenID Connect Discovery 1.0 §3), the members the handler uses.
 package struct OIDCProviderMetadata: Codable, Sendable, Equatable {
     /// The issuer identifier; equal to the configured issuer once `OIDCDiscovery` has accepted it.

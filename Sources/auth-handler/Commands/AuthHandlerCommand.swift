@@ -1,6 +1,5 @@
 import AuthHandlerCore
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 
 /// A parsed `auth-handler` command line: which command to run, with its validated options.
 enum AuthHandlerCommand: Sendable, Hashable {

@@ -1,5 +1,3 @@
-import AuthHandlerCore
-
 /// The exit status of `auth-handler` (HTTP-API.md §1.2), in the style of BSD `sysexits.h` for 64 and 78.
 enum AuthHandlerExitCode: Int32, Sendable, Hashable, CaseIterable {
     /// Signed in, or the command succeeded.

@@ -1,8 +1,3 @@
-import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import FakeIdP
 import Foundation
 

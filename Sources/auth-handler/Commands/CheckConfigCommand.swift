@@ -1,9 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import FakeIdP
 
 /// `auth-handler check-config`: validates a config file and prints every problem; no network.

@@ -1,7 +1,3 @@
-import AuthHandlerCore
-import AuthHandlerHTTP
-import FakeIdP
-
 /// What a running command may use: the environment and the output streams.
 struct CommandContext: Sendable {
     /// The process environment.

@@ -1,6 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerHTTP
-import AuthHandlerProtocols
 import AuthHandlerSystem
 import FakeIdP
 

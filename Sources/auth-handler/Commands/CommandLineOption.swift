@@ -1,8 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
-import FakeIdP
 
 /// Every option `auth-handler` knows, spelled without the leading `--`.
 enum CommandLineOption: String, Sendable, Hashable, CaseIterable {

@@ -1,10 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-import FakeIdP
 
 /// Parses `auth-handler` arguments (HTTP-API.md §1) into an ``AuthHandlerCommand``, or one usage-error line.
 ///

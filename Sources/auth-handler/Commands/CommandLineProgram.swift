@@ -1,9 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
-import FakeIdP
 
 /// The `auth-handler` program: parses the command line and dispatches to the command.
 struct CommandLineProgram: Sendable {

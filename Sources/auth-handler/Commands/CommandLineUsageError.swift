@@ -1,11 +1,3 @@
-import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-import FakeIdP
-
 /// A wrong command line: one line saying what was wrong and what to do; exits with ``AuthHandlerExitCode/usage``.
 struct CommandLineUsageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong, and what to do instead.

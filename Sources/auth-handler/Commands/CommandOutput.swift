@@ -1,8 +1,4 @@
-import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerSystem
-import FakeIdP
 import Foundation
 
 /// Where a command writes: standard output and standard error, injectable for tests.

@@ -1,6 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerSystem
 import Dispatch
 import FakeIdP

@@ -1,8 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
-import FakeIdP
 
 /// Options of `--once`: one RFC 8252 loopback sign-in, then exit.
 struct OnceOptions: Sendable, Hashable {

@@ -1,10 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
-import FakeIdP
 import Foundation
 
 /// What a config reload could not apply; the running config stays.

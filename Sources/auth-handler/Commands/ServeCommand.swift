@@ -1,7 +1,6 @@
 import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
 import AuthHandlerStore
 import AuthHandlerSystem
 import FakeIdP

@@ -1,9 +1,4 @@
-import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerSystem
 import CQREncode
-import FakeIdP
 import Foundation
 
 /// A QR code of a URL, drawn with Unicode half blocks for a terminal (`login` shows `verification_uri_complete`

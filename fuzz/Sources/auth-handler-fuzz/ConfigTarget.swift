@@ -1,6 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerHTTP
-import AuthHandlerSystem
 import Foundation
 
 /// A config document through the loader and validator, as `check-config` reads it, without touching files: secret

@@ -1,8 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 
 /// The pending sign-in cookie's opener (HTTP-API.md §3.2) under a fixed test key ring.
 ///

@@ -1,8 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 
 /// Query and form decoding: decoding never traps, and what decodes survives an encode/decode round trip.
 enum FormTarget {

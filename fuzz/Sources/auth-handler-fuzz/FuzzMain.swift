@@ -1,8 +1,4 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
-import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 import CLibFuzzer
 import Glibc
 

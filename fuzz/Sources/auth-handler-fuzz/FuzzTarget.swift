@@ -1,8 +1,6 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 import Foundation
 
 /// One parser of outside input, fuzzed from its own corpus in `fuzz/corpus/<rawValue>/` (CONTRIBUTING.md "Fuzzing").

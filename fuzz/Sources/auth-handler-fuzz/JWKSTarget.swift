@@ -1,8 +1,6 @@
 import AuthHandlerCore
 import AuthHandlerCrypto
-import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 
 /// A JWKS document as an IdP serves it (RFC 7517 §5), and the key lookup an ID token's header drives.
 enum JWKSTarget {

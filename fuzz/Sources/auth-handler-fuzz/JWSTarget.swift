@@ -1,9 +1,6 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 import Foundation
 
 /// A compact JWS ID token: parsing, then the validator's header and claims checks against fixed expectations.

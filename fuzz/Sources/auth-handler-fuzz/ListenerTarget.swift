@@ -1,8 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerSystem
 
 /// The listener's checks of a request head before any handler runs (HTTP-API.md §3.5): the request target, the framing
 /// headers and `Host`, on the fields as libmicrohttpd hands them over.

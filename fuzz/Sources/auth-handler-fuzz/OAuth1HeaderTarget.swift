@@ -1,8 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerStore
-import AuthHandlerSystem
 
 /// The `Authorization: OAuth` header parser: a parsed header written out again parses to the same header.
 enum OAuth1HeaderTarget {

@@ -1,8 +1,6 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerSystem
 
 /// The OAuth 1.0a token endpoints' answers (RFC 5849 §2.1, §2.3), as a 200 and as a refusal.
 enum OAuth1TokenResponseTarget {

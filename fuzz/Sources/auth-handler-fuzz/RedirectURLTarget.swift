@@ -1,8 +1,5 @@
 import AuthHandlerCore
-import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerProtocols
-import AuthHandlerStore
 import AuthHandlerSystem
 
 /// A `redirectUrl` against a fixed `allowedRedirectURLs` (HTTP-API.md §2.7), and as an entry of its own.
