@@ -11,11 +11,3 @@ package typealias WallClock = @Sendable () -> Date
 
 /// The machine's wall clock, `Date()`.
 package let systemWallClock: WallClock = { Date() }
-
-extension Duration {
-    /// The span in seconds, for `Date` arithmetic and for the places that write seconds (`Max-Age`, a metric).
-    package var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}
