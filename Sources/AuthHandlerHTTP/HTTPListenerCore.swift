@@ -48,9 +48,9 @@ final class HTTPListenerCore: @unchecked Sendable {
 
     let handler: HTTPServerHandler
     let immediate: HTTPServerImmediateHandler?
-    let configuration: HTTPServerConfiguration
     /// What the listener refuses and how its own answers look; MHD bridging stays here.
     let policy: HTTPListenerPolicy
+    var configuration: HTTPServerConfiguration { policy.configuration }
     private let registry = Mutex(Registry())
     private let idleWaiters = Mutex(IdleWaiters())
     /// Requests between MHD's URI-log callback and their end (completion callback or connection close).
@@ -73,7 +73,6 @@ final class HTTPListenerCore: @unchecked Sendable {
     ) {
         self.handler = handler
         self.immediate = immediate
-        self.configuration = configuration
         policy = HTTPListenerPolicy(configuration: configuration)
         deadlines =
             configuration.requestDeadlineSeconds > 0
