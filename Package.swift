@@ -39,17 +39,24 @@ let package = Package(
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
+        // The only C we write: typed, non-variadic wrappers for variadic C functions and for macros Swift cannot
+        // import, one target per layer that needs them, so a layer sees only its own libraries' headers.
+        .target(name: "CProcessShims"),
         .target(
-            name: "CShims",
-            dependencies: ["CCurl", "CMicroHTTPD", "CSQLite"]
+            name: "CHTTPShims",
+            dependencies: ["CCurl", "CMicroHTTPD"]
+        ),
+        .target(
+            name: "CSQLiteShims",
+            dependencies: ["CSQLite"]
         ),
         // The layers (docs/ARCHITECTURE.md, "Module map"): each target names the targets it may import, so an import
         // across a layer the map does not draw is a build error. Declarations shared across targets are `package`.
-        // Process plumbing: system calls, descriptors, signals, systemd; OpenSSL and curl only for their global init.
+        // Process plumbing: system calls, descriptors, signals, systemd; OpenSSL only for its global init.
         // Also what every layer above shares as text: hex, percent-encoding and redaction.
         .target(
             name: "AuthHandlerSystem",
-            dependencies: ["COpenSSL", "CCurl", "CShims"]
+            dependencies: ["COpenSSL", "CProcessShims"]
         ),
         // OpenSSL's primitives behind Swift types, and `Secret`, the redacted value Config and Store both hold.
         .target(
@@ -59,7 +66,7 @@ let package = Package(
         // The listener (libmicrohttpd), the outbound client (libcurl) and the request, form and JSON values.
         .target(
             name: "AuthHandlerHTTP",
-            dependencies: ["AuthHandlerSystem", "CCurl", "CMicroHTTPD", "CShims"]
+            dependencies: ["AuthHandlerSystem", "CCurl", "CMicroHTTPD", "CHTTPShims"]
         ),
         // OAuth 1.0a, OAuth 2 and OpenID Connect as plain protocol code: no C import, no configuration, no flow.
         .target(
@@ -69,7 +76,7 @@ let package = Package(
         // Used states and sealed results: memory, SQLite and Redis.
         .target(
             name: "AuthHandlerStore",
-            dependencies: ["AuthHandlerCrypto", "AuthHandlerSystem", "CSQLite", "CHiredis", "CShims"]
+            dependencies: ["AuthHandlerCrypto", "AuthHandlerSystem", "CSQLite", "CHiredis", "CSQLiteShims"]
         ),
         // Configuration, providers, the sign-in flow, backends, observability and the HTTP service.
         .target(
@@ -107,7 +114,7 @@ let package = Package(
             name: "AuthHandlerTests",
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
-                "AuthHandlerCore", "auth-handler", "TestSupport",
+                "AuthHandlerCore", "auth-handler", "TestSupport", "CProcessShims",
             ]
         ),
         // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, loopback sockets.

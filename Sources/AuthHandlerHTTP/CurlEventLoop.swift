@@ -1,5 +1,5 @@
 import CCurl
-import CShims
+import CHTTPShims
 import Foundation
 import Synchronization
 

@@ -1,6 +1,6 @@
 import AuthHandlerSystem
 import CCurl
-import CShims
+import CHTTPShims
 import Synchronization
 
 /// Owns one `CURL` easy handle and its `CURLOPT_ERRORBUFFER`; `curl_easy_cleanup` runs when it goes away.

@@ -22,7 +22,7 @@ package final class HTTPClient: HTTPFetching {
     private let configuration: HTTPClientConfiguration
 
     package init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
-        try ProcessSetup.ensureInitialized()
+        try CurlGlobalSetup.ensureInitialized()
         self.configuration = configuration
         loop = try CurlEventLoop()
         loop.start()

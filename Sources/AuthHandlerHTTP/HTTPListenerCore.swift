@@ -1,5 +1,5 @@
+import CHTTPShims
 import CMicroHTTPD
-import CShims
 import Dispatch
 import Synchronization
 

@@ -1,6 +1,6 @@
 import AuthHandlerSystem
+import CHTTPShims
 import CMicroHTTPD
-import CShims
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 import CSQLite
-import CShims
+import CSQLiteShims
 
 /// A prepared statement lent to the closure of `SQLiteConnection.withStatement`; it must not outlive that call,
 /// which finalizes it.

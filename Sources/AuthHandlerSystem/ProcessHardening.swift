@@ -1,4 +1,4 @@
-import CShims
+import CProcessShims
 
 #if canImport(Glibc)
     import Glibc

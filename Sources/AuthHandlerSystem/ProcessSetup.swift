@@ -1,4 +1,3 @@
-import CCurl
 import COpenSSL
 
 #if canImport(Glibc)
@@ -12,10 +11,16 @@ package struct ProcessSetupError: Error, CustomStringConvertible, Sendable, Equa
     /// What the library said.
     package let detail: String
 
+    package init(operation: String, detail: String) {
+        self.operation = operation
+        self.detail = detail
+    }
+
     package var description: String { "\(operation) failed: \(detail)" }
 }
 
-/// One-time, process-wide initialisation of OpenSSL, libcurl and signal handling.
+/// One-time, process-wide initialisation of OpenSSL and signal handling. libcurl's, which must follow OpenSSL's, is
+/// `CurlGlobalSetup` in the HTTP layer, the only layer that sees curl.
 package enum ProcessSetup {
     /// Initialises once (thread-safe, idempotent); later calls return the first call's outcome.
     package static func ensureInitialized() throws(ProcessSetupError) {
@@ -26,17 +31,11 @@ package enum ProcessSetup {
     private static let outcome: Result<Void, ProcessSetupError> = initialize()
 
     private static func initialize() -> Result<Void, ProcessSetupError> {
-        // Why NO_ATEXIT: OpenSSL's atexit handler and libcurl's cleanup otherwise race at exit
-        // and double-free (swift-corelibs-foundation does the same, see its CFURLSessionInterface.c).
+        // Why NO_ATEXIT: OpenSSL's atexit handler and libcurl's cleanup otherwise race at exit and double-free
+        // (OPENSSL_init_crypto(3); swift-corelibs-foundation does the same).
         if OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_ATEXIT), nil) != 1 {
             return .failure(
                 ProcessSetupError(operation: "OPENSSL_init_crypto", detail: "OpenSSL could not initialise"))
-        }
-        let code = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        if code != CURLE_OK {
-            let text = String(cString: curl_easy_strerror(code))
-            return .failure(
-                ProcessSetupError(operation: "curl_global_init", detail: "CURLcode \(code.rawValue): \(text)"))
         }
         // A peer closing a socket mid-write must surface as EPIPE, not kill the daemon.
         do throws(SystemCallError) {

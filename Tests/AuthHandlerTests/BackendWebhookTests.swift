@@ -60,7 +60,7 @@ struct BackendWebhookTests {
         #expect(header == expected)
         try WebhookSignature.verify(
             secret: BackendFixture.webhookSecret, timestamp: timestamp, body: request.body, header: header,
-            now: Self.now)
+            now: { Self.now })
     }
 
     /// Retries of one result (here three, each answered 503, as a slow receiver's time-outs are) carry the result's id
@@ -90,7 +90,7 @@ struct BackendWebhookTests {
             let header = try #require(delivery.headers[WebhookSignature.signatureHeader])
             try WebhookSignature.verify(
                 secret: BackendFixture.webhookSecret, timestamp: timestamp, body: delivery.body, header: header,
-                now: Self.now)
+                now: { Self.now })
             // Either id changed (one hex digit) and the signature no longer matches.
             let text = String(decoding: delivery.body, as: UTF8.self)
             for id in ["0f1e2d3c4b5a69788796a5b4c3d2e1f0", deliveryId] {
@@ -100,7 +100,7 @@ struct BackendWebhookTests {
                 #expect(throws: WebhookSignatureError.mismatch) {
                     try WebhookSignature.verify(
                         secret: BackendFixture.webhookSecret, timestamp: timestamp, body: Array(altered.utf8),
-                        header: header, now: Self.now)
+                        header: header, now: { Self.now })
                 }
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import AuthHandlerCore
@@ -54,5 +55,20 @@ struct OAuth1SignatureTests {
         #expect(OAuth1SignatureMethod(name: "hmac-sha1") == nil)
         #expect(OAuth1SignatureMethod(name: "RSA-SHA1") == nil)
         #expect(OAuth1SignatureMethod.default == .hmacSHA1)
+    }
+}
+
+/// The signer dates `oauth_timestamp` by the wall clock it is given (docs/ARCHITECTURE.md "Time"), not by the
+/// process's own clock, so a test moves time instead of waiting.
+struct OAuth1SignerClockTests {
+    @Test func theTimestampComesFromTheInjectedWallClock() throws {
+        let signer = OAuth1Signer(
+            consumerKey: "k", consumerSecret: "s", now: { Date(timeIntervalSince1970: 1_318_622_958) })
+        let header = try signer.authorizationHeader(method: "GET", url: "https://api.example.com/1/resource")
+        #expect(header.parameter("oauth_timestamp") == "1318622958")
+        // A fixed timestamp (the known-answer tests') still wins over the clock.
+        let fixed = try signer.authorizationHeader(
+            method: "GET", url: "https://api.example.com/1/resource", timestamp: 137_131_200)
+        #expect(fixed.parameter("oauth_timestamp") == "137131200")
     }
 }

@@ -1,4 +1,4 @@
-import CShims
+import CProcessShims
 import Testing
 
 @testable import AuthHandlerSystem

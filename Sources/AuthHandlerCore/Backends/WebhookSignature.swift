@@ -24,7 +24,7 @@ package enum WebhookSignature {
     /// `timestamp` within `tolerance` of `now`. Throws why it is refused.
     package static func verify(
         secret: String, timestamp: String, body: [UInt8], header: String, tolerance: Duration = defaultTolerance,
-        now: Date = Date()
+        now: WallClock = systemWallClock
     ) throws(WebhookSignatureError) {
         guard let sentAt = unixSeconds(timestamp) else { throw .malformedTimestamp }
         guard header.hasPrefix(prefix), let received = Hex.bytes(header.dropFirst(prefix.count)),
@@ -39,7 +39,7 @@ package enum WebhookSignature {
             throw .cannotCompute(error.description)
         }
         guard ConstantTime.equals(expected, received) else { throw .mismatch }
-        let skew = now.timeIntervalSince1970 - Double(sentAt)
+        let skew = now().timeIntervalSince1970 - Double(sentAt)
         if abs(skew) > Double(tolerance.components.seconds) {
             throw .timestampOutsideTolerance(skewSeconds: Int(skew.rounded()))
         }
@@ -48,7 +48,7 @@ package enum WebhookSignature {
     /// True when ``verify(secret:timestamp:body:header:tolerance:now:)`` accepts the request.
     package static func isValid(
         secret: String, timestamp: String, body: [UInt8], header: String, tolerance: Duration = defaultTolerance,
-        now: Date = Date()
+        now: WallClock = systemWallClock
     ) -> Bool {
         do {
             try verify(secret: secret, timestamp: timestamp, body: body, header: header, tolerance: tolerance, now: now)

@@ -249,7 +249,7 @@ extension SignInFlow {
         guard let verifier = fields.first(named: "oauth_verifier"), !verifier.isEmpty else {
             throw .provider("\(provider.id) sent no oauth_verifier")
         }
-        guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout),
+        guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout, now: now),
             let requestToken = session.requestToken, let requestTokenSecret = session.requestTokenSecret
         else { throw .provider("\(provider.id) lacks OAuth 1.0a endpoints or credentials") }
         let credentials: OAuth1Client.TokenCredentials

@@ -120,7 +120,7 @@ extension SignInFlow {
 
     func startOAuth1(_ request: StartRequest) async throws(APIError) -> StartAnswer {
         let provider = request.provider
-        guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout) else {
+        guard let client = provider.oauth1Client(http: http, timeout: settings.providerTimeout, now: now) else {
             throw APIError(
                 .providerError, "\(provider.id) lacks OAuth 1.0a endpoints or credentials; run check-config")
         }

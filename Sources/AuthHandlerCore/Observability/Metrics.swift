@@ -1,3 +1,4 @@
+import AuthHandlerSystem
 import Foundation
 import Synchronization
 
@@ -135,8 +136,9 @@ package final class Metrics: Sendable {
         state.withLock { $0.storeErrors[StoreSeries(store: store, operation: operation), default: 0] += 1 }
     }
 
-    /// The exposition text at `now`.
-    package func render(now: Date = Date()) -> String {
+    /// The exposition text at the time `now` reads (docs/ARCHITECTURE.md "Time").
+    package func render(now: WallClock = systemWallClock) -> String {
+        let now = now()
         let pendingSessions = state.withLock { state in
             state.prunePending(now: now)
             return state.pendingByExpiry.values.reduce(0, +)

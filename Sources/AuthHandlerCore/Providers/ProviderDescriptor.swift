@@ -1,6 +1,7 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
+import AuthHandlerSystem
 import Foundation
 
 /// A configured provider in its runtime form: defaults applied, endpoints resolved, secrets read.
@@ -88,14 +89,18 @@ package struct ProviderDescriptor: Sendable {
         return components.url
     }
 
-    /// The OAuth 1.0a client; nil unless this is an OAuth 1.0a provider with all three endpoints.
-    package func oauth1Client(http: any HTTPFetching, timeout: Duration = .seconds(10)) -> OAuth1Client? {
+    /// The OAuth 1.0a client, whose signatures are dated by `now`; nil unless this is an OAuth 1.0a provider with all
+    /// three endpoints.
+    package func oauth1Client(
+        http: any HTTPFetching, timeout: Duration = .seconds(10), now: @escaping WallClock = systemWallClock
+    ) -> OAuth1Client? {
         guard protocolKind == .oauth1, case .fixed(let secret) = clientSecret,
             let requestToken = endpoints.requestToken, let authorize = endpoints.authorize,
             let accessToken = endpoints.accessToken
         else { return nil }
         let signer = OAuth1Signer(
-            consumerKey: clientID, consumerSecret: secret.reveal(), signatureMethod: signatureMethod ?? .default)
+            consumerKey: clientID, consumerSecret: secret.reveal(), signatureMethod: signatureMethod ?? .default,
+            now: now)
         return OAuth1Client(
             signer: signer, requestTokenEndpoint: requestToken.absoluteString,
             authorizeEndpoint: authorize.absoluteString,

@@ -9,7 +9,8 @@ import AuthHandlerSystem
 /// built this way, without the capacity and uniqueness checks `Array.append` makes for every byte.
 ///
 /// The caller gives an upper bound of what it writes (a percent-encoded byte takes at most 3 bytes,
-/// RFC 5849 §3.6); writing past it is a programming error that the debug build's assertions catch.
+/// RFC 5849 §3.6); writing past it is a programming error that stops the process in every build (a `precondition`,
+/// not an `assert`, which a release build removes), because an unchecked write there would corrupt memory.
 ///
 /// Every pointer of the OAuth 1.0a code lives in this file: the rest of it writes through these methods, reads back
 /// what it wrote by offsets (`write(_:of:)`, `compareWritten`), and parses plain byte arrays.
@@ -64,14 +65,14 @@ struct ByteWriter {
 
     /// Appends one byte.
     mutating func write(_ byte: UInt8) {
-        assert(count < buffer.count, "ByteWriter capacity too small")
+        precondition(count < buffer.count, "ByteWriter capacity too small")
         buffer[count] = byte
         count += 1
     }
 
     /// Appends `bytes` as they are.
     mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-        assert(count + bytes.count <= buffer.count, "ByteWriter capacity too small")
+        precondition(count + bytes.count <= buffer.count, "ByteWriter capacity too small")
         guard let source = bytes.baseAddress, let target = buffer.baseAddress, !bytes.isEmpty else { return }
         (target + count).update(from: source, count: bytes.count)
         count += bytes.count
@@ -90,7 +91,7 @@ struct ByteWriter {
     /// Runs `write` with a pointer to where the next byte goes, for a loop that writes at most `bound` bytes
     /// without a check per byte; the bytes it moved the pointer past count as written.
     private mutating func writeThroughPointer(atMost bound: Int, _ write: (inout UnsafeMutablePointer<UInt8>) -> Void) {
-        assert(count + bound <= buffer.count, "ByteWriter capacity too small")
+        precondition(count + bound <= buffer.count, "ByteWriter capacity too small")
         guard bound > 0, let target = buffer.baseAddress else { return }
         var output = target + count
         write(&output)
@@ -115,7 +116,7 @@ struct ByteWriter {
 
     /// The bytes written at `range`.
     private func written(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
-        assert(range.upperBound <= count, "ByteWriter read past what was written")
+        precondition(range.upperBound <= count, "ByteWriter read past what was written")
         return UnsafeBufferPointer(rebasing: buffer[range])
     }
 }

@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
+import AuthHandlerSystem
 import Foundation
 
 /// Signs outgoing OAuth 1.0a requests (RFC 5849 §3.1) and gives the `Authorization` header to send.
@@ -17,16 +18,20 @@ package struct OAuth1Signer: Sendable {
     package var realm: String?
     /// Whether to send the optional `oauth_version="1.0"`; Twitter's documentation sends it.
     package var sendsVersion: Bool
+    /// The wall clock `oauth_timestamp` is read from (§3.3: seconds since the epoch, which the server compares with
+    /// its own clock; docs/ARCHITECTURE.md "Time").
+    package var now: WallClock
 
     package init(
         consumerKey: String, consumerSecret: String, signatureMethod: OAuth1SignatureMethod = .default,
-        realm: String? = nil, sendsVersion: Bool = true
+        realm: String? = nil, sendsVersion: Bool = true, now: @escaping WallClock = systemWallClock
     ) {
         self.consumerKey = consumerKey
         self.consumerSecret = consumerSecret
         self.signatureMethod = signatureMethod
         self.realm = realm
         self.sendsVersion = sendsVersion
+        self.now = now
     }
 
     /// Signs a request and returns its `Authorization` header (use `.value` for the field value).
@@ -40,7 +45,7 @@ package struct OAuth1Signer: Sendable {
     ///   - callback: `oauth_callback` for the temporary-credential request (§2.1).
     ///   - verifier: `oauth_verifier` for the token request (§2.3).
     ///   - nonce: a fixed nonce for known-answer tests; by default 32 CSPRNG bytes as base64url.
-    ///   - timestamp: a fixed timestamp for tests; by default the current Unix time.
+    ///   - timestamp: a fixed timestamp for known-answer tests; by default the Unix time of ``now``.
     package func authorizationHeader(
         method: String, url: String, parameters: [URLFormField] = [], token: String? = nil, tokenSecret: String = "",
         callback: String? = nil, verifier: String? = nil, nonce: String? = nil, timestamp: Int64? = nil
@@ -66,7 +71,7 @@ package struct OAuth1Signer: Sendable {
         } else {
             do { chosenNonce = try SecureRandom.base64URLString(byteCount: 32) } catch { throw .crypto(error) }
         }
-        let chosenTimestamp = timestamp ?? Int64(Date().timeIntervalSince1970)
+        let chosenTimestamp = timestamp ?? Int64(now().timeIntervalSince1970)
 
         var protocolParameters: [URLFormField] = []
         protocolParameters.reserveCapacity(9)

@@ -188,12 +188,15 @@ final class RunningService: Sendable {
         }
     }
 
-    /// Removes expired entries from `store` every `ServeCommand.sweepInterval` until cancelled.
-    private static func startSweeper(_ store: some SessionStore, log: EventLog) -> Task<Void, Never> {
+    /// Removes entries that expired by the wall clock `now` (docs/ARCHITECTURE.md "Time") from `store` every
+    /// `ServeCommand.sweepInterval` until cancelled.
+    private static func startSweeper(
+        _ store: some SessionStore, log: EventLog, now: @escaping WallClock = systemWallClock
+    ) -> Task<Void, Never> {
         Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: ServeCommand.sweepInterval)
-                if let swept = try? await store.sweep(now: Date()), swept > 0 {
+                if let swept = try? await store.sweep(now: now()), swept > 0 {
                     log.log(.info, "store.sweep", ["removed": String(swept)])
                 }
             }

@@ -1,4 +1,4 @@
-#include "sqlite_shims.h"
+#include "CSQLiteShims.h"
 
 int shim_sqlite3_bind_text_transient(sqlite3_stmt *stmt, int index, const char *text, int length) {
     return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);

@@ -1,4 +1,4 @@
-#include "process_shims.h"
+#include "CProcessShims.h"
 
 #include <sys/prctl.h>
 
