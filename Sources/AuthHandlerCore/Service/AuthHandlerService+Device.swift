@@ -3,49 +3,64 @@ import Foundation
 
 /// The device sign-in's routes (HTTP-API.md §3.9): `/__/auth/device`, `/__/auth/device/token` and
 /// `/__/auth/device/done`, served when `deviceAuthorization.enabled`.
-extension AuthHandlerService {
-    /// Whether `path` is one of the device routes.
-    static func isDevicePath(_ path: String) -> Bool {
-        ["/__/auth/device", "/__/auth/device/token", "/__/auth/device/done"].contains(path)
+struct DeviceRoutes: RouteGroup {
+    func addRoutes(to table: inout RouteTable) {
+        table.add("GET", "/__/auth/device") { context in
+            await context.service.devicePage(context.request, flow: context.flow, client: Self.client(context))
+        }
+        // The confirmation page's buttons and a device asking for a code pair share the path; `decision` tells them
+        // apart.
+        table.add("POST", "/__/auth/device") { context in
+            if context.request.formFields.first(named: "decision") != nil {
+                return await context.service.deviceDecision(
+                    context.request, flow: context.flow, client: Self.client(context))
+            }
+            return await context.service.issueDevice(context.request, flow: context.flow, client: Self.client(context))
+        }
+        table.add("POST", "/__/auth/device/token") { context in
+            await context.service.token(context.request, flow: context.flow)
+        }
+        table.add("GET", "/__/auth/device/done") { context in
+            let outcome = context.request.queryItems.first(named: "outcome").flatMap(DeviceDoneOutcome.init(rawValue:))
+            return ResponseRendering.secured(
+                .html(DevicePages.done(outcome ?? .failed, audience: context.service.deviceAudience(context.flow))))
+        }
+        for path in ["/__/auth/device", "/__/auth/device/token", "/__/auth/device/done"] {
+            table.refuseOtherMethods(
+                at: path,
+                saying: "use POST for /__/auth/device (asking for a code) and /__/auth/device/token, GET for the pages",
+                to: .terminal)
+        }
     }
 
-    /// Routes a request to one of the device paths by path and method.
-    func device(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
-        let accept = request.headers["Accept"]
-        let audience = PageAudience(productName: flow.settings.productName, starter: .terminal)
-        let client = ClientAddress.resolve(
-            peer: request.remoteAddress, forwardedFor: request.headers.values(for: "X-Forwarded-For"),
-            trusted: flow.settings.trustedProxies)
-        switch (request.path, request.method) {
-        case ("/__/auth/device/token", "POST"):
-            return await token(request, flow: flow)
-        case ("/__/auth/device/done", "GET"):
-            let outcome = request.queryItems.first(named: "outcome").flatMap(DeviceDoneOutcome.init(rawValue:))
-            return ResponseRendering.secured(.html(DevicePages.done(outcome ?? .failed, audience: audience)))
-        case ("/__/auth/device", "GET"):
-            return await devicePage(request, flow: flow, client: client, audience: audience)
-        case ("/__/auth/device", "POST") where request.formFields.first(named: "decision") != nil:
-            return await deviceDecision(request, flow: flow, client: client, audience: audience)
-        case ("/__/auth/device", "POST"):
-            do {
-                let issued = try await flow.issueDevice(request.formFields, client: client)
-                return ResponseRendering.json(issued.json)
-            } catch {
-                return ResponseRendering.error(error, accept: "application/json", audience: audience)
-            }
-        default:
-            return ResponseRendering.error(
-                APIError(
-                    .methodNotAllowed,
-                    "use POST for /__/auth/device (asking for a code) and /__/auth/device/token, GET for the pages"),
-                accept: accept, audience: audience)
+    /// Who the request comes from, through `trustedProxies` (HTTP-API.md §2.4).
+    private static func client(_ context: Route.Context) -> String {
+        ClientAddress.resolve(
+            peer: context.request.remoteAddress, forwardedFor: context.request.headers.values(for: "X-Forwarded-For"),
+            trusted: context.flow.settings.trustedProxies)
+    }
+}
+
+/// The device routes' answers.
+extension AuthHandlerService {
+    /// The pages of a device sign-in speak to a person whose sign-in a terminal started.
+    fileprivate func deviceAudience(_ flow: SignInFlow) -> PageAudience {
+        PageAudience(productName: flow.settings.productName, starter: .terminal)
+    }
+
+    /// `POST /__/auth/device` without `decision`: a device asks for a code pair (JSON in, JSON out).
+    fileprivate func issueDevice(_ request: ServerRequest, flow: SignInFlow, client: String) async -> ServerResponse {
+        do {
+            let issued = try await flow.issueDevice(request.formFields, client: client)
+            return ResponseRendering.json(issued.json)
+        } catch {
+            return ResponseRendering.error(error, accept: "application/json", audience: deviceAudience(flow))
         }
     }
 
     /// `GET /__/auth/device`: the code page, or with `user_code` the confirmation page (HTTP-API.md §3.9).
-    private func devicePage(_ request: ServerRequest, flow: SignInFlow, client: String, audience: PageAudience) async
-        -> ServerResponse
-    {
+    fileprivate func devicePage(_ request: ServerRequest, flow: SignInFlow, client: String) async -> ServerResponse {
+        let audience = deviceAudience(flow)
         guard let typed = request.queryItems.first(named: "user_code"), !typed.isEmpty else {
             return ResponseRendering.secured(.html(DevicePages.entry(problem: nil, audience: audience)))
         }
@@ -66,10 +81,10 @@ extension AuthHandlerService {
     }
 
     /// The confirmation form's `POST /__/auth/device` (HTTP-API.md §3.9).
-    private func deviceDecision(_ request: ServerRequest, flow: SignInFlow, client: String, audience: PageAudience)
-        async -> ServerResponse
+    fileprivate func deviceDecision(_ request: ServerRequest, flow: SignInFlow, client: String) async -> ServerResponse
     {
         let accept = request.headers["Accept"]
+        let audience = deviceAudience(flow)
         // A form another site makes the browser send is refused before anything else (Fetch Metadata).
         if request.headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" {
             return ResponseRendering.error(
@@ -95,7 +110,7 @@ extension AuthHandlerService {
     }
 
     /// `POST /__/auth/device/token` (RFC 8628 §3.4, §3.5): errors in RFC 6749 §5.2's form.
-    private func token(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
+    fileprivate func token(_ request: ServerRequest, flow: SignInFlow) async -> ServerResponse {
         switch await flow.pollDevice(request.formFields) {
         case .delivered(let answer):
             // Exactly the JSON of POST /__/auth/result (HTTP-API.md §3.3), written the same way.

@@ -9,7 +9,13 @@ enum BrowserClient {
     static let modulePath = "/__/auth/client.js"
     static let popupPath = "/__/auth/popup"
     static let popupScriptPath = "/__/auth/popup.js"
-    static let paths: Set<String> = [modulePath, popupPath, popupScriptPath]
+    /// Each file's path and its answer to a `GET` or `HEAD`.
+    static let files: [String: @Sendable (ServerRequest) -> ServerResponse] = [
+        modulePath: { script(module, entityTag: moduleETag, request: $0) },
+        popupScriptPath: { script(popupScript, entityTag: popupScriptETag, request: $0) },
+        popupPath: { _ in popup() },
+    ]
+    static var paths: Set<String> { Set(files.keys) }
 
     /// The module's bytes, compiled in from the repository's file (Package.swift, `.embedInCode`).
     static let module: [UInt8] = PackageResources.auth_handler_js
@@ -52,24 +58,21 @@ enum BrowserClient {
 
     /// The answer for one of ``paths``, or the error to answer instead (a method other than `GET` and `HEAD`).
     static func response(_ request: ServerRequest) -> Result<ServerResponse, APIError> {
+        guard let file = files[request.path] else {
+            return .failure(APIError(.notFound, "there is nothing at this path; the module is at \(modulePath)"))
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             return .failure(APIError(.methodNotAllowed, "use GET for \(request.path)"))
         }
-        return .success(content(request))
+        return .success(file(request))
     }
 
-    private static func content(_ request: ServerRequest) -> ServerResponse {
-        switch request.path {
-        case popupPath:
-            var response = ResponseRendering.secured(
-                ServerResponse(headers: ["Content-Type": "text/html; charset=utf-8"], body: popupPage))
-            response.headers.set(name: "Content-Security-Policy", value: popupContentSecurityPolicy)
-            return response
-        case popupScriptPath:
-            return script(popupScript, entityTag: popupScriptETag, request: request)
-        default:
-            return script(module, entityTag: moduleETag, request: request)
-        }
+    /// The popup's return page, with §3.5's headers and a policy that admits its script.
+    private static func popup() -> ServerResponse {
+        var response = ResponseRendering.secured(
+            ServerResponse(headers: ["Content-Type": "text/html; charset=utf-8"], body: popupPage))
+        response.headers.set(name: "Content-Security-Policy", value: popupContentSecurityPolicy)
+        return response
     }
 
     /// A script with §3.5's headers, except that it may be cached, and `304 Not Modified` when the request's
