@@ -247,14 +247,6 @@ import Testing
         }
     }
 
-    @Test func theDeviceRoutesAreOffByDefault() async throws {
-        try await withEndToEnd { e2e in
-            let response = try await e2e.postForm(
-                e2e.daemonURL + "/__/auth/device", [URLFormField(name: "providerId", value: "google.com")])
-            #expect(response.status == 404)
-        }
-    }
-
     @Test func theLoginCommandSignsIn() async throws {
         try await withEndToEnd(settings: Self.settings()) { e2e in
             let output = e2e.directory.appendingPathComponent("result.json")

@@ -63,36 +63,4 @@ struct EndToEndPickerTests {
             #expect(result.json?["profile"]?["email"]?.stringValue == "bob@example.com")
         }
     }
-
-    @Test("a bad parameter gets the start's own error, as JSON and as a page")
-    func refusalsAreTheStarts() async throws {
-        try await withEndToEnd(settings: Self.branding) { e2e in
-            let bad: [[(String, String)]] = [
-                [("redirectUrl", "https://evil.example/")],
-                [("authType", "popup")],
-                [("resultChallenge", "short")],
-                [("customParameters", #"{"nonce":"x"}"#)],
-            ]
-            for parameters in bad {
-                var startParameters = Dictionary(uniqueKeysWithValues: parameters)
-                let redirect = startParameters.removeValue(forKey: "redirectUrl") ?? EndToEnd.appRedirect
-                let start = try await e2e.get(
-                    e2e.startURL("google.com", startParameters, redirect: redirect), accept: "application/json")
-                let picker = try await e2e.get(
-                    Self.pickerURL(e2e, [("providers", "google.com")] + parameters), accept: "application/json")
-                #expect(start.status == 400 && picker.status == 400, "\(parameters)")
-                #expect(picker.text == start.text, "\(parameters)")
-                let page = try await e2e.get(Self.pickerURL(e2e, parameters))
-                #expect(page.status == 400)
-                #expect(page.text.contains(#"<code id="error-code">\#(start.errorCode ?? "?")</code>"#))
-                #expect(page.text.contains("<h1>Couldn’t sign in to Acme Notes</h1>"))
-                #expect(!page.text.contains("data-provider-id"), "a refused picker shows no button")
-            }
-            let unknown = try await e2e.get(
-                Self.pickerURL(e2e, [("providers", "google.com,nope.example")]), accept: "application/json")
-            #expect(unknown.status == 400 && unknown.errorCode == "invalid-provider")
-            let post = try await e2e.postForm(Self.pickerURL(e2e, []), [])
-            #expect(post.status == 405 && post.errorCode == "method-not-allowed")
-        }
-    }
 }

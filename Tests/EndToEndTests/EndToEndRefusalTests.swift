@@ -51,31 +51,6 @@ struct EndToEndRefusalTests {
         }
     }
 
-    @Test("unknown provider, missing providerId, bad authType, malformed customParameters")
-    func badStartRequests() async throws {
-        try await withEndToEnd { e2e in
-            Self.expectError(
-                try await e2e.get(e2e.startURL("nope.example"), accept: "application/json"), status: 400,
-                code: "invalid-provider")
-            Self.expectError(
-                try await e2e.get(e2e.daemonURL + "/__/auth/handler?redirectUrl=x", accept: "application/json"),
-                status: 400, code: "invalid-request")
-            Self.expectError(
-                try await e2e.get(e2e.startURL("google.com", ["authType": "popup"]), accept: "application/json"),
-                status: 400, code: "unsupported-auth-type")
-            // A HEAD (link scanners, prefetchers) neither starts a sign-in nor uses one up.
-            let head = try await e2e.browser.send(OutboundRequest(method: "HEAD", url: e2e.startURL("twitter.com")))
-            #expect(head.status == 405)
-            let idpRequests = try await e2e.get(e2e.idpURL + "/__fake/requests").json?.arrayValue ?? []
-            #expect(!idpRequests.contains { $0["path"]?.stringValue == "/oauth1/request_token" })
-            Self.expectError(
-                try await e2e.get(
-                    e2e.startURL("google.com", ["customParameters": "[1]"]), accept: "application/json"),
-                status: 400, code: "invalid-request")
-            try await Self.expectStillServing(e2e)
-        }
-    }
-
     @Test(
         "redirect URLs that are not allowed are refused, never redirected to",
         arguments: [
