@@ -512,16 +512,20 @@ def test_plain_page_and_strict_csp(app):
 
 
 def test_importing_the_module_does_nothing(app):
-    """A page that imports the module, opened with a return's query: the query stays, nothing is redeemed or
-    stored; only getRedirectResult() completes a return."""
+    """A page that imports the module, opened with a return in its query and its fragment: both stay, nothing is
+    redeemed or stored; only getRedirectResult() completes a return."""
     app.new_tab()
     before = len(app.redemptions())
-    app.driver.get(app.site.origin + "/app/import-only.html?code=not-redeemed&eventId=e-import")
+    app.driver.get(app.site.origin + "/app/import-only.html?code=not-redeemed&eventId=e-import"
+                   + "#code=not-redeemed-either&eventId=e-fragment")
     exported = app.browser.wait(lambda driver: driver.execute_script("return window.imported;"), "the import")
     check(exported == ["AuthHandler", "AuthHandlerError"], "the module exports %s" % exported)
     query = urllib.parse.parse_qs(app.query())
     check(query.get("code") == ["not-redeemed"] and query.get("eventId") == ["e-import"],
           "importing the module changed the address bar's query to %s" % sorted(query))
+    fragment = urllib.parse.parse_qs(urllib.parse.urlsplit(app.driver.current_url).fragment)
+    check(fragment.get("code") == ["not-redeemed-either"] and fragment.get("eventId") == ["e-fragment"],
+          "importing the module changed the address bar's fragment to %s" % sorted(fragment))
     check(app.driver.execute_script("return sessionStorage.length;") == 0, "importing the module stored something")
     check(len(app.redemptions()) == before, "importing the module redeemed")
 
@@ -634,7 +638,7 @@ def test_sign_in_through_the_provider_picker(app):
 
 def test_two_tabs_at_once(app):
     """Two tabs sign in at once, completed in the opposite order; a third tab given one's return URL does not
-    redeem it (no-pending-sign-in)."""
+    redeem it (no-pending-sign-in), whether the return is in the fragment or in the query."""
     app.new_tab()
     driver = app.driver
     first = driver.current_window_handle
@@ -668,6 +672,12 @@ def test_two_tabs_at_once(app):
     check(outcome.get("error") == "no-pending-sign-in", "a copied return URL gave %s" % outcome)
     check_clean_return(app)
     check(len(app.redemptions()) == redeemed + 2, "the copied return URL was redeemed")
+    # The same return in the query, as a sign-in started without resultDelivery comes back: still read, and cleared.
+    driver.get(app.site.app_url + "?" + urllib.parse.urlsplit(copied).fragment)
+    outcome = app.outcome()
+    check(outcome.get("error") == "no-pending-sign-in", "the return in the query gave %s" % outcome)
+    check_clean_return(app)
+    check(len(app.redemptions()) == redeemed + 2, "the return in the query was redeemed")
     driver.switch_to.window(second)
 
 
