@@ -73,9 +73,9 @@ public struct AuthHandlerClient: Sendable {
             redirectURL: redirectURL, authType: authType, verifier: verifier, idToken: idToken)
     }
 
-    /// Finishes `request` with the URL the browser was sent back to: checks that it belongs to `request` (its
-    /// `eventId`), then redeems its code with the verifier (and, for link and reauthentication, the ID token) at
-    /// `POST /__/auth/result` (HTTP-API.md §3.3).
+    /// Finishes `request` with the URL the browser was sent back to: checks that it belongs to `request` (it is the
+    /// request's `redirectURL` — scheme, host, port and path — and carries its `eventId`), then redeems its code with
+    /// the verifier (and, for link and reauthentication, the ID token) at `POST /__/auth/result` (HTTP-API.md §3.3).
     ///
     /// A code is redeemed at most once. After `networkError`, `redemptionInProgress`, `unavailable` or a transient
     /// `backendError` the code may still be redeemable: calling `complete` again with the same request and URL is
@@ -83,6 +83,7 @@ public struct AuthHandlerClient: Sendable {
     public func complete(_ request: SignInRequest, callbackURL: URL) async throws(AuthHandlerClientError)
         -> SignInResult
     {
+        try Self.checkReturn(callbackURL, to: request.redirectURL)
         let callback = try SignInCallback(callbackURL)
         guard callback.eventId == request.eventId else {
             throw .mismatchedEventId(expected: request.eventId, received: callback.eventId)
@@ -96,6 +97,22 @@ public struct AuthHandlerClient: Sendable {
         if request.authType.requiresIDToken, let idToken = request.idToken { fields.append(("idToken", idToken)) }
         let answer = try await post("result", fields: fields)
         return try Self.result(status: answer.status, body: answer.body, retryAfter: answer.retryAfter)
+    }
+
+    /// Refuses a callback URL that is not `redirectURL` come back: the daemon adds only to its query (HTTP-API.md
+    /// §3.2), so its scheme, host, port and path are the redirect URL's. The message names the part, not the URL,
+    /// whose query holds a result code.
+    static func checkReturn(_ callbackURL: URL, to redirectURL: URL) throws(AuthHandlerClientError) {
+        guard let expected = URLOrigin(redirectURL), let returned = URLOrigin(callbackURL) else {
+            throw .mismatchedCallbackURL(
+                message: "the callback URL cannot be read as a URL; pass the URL the browser was sent back to")
+        }
+        if let part = returned.differingPart(from: expected) {
+            throw .mismatchedCallbackURL(
+                message: "the callback URL's \(part) is not that of the request's redirectURL "
+                    + "(\(redirectURL.absoluteString)); its code was not redeemed: complete each SignInRequest with "
+                    + "the URL the browser came back to")
+        }
     }
 
     /// POSTs `fields` as a form to `/__/auth/` + `name`, asking for JSON.
@@ -177,6 +194,13 @@ public struct AuthHandlerClient: Sendable {
             throw .invalidArgument(
                 message: "baseURL must be the http or https URL auth-handler is served at (the app's origin), "
                     + "without user info, query or fragment")
+        }
+        // A plain http daemon is allowed only on this machine: elsewhere the verifier and the result would cross
+        // the network unencrypted.
+        guard scheme == "https" || URLOrigin(baseURL)?.isLoopback == true else {
+            throw .insecureBaseURL(
+                message: "baseURL is plain http to a host other than this machine's; use the daemon's https URL "
+                    + "(http only for localhost, 127.0.0.0/8 or [::1])")
         }
         var path = components.percentEncodedPath
         while path.hasSuffix("/") { path.removeLast() }

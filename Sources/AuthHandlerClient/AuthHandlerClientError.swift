@@ -77,6 +77,12 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     /// The callback URL is not a return from this daemon: no `code` or `error`, a repeated parameter, or bad
     /// percent-encoding.
     case invalidCallbackURL(message: String)
+    /// The callback URL is not the request's `redirectURL` come back: its scheme, host, port or path differs. Its
+    /// code was not redeemed.
+    case mismatchedCallbackURL(message: String)
+    /// `baseURL` is plain `http` to a host other than loopback (`localhost`, 127.0.0.0/8, `::1`): the verifier and
+    /// the result would cross the network unencrypted. Refused before anything is sent.
+    case insecureBaseURL(message: String)
     /// The callback belongs to another sign-in: its `eventId` is not the request's (or is missing). Its code was
     /// not redeemed.
     case mismatchedEventId(expected: String, received: String?)
@@ -145,7 +151,9 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
         case .deviceCodeExpired: "expired_token"
         case .invalidGrant: "invalid_grant"
         case .unknown(let code, _): code
-        case .invalidArgument, .invalidCallbackURL, .mismatchedEventId, .networkError, .unreadableAnswer: nil
+        case .invalidArgument, .invalidCallbackURL, .mismatchedCallbackURL, .insecureBaseURL, .mismatchedEventId,
+            .networkError, .unreadableAnswer:
+            nil
         }
     }
 
@@ -162,7 +170,8 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
             .redemptionInProgress(_, let message), .tooManyRequests(_, let message), .internalError(let message),
             .providerError(let message), .backendError(let message), .interactionRequired(let message),
             .unavailable(_, let message), .deviceCodeExpired(let message), .invalidGrant(let message),
-            .invalidArgument(let message), .invalidCallbackURL(let message),
+            .invalidArgument(let message), .invalidCallbackURL(let message), .mismatchedCallbackURL(let message),
+            .insecureBaseURL(let message),
             .networkError(let message), .unreadableAnswer(_, let message), .unknown(_, let message):
             message
         case .mismatchedEventId(let expected, let received):

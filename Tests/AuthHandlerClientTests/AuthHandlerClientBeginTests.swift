@@ -80,6 +80,48 @@ struct AuthHandlerClientBeginTests {
         }
     }
 
+    @Test("a plain http base URL is refused unless it is this machine's")
+    func plainHTTPOnlyOnLoopback() throws {
+        for base in [
+            "http://127.0.0.1:8080", "http://127.1.2.3", "http://localhost:8080", "http://LOCALHOST",
+            "http://[::1]:8080",
+            "https://app.example.com",
+        ] {
+            _ = try Self.begin(AuthHandlerClient(baseURL: URL(string: base)!))
+        }
+        for base in [
+            "http://app.example.com", "http://10.0.0.1:8080", "http://128.0.0.1", "http://127.0.0.1.example.com",
+            "http://localhost.example.com", "http://[::2]", "http://127.0.0.256",
+        ] {
+            do throws(AuthHandlerClientError) {
+                let request = try Self.begin(AuthHandlerClient(baseURL: URL(string: base)!))
+                Issue.record("\(base) accepted: \(request.url)")
+            } catch {
+                guard case .insecureBaseURL(let message) = error else {
+                    Issue.record("\(base) → \(error)")
+                    continue
+                }
+                #expect(message.contains("https"))
+            }
+        }
+    }
+
+    @Test("a plain http base URL is refused before a code is posted to it")
+    func plainHTTPRefusedAtComplete() async throws {
+        let client = AuthHandlerClient(baseURL: URL(string: "http://auth.example.com")!)
+        let request = try Self.begin(AuthHandlerClient(baseURL: URL(string: "https://auth.example.com")!))
+        let callback = URL(string: "com.example.app:/auth?code=abc&eventId=\(request.eventId)")!
+        do throws(AuthHandlerClientError) {
+            _ = try await client.complete(request, callbackURL: callback)
+            Issue.record("completed")
+        } catch {
+            guard case .insecureBaseURL = error else {
+                Issue.record("\(error)")
+                return
+            }
+        }
+    }
+
     @Test("link and reauthenticate carry their authType and keep the ID token out of the URL")
     func linkKeepsIDToken() throws {
         let request = try Self.begin(authType: .link, idToken: "the-users-id-token")

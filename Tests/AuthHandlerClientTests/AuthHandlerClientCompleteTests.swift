@@ -10,8 +10,8 @@ struct AuthHandlerClientCompleteTests {
     /// `networkError`, not the error it expects.
     static let client = AuthHandlerClient(baseURL: URL(string: "http://127.0.0.1:9")!)
 
-    static func request() throws -> SignInRequest {
-        try client.begin(providerId: "google.com", redirectURL: URL(string: "com.example.app:/auth")!)
+    static func request(_ redirectURL: String = "com.example.app:/auth") throws -> SignInRequest {
+        try client.begin(providerId: "google.com", redirectURL: URL(string: redirectURL)!)
     }
 
     static func complete(_ request: SignInRequest, _ callback: String) async -> AuthHandlerClientError? {
@@ -109,10 +109,54 @@ struct AuthHandlerClientCompleteTests {
 
     @Test("the app's own query parameters on the redirect URL are left alone")
     func appParameters() async throws {
-        let request = try Self.request()
+        let request = try Self.request("https://app.example.com/done?tab=2")
         let error = await Self.complete(
             request, "https://app.example.com/done?tab=2&error=provider-error&eventId=\(request.eventId)&x=%20")
         #expect(error == .providerError(message: ""))
+    }
+
+    @Test("a callback URL that is not the request's redirectURL come back is refused before anything is redeemed")
+    func mismatchedCallbackURL() async throws {
+        for (redirectURL, callbacks) in [
+            (
+                "https://App.Example.com/done",
+                [
+                    "http://app.example.com/done", "https://evil.example/done", "https://app.example.com:8443/done",
+                    "https://app.example.com/other", "https://app.example.com/done/", "https://app.example.com/",
+                    "com.example.app:/done",
+                ]
+            ),
+            (
+                "com.example.app:/auth",
+                ["com.example.app:/other", "com.evil.app:/auth", "com.example.app://evil/auth", "https://x/auth"]
+            ),
+        ] {
+            let request = try Self.request(redirectURL)
+            for callback in callbacks {
+                let error = await Self.complete(request, callback + "?code=result-code-1&eventId=\(request.eventId)")
+                guard case .mismatchedCallbackURL(let message)? = error else {
+                    Issue.record("\(callback) for \(redirectURL) → \(String(describing: error))")
+                    continue
+                }
+                #expect(!message.contains("result-code-1"))
+                #expect(error?.code == nil)
+            }
+        }
+    }
+
+    @Test("the redirectURL come back is accepted whatever the case of its scheme and host, and with its default port")
+    func sameCallbackURLInOtherSpellings() async throws {
+        let request = try Self.request("https://app.example.com/done")
+        for callback in [
+            "https://app.example.com/done", "HTTPS://APP.EXAMPLE.COM/done", "https://app.example.com:443/done",
+        ] {
+            // Past the checks, the code is posted: here to a closed port.
+            let error = await Self.complete(request, callback + "?code=abc&eventId=\(request.eventId)")
+            guard case .networkError? = error else {
+                Issue.record("\(callback) → \(String(describing: error))")
+                continue
+            }
+        }
     }
 
     @Test("a result code with a matching eventId is posted: here to a closed port, so networkError")

@@ -28,6 +28,7 @@ struct FlowHotPathJSONTests {
         session.redirectURL = ""
         session.eventID = nil
         session.deviceResultCode = "device-result-code"
+        session.resultDelivery = .fragment
         return session
     }()
 
@@ -74,6 +75,11 @@ struct FlowHotPathJSONTests {
         #expect(decoded { $0["s"] = .null }?.state == nil)
         #expect(decoded { $0["s"] = .null } != nil)
         #expect(decoded { $0["zz"] = .string("later member") } != nil)
+        // resultDelivery (HTTP-API.md §3.1): absent in older cookies, which return in the query; unknown: refused.
+        #expect(decoded { _ in }?.resultDelivery == nil)
+        #expect(decoded { $0["rd"] = .string("fragment") }?.resultDelivery == .fragment)
+        #expect(decoded { $0["rd"] = .string("hash") } == nil)
+        #expect(decoded { $0["rd"] = .integer(1) } == nil)
         #expect(
             decoded { $0["x"] = .integer(786_312_945) }?.expiresAt == Date(timeIntervalSinceReferenceDate: 786_312_945))
         #expect(PendingSession.decoding(Array("[]".utf8)) == nil)

@@ -346,6 +346,58 @@ struct FlowSignInFlowTests {
         #expect(linked.authType == .linkViaRedirect)
     }
 
+    // MARK: resultDelivery (HTTP-API.md §3.1, §3.2)
+
+    /// The 303 of a sign-in started with `resultDelivery=fragment` carries the result after `#`, where no browser
+    /// sends it on (in a request or a `Referer`); the redirect URL itself is unchanged.
+    @Test func aResultAskedForInTheFragmentArrivesInTheFragment() async throws {
+        let harness = try Harness()
+        let started = try await harness.start("oidc.test", [("eventId", "e1"), ("resultDelivery", "fragment")])
+        try harness.serveToken(for: started)
+        guard case .redirect(let location) = try await harness.approve(started).outcome else {
+            Issue.record("the callback did not redirect")
+            return
+        }
+        #expect(location.hasPrefix(Self.redirect + "#code="))
+        #expect(!location.contains("?"))
+        let fragment = try FormURLEncoding.decode(String(location.dropFirst(Self.redirect.utf8.count + 1)))
+        #expect(fragment.map(\.name) == ["code", "eventId"])
+        #expect(fragment.first(named: "eventId") == "e1")
+        let code = try #require(fragment.first(named: "code"))
+        #expect(try await harness.redeem(code).eventId == "e1")
+    }
+
+    /// A failure goes where the result would have: `error`, `error_description` and `eventId` in the fragment.
+    @Test func aFailureAskedForInTheFragmentArrivesInTheFragment() async throws {
+        let harness = try Harness()
+        let started = try await harness.start("twitter.com", [("eventId", "e2"), ("resultDelivery", "fragment")])
+        let answer = await harness.callback([("denied", "request-1")], cookie: started)
+        guard case .redirect(let location) = answer.outcome else {
+            Issue.record("the callback did not redirect")
+            return
+        }
+        #expect(location.hasPrefix(Self.redirect + "#error=user-cancelled&error_description="))
+        #expect(location.hasSuffix("&eventId=e2"))
+        #expect(!location.contains("?"))
+    }
+
+    /// `query`, given or not, is the query; anything else is refused naming the parameter.
+    @Test func resultDeliveryIsTheQueryUnlessFragmentIsAskedFor() async throws {
+        let harness = try Harness()
+        let started = try await harness.start("oidc.test", [("resultDelivery", "query")])
+        try harness.serveToken(for: started)
+        _ = try #require(Self.resultCode(try await harness.approve(started)))
+        for given in [[("resultDelivery", "hash")], [("resultDelivery", "Fragment")], [("resultDelivery", "")]] {
+            do {
+                _ = try await harness.start("oidc.test", given)
+                Issue.record("\(given) was accepted")
+            } catch let error as APIError {
+                #expect(error.code == .invalidRequest)
+                #expect(error.message.contains("resultDelivery"))
+            }
+        }
+    }
+
     // MARK: OAuth 1.0a's callback confirmation (RFC 5849 §2.1)
 
     @Test func aRequestTokenAnswerWithoutCallbackConfirmationFailsTheStart() async throws {

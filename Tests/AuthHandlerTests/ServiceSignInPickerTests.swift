@@ -63,7 +63,10 @@ struct ServiceSignInPickerTests {
 
     @Test func offersEveryConfiguredProviderByNameWithTheStartsParameters() throws {
         let choices = try Self.flow().pickerChoices(
-            Self.request([("scopes", "email"), ("customParameters", #"{"login_hint":"a@b.c"}"#), ("foo", "bar")]))
+            Self.request([
+                ("scopes", "email"), ("customParameters", #"{"login_hint":"a@b.c"}"#), ("foo", "bar"),
+                ("resultDelivery", "fragment"),
+            ]))
         // Ordered by name: "<b>…" sorts before "Google" and "X (Twitter)".
         #expect(choices.map(\.providerID) == ["oidc.corp", "google.com", "twitter.com"])
         #expect(choices.map(\.displayName) == [#"<b>"Corp" & 'Co'</b>"#, "Google", "X (Twitter)"])
@@ -74,7 +77,7 @@ struct ServiceSignInPickerTests {
                     == Self.fields([
                         ("providerId", choice.providerID), ("redirectUrl", Self.redirect), ("eventId", "e1"),
                         ("resultChallenge", Self.challenge), ("scopes", "email"),
-                        ("customParameters", #"{"login_hint":"a@b.c"}"#),
+                        ("customParameters", #"{"login_hint":"a@b.c"}"#), ("resultDelivery", "fragment"),
                     ]))
         }
     }
@@ -105,6 +108,11 @@ struct ServiceSignInPickerTests {
         [("redirectUrl", redirect), ("resultChallenge", challenge), ("customParameters", "[1]")],
         [("redirectUrl", redirect), ("resultChallenge", challenge), ("customParameters", #"{"state":"x"}"#)],
         [("redirectUrl", redirect), ("resultChallenge", challenge), ("customParameters", #"{"a b":"x"}"#)],
+        [("redirectUrl", redirect), ("resultChallenge", challenge), ("resultDelivery", "hash")],
+        [
+            ("redirectUrl", redirect), ("resultChallenge", challenge), ("resultDelivery", "query"),
+            ("resultDelivery", "query"),
+        ],
         [("redirectUrl", redirect)],
         [("redirectUrl", redirect), ("resultChallenge", "short")],
         // Valid scopes, but a pending sign-in too large for its cookie.

@@ -44,12 +44,18 @@ NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
 STEP_TIMEOUT = common.STEP_TIMEOUT
 APP_CSP = "script-src 'self'; connect-src 'self'"
 
-# The app: a page and its script, both from the app's origin, so the strict CSP holds for every script it runs.
+# The app: a page and its script, both from the app's origin, so the strict CSP holds for every script it runs. The
+# image is a subresource the page requests while it parses, before any module runs: what its Referer carries is what
+# the return's address leaks (test_the_result_reaches_no_server).
 APP_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>app</title>
 <script type="module" src="/app/app.js"></script></head>
-<body><main><button id="popup" type="button">Sign in with a popup</button><pre id="outcome"></pre></main></body></html>
+<body><main><img src="/app/pixel.gif" alt="" width="1" height="1">
+<button id="popup" type="button">Sign in with a popup</button><pre id="outcome"></pre></main></body></html>
 """
+
+# A 1x1 transparent GIF.
+PIXEL_GIF = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
 
 APP_SCRIPT = """import { AuthHandler, AuthHandlerError } from "/__/auth/client.js";
 
@@ -68,6 +74,14 @@ function settle(promise, into, index) {
     promise.then((result) => { into[index] = { result }; }, (error) => { into[index] = describe(error); });
 }
 
+// The window name the module gives each popup (window.open is looked up when the module calls it).
+const popupNames = [];
+const open = window.open;
+window.open = function (url, name, features) {
+    popupNames.push(name);
+    return open.call(window, url, name, features);
+};
+
 const popups = [];
 document.getElementById("popup").addEventListener("click", (event) => {
     const request = JSON.parse(event.target.dataset.request || "{}");
@@ -82,6 +96,7 @@ window.app = {
     loaded: true,
     violations,
     popups,
+    popupNames,
     redirect: (providerId, options) => { auth.signInWithRedirect(providerId, options ?? {}); },
     link: (providerId, idToken, options) => { auth.linkWithRedirect(providerId, idToken, options ?? {}); },
     popupOutsideGesture: (providerId, options) => {
@@ -147,9 +162,9 @@ class Site:
         site = os.path.join(self.directory, "site", "app")
         os.makedirs(site)
         for name, text in (("index.html", APP_PAGE), ("app.js", APP_SCRIPT), ("import-only.html", IMPORT_ONLY_PAGE),
-                           ("import-only.js", IMPORT_ONLY_SCRIPT)):
-            with open(os.path.join(site, name), "w") as handle:
-                handle.write(text)
+                           ("import-only.js", IMPORT_ONLY_SCRIPT), ("pixel.gif", PIXEL_GIF)):
+            with open(os.path.join(site, name), "wb") as handle:
+                handle.write(text if isinstance(text, bytes) else text.encode())
         os.makedirs(os.path.join(self.directory, "nginx-temp"))
         nginx_conf = os.path.join(self.directory, "nginx.conf")
         with open(nginx_conf, "w") as handle:
@@ -216,12 +231,14 @@ http {{
     fastcgi_temp_path {temp}/fastcgi;
     uwsgi_temp_path {temp}/uwsgi;
     scgi_temp_path {temp}/scgi;
-    types {{ text/html html; text/javascript js; }}
+    types {{ text/html html; text/javascript js; image/gif gif; }}
     server {{
         listen 127.0.0.1:{port};
         root {dir}/site;
         location /app/ {{
             add_header Content-Security-Policy "{csp}" always;
+            # Every load of the app page requests its subresources again, so each shows in the access log.
+            add_header Cache-Control "no-store" always;
         }}
         location /__/auth/ {{
             proxy_pass http://{daemon};
@@ -245,6 +262,17 @@ http {{
             return error.code, error.headers, error.read()
         except (urllib.error.URLError, OSError) as error:
             return None, {}, str(error).encode()
+
+    def access_log(self):
+        """nginx's access log so far, one (request line, Referer) per request (nginx's `combined` format)."""
+        import re
+        pattern = re.compile(r'"(?P<request>(?:[^"\\]|\\.)*)" \d+ \d+ "(?P<referer>(?:[^"\\]|\\.)*)"')
+        try:
+            with open(os.path.join(self.directory, "nginx-access.log"), encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except OSError:
+            return []
+        return [(match["request"], match["referer"]) for match in map(pattern.search, lines) if match]
 
     def stop(self):
         process = getattr(self, "nginx_process", None)
@@ -458,9 +486,11 @@ def check_signed_in(outcome, provider, user="alice", auth_type="signInViaRedirec
 
 
 def check_clean_return(app):
-    query = urllib.parse.parse_qs(app.query())
-    leftover = [name for name in ("code", "eventId", "error", "error_description") if name in query]
-    check(not leftover, "the address bar still holds %s after the return" % leftover)
+    parts = urllib.parse.urlsplit(app.driver.current_url)
+    for where, text in (("query", parts.query), ("fragment", parts.fragment)):
+        given = urllib.parse.parse_qs(text)
+        leftover = [name for name in ("code", "eventId", "error", "error_description") if name in given]
+        check(not leftover, "the address bar's %s still holds %s after the return" % (where, leftover))
 
 
 # MARK: cases
@@ -482,16 +512,20 @@ def test_plain_page_and_strict_csp(app):
 
 
 def test_importing_the_module_does_nothing(app):
-    """A page that imports the module, opened with a return's query: the query stays, nothing is redeemed or
-    stored; only getRedirectResult() completes a return."""
+    """A page that imports the module, opened with a return in its query and its fragment: both stay, nothing is
+    redeemed or stored; only getRedirectResult() completes a return."""
     app.new_tab()
     before = len(app.redemptions())
-    app.driver.get(app.site.origin + "/app/import-only.html?code=not-redeemed&eventId=e-import")
+    app.driver.get(app.site.origin + "/app/import-only.html?code=not-redeemed&eventId=e-import"
+                   + "#code=not-redeemed-either&eventId=e-fragment")
     exported = app.browser.wait(lambda driver: driver.execute_script("return window.imported;"), "the import")
     check(exported == ["AuthHandler", "AuthHandlerError"], "the module exports %s" % exported)
     query = urllib.parse.parse_qs(app.query())
     check(query.get("code") == ["not-redeemed"] and query.get("eventId") == ["e-import"],
           "importing the module changed the address bar's query to %s" % sorted(query))
+    fragment = urllib.parse.parse_qs(urllib.parse.urlsplit(app.driver.current_url).fragment)
+    check(fragment.get("code") == ["not-redeemed-either"] and fragment.get("eventId") == ["e-fragment"],
+          "importing the module changed the address bar's fragment to %s" % sorted(fragment))
     check(app.driver.execute_script("return sessionStorage.length;") == 0, "importing the module stored something")
     check(len(app.redemptions()) == before, "importing the module redeemed")
 
@@ -563,6 +597,12 @@ def test_second_popup_cancels_the_first(app):
     check(first.get("error") == "cancelled-popup-request", "the first popup ended with %s" % first)
     check_signed_in(app.popup_outcome(1), "twitter.com")
     app.browser.wait(lambda driver: driver.window_handles == [opener], "the popup to close itself")
+    # Each sign-in's popup has a name of its own, at random, so the second opened a window of its own instead of
+    # being looked up by name (the first was closed by the module).
+    names = app.driver.execute_script("return window.app.popupNames;")
+    check(len(names) == 2 and len(set(names)) == 2, "the two popups' window names are %s" % names)
+    check(all(name.startswith("auth-handler-popup-") and len(name) >= len("auth-handler-popup-") + 22
+              for name in names), "a popup's window name is not the prefix and 16 random bytes: %s" % names)
 
 
 def test_popup_outside_a_user_gesture(app):
@@ -598,7 +638,7 @@ def test_sign_in_through_the_provider_picker(app):
 
 def test_two_tabs_at_once(app):
     """Two tabs sign in at once, completed in the opposite order; a third tab given one's return URL does not
-    redeem it (no-pending-sign-in)."""
+    redeem it (no-pending-sign-in), whether the return is in the fragment or in the query."""
     app.new_tab()
     driver = app.driver
     first = driver.current_window_handle
@@ -615,9 +655,10 @@ def test_two_tabs_at_once(app):
     app.browser.wait(lambda d: d.current_url.startswith(app.site.app_url)
                      and d.execute_script("return window.leaving === undefined;"), "tab 2's return")
     check_signed_in(app.outcome(), "twitter.com", "bob")
-    returns = [url for method, url, _ in app.requests()
-               if url.startswith(app.site.app_url + "?") and "code=" in url]
-    check(returns, "the browser log has no return to the app with a code")
+    # The result is in the fragment, which is in no request's URL: the copied URL is the 303's Location.
+    returns = [location for _, _, _, _, location in app.network.snapshot()
+               if location and location.startswith(app.site.app_url + "#") and "code=" in location]
+    check(returns, "the browser log has no 303 back to the app with a code in its fragment")
     copied = returns[-1]
     driver.switch_to.window(first)
     app.browser.approve("alice")
@@ -631,6 +672,12 @@ def test_two_tabs_at_once(app):
     check(outcome.get("error") == "no-pending-sign-in", "a copied return URL gave %s" % outcome)
     check_clean_return(app)
     check(len(app.redemptions()) == redeemed + 2, "the copied return URL was redeemed")
+    # The same return in the query, as a sign-in started without resultDelivery comes back: still read, and cleared.
+    driver.get(app.site.app_url + "?" + urllib.parse.urlsplit(copied).fragment)
+    outcome = app.outcome()
+    check(outcome.get("error") == "no-pending-sign-in", "the return in the query gave %s" % outcome)
+    check_clean_return(app)
+    check(len(app.redemptions()) == redeemed + 2, "the return in the query was redeemed")
     driver.switch_to.window(second)
 
 
@@ -662,6 +709,36 @@ def test_account_exists_with_different_credential(app):
     check_clean_return(app)
 
 
+def test_the_result_reaches_no_server(app):
+    """A redirect sign-in's result comes back in the fragment (resultDelivery=fragment, HTTP-API.md §3.2): the
+    return page's own request and its subresources, requested before the module runs (the image, the app's script),
+    carry no code or eventId in their URL or Referer, as nginx's access log shows. (The provider's own `code` on the
+    way to /__/auth/handler is not the result: only the app's requests are checked for one in their URL.)"""
+    app.new_tab()
+    seen = len(app.site.access_log())
+    check_signed_in(app.redirect("google.com", {"customParameters": {"login_hint": "alice"}}), "google.com")
+    check_clean_return(app)
+    logged = app.site.access_log()[seen:]
+    # (The module itself is imported by app.js, whose URL is its Referer, and is cached: it need not show here.)
+    for path in ("/app/pixel.gif", "/app/app.js"):
+        check(any(request.split(" ")[1:2] == [path] and referer.startswith(app.site.app_url)
+                  for request, referer in logged),
+              "the return page's %s is not in nginx's access log with the page as Referer" % path)
+    def returned(url):
+        """The return parameters `url`'s query holds, by name only (their values are result codes)."""
+        return sorted(set(urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)) & {"code", "eventId"})
+
+    leaked = ["%s (in its URL: %s; in its Referer: %s)" % (urllib.parse.urlsplit(request.split(" ")[1]).path,
+                                                         returned(request.split(" ")[1]), returned(referer))
+              for request, referer in logged
+              if len(request.split(" ")) == 3
+              and ((request.split(" ")[1].startswith("/app/") and returned(request.split(" ")[1])) or returned(referer))]
+    check(not leaked, "the result reached nginx: %s" % leaked[:3])
+    starts = [url for _, url, _ in app.requests() if url.startswith(app.site.origin + "/__/auth/handler?provider")]
+    check(starts and urllib.parse.parse_qs(urllib.parse.urlsplit(starts[-1]).query).get("resultDelivery")
+          == ["fragment"], "the module's start did not ask for resultDelivery=fragment")
+
+
 def test_no_verifier_in_any_url(app):
     """Every verifier the browser sent (in redemption bodies) appears in no URL it visited; each start carried
     its S256 challenge."""
@@ -689,6 +766,7 @@ CASES = [
     test_plain_page_and_strict_csp,
     test_importing_the_module_does_nothing,
     test_redirect_oidc_query_and_reload,
+    test_the_result_reaches_no_server,
     test_redirect_form_post,
     test_redirect_oauth1,
     test_popup_sign_in,

@@ -8,6 +8,11 @@
 //   if (!result) signInButton.onclick = () => auth.signInWithRedirect("google.com");
 //
 // Importing it does nothing: no listener, no storage, no network until a method is called.
+//
+// A redirect sign-in asks for its result in the return page's fragment (`resultDelivery=fragment`, HTTP-API.md §3.1),
+// which the browser sends to no server and in no Referer. A page that reads a result from its query instead (another
+// client's) must not leak it: serve it with `Referrer-Policy: no-referrer` (or `same-origin`, with nothing
+// third-party loaded before this module runs), docs/CLIENTS.md "Web".
 
 const CLIENT_PATH = "/__/auth/handler";
 const PICKER_PATH = "/__/auth/signin";
@@ -16,6 +21,13 @@ const POPUP_PATH = "/__/auth/popup";
 
 // The names the daemon adds to redirectUrl on the way back (HTTP-API.md §3.2).
 const RETURN_PARAMETERS = ["code", "eventId", "error", "error_description"];
+
+// Where a redirect sign-in asks the daemon to put them: the fragment, never sent in a request or a Referer
+// (HTTP-API.md §3.1 `resultDelivery`; RFC 9110 §10.1.3).
+const REDIRECT_RESULT_DELIVERY = "fragment";
+
+// The start of each popup's window name; the rest is random per sign-in, so no lookup by name finds another window.
+const POPUP_NAME_PREFIX = "auth-handler-popup-";
 
 // sessionStorage keys of pending redirect sign-ins: one per eventId, in this tab only.
 const STORAGE_PREFIX = "auth-handler:pending:";
@@ -86,7 +98,7 @@ export class AuthHandler {
         const idTokenProblem = checkIdToken(authType, idToken);
         if (idTokenProblem) throw idTokenProblem;
         const redirectUrl = options.redirectUrl ?? currentPageWithoutQuery();
-        const start = await this.#prepareStart(providerId, authType, redirectUrl, options);
+        const start = await this.#prepareStart(providerId, authType, redirectUrl, options, REDIRECT_RESULT_DELIVERY);
         const pending = { verifier: start.verifier, authType, idToken, baseURL: this.#baseURL };
         storePending(start.eventId, pending);
         window.location.assign(start.url);
@@ -99,6 +111,11 @@ export class AuthHandler {
      * the pending sign-in is taken out of sessionStorage and `code`, `eventId`, `error` and `error_description` are
      * removed from the address bar before the code is redeemed, so a reload resolves to null and never redeems
      * twice. Every call on one AuthHandler answers the same promise.
+     *
+     * They are read from the fragment, where signInWithRedirect asks the daemon to put them, or else from the query
+     * (a sign-in started by an older copy of this module). A page that receives them in its query hands them, until
+     * this runs, to the Referer of everything it loads: serve it with `Referrer-Policy: no-referrer` or `same-origin`
+     * and load nothing third-party before this module (docs/CLIENTS.md "Web").
      */
     getRedirectResult() {
         this.#redirectResult ??= this.#completeRedirect();
@@ -107,15 +124,8 @@ export class AuthHandler {
 
     async #completeRedirect() {
         const url = new URL(window.location.href);
-        const query = url.searchParams;
-        if (!query.has("code") && !query.has("error")) return null;
-        const returned = {
-            code: query.get("code"),
-            eventId: query.get("eventId"),
-            error: query.get("error"),
-            errorDescription: query.get("error_description"),
-        };
-        for (const name of RETURN_PARAMETERS) query.delete(name);
+        const returned = takeReturn(url);
+        if (returned === null) return null;
         window.history.replaceState(window.history.state, "", url.href);
         const pending = returned.eventId === null ? null : takePending(returned.eventId);
         if (pending === null) {
@@ -152,9 +162,11 @@ export class AuthHandler {
         // window.open must run in the click's task, before any await: the browser allows a popup only while the
         // user's activation lasts. It opens blank and is sent to the start once the challenge is ready.
         const previous = this.#popup;
-        const popup = window.open("", "auth-handler-popup", "popup,width=500,height=650");
+        const popup = window.open("", POPUP_NAME_PREFIX + randomBase64URL(16), "popup,width=500,height=650");
         if (previous !== null) {
             previous.reject(new AuthHandlerError("cancelled-popup-request", "a newer popup sign-in replaced this one"));
+            // Its window has a name of its own, so the new popup did not take it over: close it.
+            if (!previous.popup.closed) previous.popup.close();
         }
         if (!popup) {
             return Promise.reject(
@@ -236,27 +248,19 @@ export class AuthHandler {
      */
     static completePopup() {
         const url = new URL(window.location.href);
-        const query = url.searchParams;
-        const message = {
-            type: POPUP_MESSAGE,
-            code: query.get("code"),
-            eventId: query.get("eventId"),
-            error: query.get("error"),
-            errorDescription: query.get("error_description"),
-        };
-        for (const name of RETURN_PARAMETERS) query.delete(name);
+        const returned = takeReturn(url);
         window.history.replaceState(window.history.state, "", url.href);
         const opener = window.opener;
-        if (!opener || (message.code === null && message.error === null) || !sameOrigin(opener)) return false;
+        if (!opener || returned === null || !sameOrigin(opener)) return false;
         // The target origin makes the browser deliver the message only to an opener of this page's origin.
-        opener.postMessage(message, window.location.origin);
+        opener.postMessage({ type: POPUP_MESSAGE, ...returned }, window.location.origin);
         window.close();
         return true;
     }
 
     // MARK: the start
 
-    async #prepareStart(providerId, authType, redirectUrl, options) {
+    async #prepareStart(providerId, authType, redirectUrl, options, resultDelivery = null) {
         const eventId = options.eventId ?? randomBase64URL(16);
         const verifier = randomBase64URL(32);
         const challenge = base64URL(new Uint8Array(await crypto.subtle.digest("SHA-256", ascii(verifier))));
@@ -271,6 +275,7 @@ export class AuthHandler {
             parameters.set("customParameters", JSON.stringify(options.customParameters));
         }
         parameters.set("resultChallenge", challenge);
+        if (resultDelivery !== null) parameters.set("resultDelivery", resultDelivery);
         const path = providerId === null || providerId === undefined ? PICKER_PATH : CLIENT_PATH;
         return { url: `${this.#baseURL}${path}?${parameters}`, eventId, verifier };
     }
@@ -339,6 +344,26 @@ function takePending(eventId) {
 }
 
 // MARK: small helpers
+
+/**
+ * The return parameters of the address `url` (HTTP-API.md §3.2), removed from it: from its fragment when that holds a
+ * `code` or an `error`, else from its query; null, with `url` unchanged, when neither does.
+ */
+function takeReturn(url) {
+    const fragment = new URLSearchParams(url.hash.slice(1));
+    const inFragment = fragment.has("code") || fragment.has("error");
+    const found = inFragment ? fragment : url.searchParams;
+    if (!found.has("code") && !found.has("error")) return null;
+    const returned = {
+        code: found.get("code"),
+        eventId: found.get("eventId"),
+        error: found.get("error"),
+        errorDescription: found.get("error_description"),
+    };
+    for (const name of RETURN_PARAMETERS) found.delete(name);
+    if (inFragment) url.hash = fragment.toString();
+    return returned;
+}
 
 /** The error for a link or reauth without the user's ID token (HTTP-API.md §3.3 requires it); null when fine. */
 function checkIdToken(authType, idToken) {

@@ -26,6 +26,9 @@ package struct PendingSession: Codable, Sendable, Equatable {
     /// A device sign-in's result code (HTTP-API.md §3.9): the callback keeps the result under it for the polling
     /// device instead of sending the browser to an app.
     var deviceResultCode: String? = nil
+    /// Where the callback puts the result in `redirectURL` (the start's `resultDelivery`, HTTP-API.md §3.1); nil,
+    /// as in every cookie sealed before this member existed, is the query.
+    var resultDelivery: ResultDelivery? = nil
 
     /// Short names: the sealed session must fit in a cookie of ``SignInCookie/maximumLength`` bytes.
     enum CodingKeys: String, CodingKey {
@@ -43,6 +46,7 @@ package struct PendingSession: Codable, Sendable, Equatable {
         case createdAt = "ct"
         case expiresAt = "x"
         case deviceResultCode = "d"
+        case resultDelivery = "rd"
     }
 
     /// The state (OAuth 2) or request token (OAuth 1.0a) the sign-in is found and recorded by.
@@ -89,7 +93,7 @@ extension PendingSession {
         let optionals: [(CodingKeys, String?)] = [
             (.state, state), (.eventID, eventID), (.resultChallenge, resultChallenge), (.codeVerifier, codeVerifier),
             (.nonce, nonce), (.requestToken, requestToken), (.requestTokenSecret, requestTokenSecret),
-            (.deviceResultCode, deviceResultCode),
+            (.deviceResultCode, deviceResultCode), (.resultDelivery, resultDelivery?.rawValue),
         ]
         for case (let key, let value?) in optionals { members[key.rawValue] = .string(value) }
         return JSONValue.object(members).serialized
@@ -120,14 +124,18 @@ extension PendingSession {
             let state = optional(.state), let eventID = optional(.eventID),
             let resultChallenge = optional(.resultChallenge), let codeVerifier = optional(.codeVerifier),
             let nonce = optional(.nonce), let requestToken = optional(.requestToken),
-            let requestTokenSecret = optional(.requestTokenSecret), let deviceResultCode = optional(.deviceResultCode)
+            let requestTokenSecret = optional(.requestTokenSecret), let deviceResultCode = optional(.deviceResultCode),
+            let deliveryName = optional(.resultDelivery)
         else { return nil }
+        // An unknown delivery does not decode, as JSONDecoder refused it: no result goes where the start did not ask.
+        let resultDelivery = deliveryName.map(ResultDelivery.init(rawValue:))
+        guard resultDelivery != .some(nil) else { return nil }
         let scopes = scopeValues.compactMap(\.stringValue)
         guard scopes.count == scopeValues.count else { return nil }
         return PendingSession(
             providerID: providerID, state: state, redirectURL: redirectURL, authType: authType, eventID: eventID,
             resultChallenge: resultChallenge, scopes: scopes, codeVerifier: codeVerifier, nonce: nonce,
             requestToken: requestToken, requestTokenSecret: requestTokenSecret, createdAt: createdAt,
-            expiresAt: expiresAt, deviceResultCode: deviceResultCode)
+            expiresAt: expiresAt, deviceResultCode: deviceResultCode, resultDelivery: resultDelivery ?? nil)
     }
 }

@@ -81,7 +81,7 @@ extension SignInFlow {
             if session.deviceResultCode != nil { return deviceDoneURL(.signedIn) }
             var back = [URLFormField(name: "code", value: code)]
             if let eventID = session.eventID { back.append(URLFormField(name: "eventId", value: eventID)) }
-            return RedirectURLPolicy.appending(back, to: session.redirectURL)
+            return (session.resultDelivery ?? .query).appending(back, to: session.redirectURL)
         } catch {
             observer.stepFailed(
                 .callback, provider: session.providerID, code: error.code,
@@ -94,7 +94,7 @@ extension SignInFlow {
                 URLFormField(name: "error_description", value: error.message),
             ]
             if let eventID = session.eventID { back.append(URLFormField(name: "eventId", value: eventID)) }
-            return RedirectURLPolicy.appending(back, to: session.redirectURL)
+            return (session.resultDelivery ?? .query).appending(back, to: session.redirectURL)
         }
     }
 

@@ -17,7 +17,7 @@ package struct PickerChoice: Sendable, Equatable {
 extension SignInFlow {
     /// The start parameters a picker carries into each button's start, in the order HTTP-API.md §3.1 lists them.
     static let carriedStartParameters = [
-        "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge",
+        "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge", "resultDelivery",
     ]
 
     /// The picker's buttons for a request's query `fields`; throws the error a start would answer for the first

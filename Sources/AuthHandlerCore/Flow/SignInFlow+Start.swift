@@ -257,6 +257,8 @@ struct StartRequest {
     let resultChallenge: String?
     /// Set for a device sign-in's start (HTTP-API.md §3.9); carried into the pending sign-in.
     var deviceResultCode: String? = nil
+    /// `resultDelivery` as given; nil (absent) is the query.
+    var resultDelivery: ResultDelivery? = nil
 
     /// The bounds on what the app sends that is sealed into the cookie, so that one stays small (HTTP-API.md §3.1).
     static let maximumEventIDLength = 128
@@ -275,6 +277,7 @@ struct StartRequest {
     init(fields: [URLFormField], flow: SignInFlow) throws(APIError) {
         for name in [
             "providerId", "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge",
+            "resultDelivery",
         ]
         where fields.all(named: name).count > 1 {
             throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
@@ -287,6 +290,7 @@ struct StartRequest {
         customParameters = try Self.customParameters(fields.first(named: "customParameters"), provider: provider)
         resultChallenge = try Self.resultChallenge(
             fields.first(named: "resultChallenge"), required: flow.settings.requireResultChallenge)
+        resultDelivery = try Self.resultDelivery(fields.first(named: "resultDelivery"))
     }
 
     /// `providerId`: a configured provider.
@@ -389,6 +393,17 @@ struct StartRequest {
         return challenge
     }
 
+    /// `resultDelivery`: `query` or `fragment`, when given.
+    static func resultDelivery(_ name: String?) throws(APIError) -> ResultDelivery? {
+        guard let name else { return nil }
+        guard let delivery = ResultDelivery(rawValue: name) else {
+            throw APIError(
+                .invalidRequest,
+                "resultDelivery '\(SignInFlow.shortened(name))' is not supported; use query (the default) or fragment")
+        }
+        return delivery
+    }
+
     /// `customParameters`: a JSON object of strings, none of them reserved for the provider's protocol.
     static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(APIError) -> [URLFormField] {
         guard let text, !text.isEmpty else { return [] }
@@ -442,6 +457,7 @@ struct StartRequest {
             providerID: provider.id, redirectURL: redirectURL, authType: authType, eventID: eventID,
             resultChallenge: resultChallenge, scopes: requestedScopes, codeVerifier: nil, nonce: nil,
             requestToken: nil, requestTokenSecret: nil, createdAt: createdAt,
-            expiresAt: createdAt.addingTimeInterval(ttl.timeInterval), deviceResultCode: deviceResultCode)
+            expiresAt: createdAt.addingTimeInterval(ttl.timeInterval), deviceResultCode: deviceResultCode,
+            resultDelivery: resultDelivery)
     }
 }
