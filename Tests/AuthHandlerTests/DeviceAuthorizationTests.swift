@@ -7,7 +7,7 @@ import Testing
 @testable import auth_handler
 
 /// The parts of device sign-in (HTTP-API.md §2.12, §3.9) that need no server: the config, the user codes, the poll
-/// pacing and the code-entry limit, and `login`'s command line.
+/// pacing, and `login`'s command line.
 struct DeviceAuthorizationTests {
     @Test func theConfigIsOffByDefaultAndReadWithItsLimits() throws {
         let plain = try #require(try ConfigFixture.report(overriding: "{}").config)
@@ -91,7 +91,7 @@ struct DeviceAuthorizationTests {
 
     @Test func aPollAfterTheIntervalIsNotTooSoon() {
         let clock = TestClock()
-        let pacing = DevicePacing(clock: clock, now: clock.read)
+        let pacing = DevicePacing(clock: clock)
         _ = pacing.poll("a", interval: 1, lifetime: .seconds(60))
         clock.advance(by: .milliseconds(999))
         #expect(pacing.poll("a", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: true, interval: 6))
@@ -103,7 +103,7 @@ struct DeviceAuthorizationTests {
     /// while the table is full (the pacing table swept on every poll was a denial of service).
     @Test func aFullTableIsNotSweptOnEveryPoll() {
         let clock = TestClock()
-        let pacing = DevicePacing(clock: clock, now: clock.read, trackedCodeLimit: 1000)
+        let pacing = DevicePacing(clock: clock, trackedCodeLimit: 1000)
         for index in 0..<1000 {
             _ = pacing.poll("code-\(index)", interval: 5, lifetime: .seconds(index < 500 ? 100 : 1000))
         }
@@ -130,7 +130,7 @@ struct DeviceAuthorizationTests {
     /// not drop it.
     @Test func aForgottenCodeTrackedAgainOutlivesItsOldExpiry() {
         let clock = TestClock()
-        let pacing = DevicePacing(clock: clock, now: clock.read)
+        let pacing = DevicePacing(clock: clock)
         _ = pacing.poll("a", interval: 5, lifetime: .seconds(10))
         pacing.forget("a")
         clock.advance(by: .seconds(5))
@@ -144,18 +144,6 @@ struct DeviceAuthorizationTests {
         #expect(pacing.trackedCodes == 1)
         _ = pacing.poll("b", interval: 5, lifetime: .seconds(10))
         #expect(pacing.trackedCodes == 1)
-    }
-
-    @Test func checkingTheCodeEntryLimitTakesNothing() {
-        let limiter = StartRateLimiter(StartRateLimit(perMinute: 10, burst: 2))
-        for _ in 0..<5 { #expect(limiter.check("x") == .allowed) }
-        #expect(limiter.admit("x") == .allowed)
-        #expect(limiter.admit("x") == .allowed)
-        guard case .limited = limiter.check("x") else {
-            Issue.record("an address without tokens must be limited")
-            return
-        }
-        #expect(limiter.check("y") == .allowed)
     }
 
     @Test func loginParsesItsOptions() throws {

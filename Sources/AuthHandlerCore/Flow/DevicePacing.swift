@@ -1,9 +1,9 @@
-import AuthHandlerSystem
 import Foundation
 import Synchronization
 
-/// The per-instance pacing of device sign-ins (HTTP-API.md §3.9): how fast each device code may be polled, and how
-/// many wrong user codes an address may enter.
+/// The per-instance pacing of device sign-ins (HTTP-API.md §3.9): how fast each device code may be polled. (The
+/// wrong user codes an address may enter are counted in the store, shared by every instance: `SignInFlow`'s
+/// `chargeCodeEntry`.)
 ///
 /// Poll spacing is measured on this process's monotonic clock (RFC 8628 §3.5 `slow_down`), so a wall-clock step
 /// changes nothing; a reload keeps it. It is not shared between instances: behind a balancer that spreads one
@@ -12,8 +12,6 @@ import Synchronization
 package final class DevicePacing: Sendable {
     /// How much `slow_down` adds to a device code's interval (RFC 8628 §3.5).
     package static let slowDownIncrement = 5
-    /// Wrong user codes an address may enter: 10 a minute, at most 10 at once (RFC 8628 §5.1).
-    package static let codeEntryLimit = StartRateLimit(perMinute: 10, burst: 10)
     /// The most device codes whose polls are tracked at once by default; beyond it, new codes are not paced until old
     /// ones expire (a flood of issued codes cannot grow the table without bound).
     package static let maximumTrackedCodes = 200_000
@@ -44,28 +42,23 @@ package final class DevicePacing: Sendable {
         package var interval: Int
     }
 
-    /// Wrong user codes per client address.
-    let codeEntries: StartRateLimiter
     /// The most device codes tracked at once (``maximumTrackedCodes`` unless a test chooses fewer).
     package let trackedCodeLimit: Int
     /// The monotonic time since this value was made (docs/ARCHITECTURE.md "Time").
     private let elapsed: @Sendable () -> Duration
     private let state = Mutex(State())
 
-    /// Poll spacing on `clock` (the process's `ContinuousClock` in the daemon, a test's clock in tests); the code
-    /// entry limit on the wall clock `now`, as every rate limit.
-    package init<C: Clock>(
-        clock: C, now: @escaping WallClock = systemWallClock, trackedCodeLimit: Int = DevicePacing.maximumTrackedCodes
-    ) where C.Duration == Duration {
-        codeEntries = StartRateLimiter(Self.codeEntryLimit, now: now)
+    /// Poll spacing on `clock` (the process's `ContinuousClock` in the daemon, a test's clock in tests).
+    package init<C: Clock>(clock: C, trackedCodeLimit: Int = DevicePacing.maximumTrackedCodes)
+    where C.Duration == Duration {
         self.trackedCodeLimit = max(1, trackedCodeLimit)
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
     }
 
     /// Poll spacing on the process's monotonic clock.
-    package convenience init(now: @escaping WallClock = systemWallClock) {
-        self.init(clock: ContinuousClock(), now: now)
+    package convenience init() {
+        self.init(clock: ContinuousClock())
     }
 
     /// Records a poll of the device code tagged `tag`, whose interval starts at `interval` seconds and which expires
