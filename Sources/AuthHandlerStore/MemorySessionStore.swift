@@ -2,20 +2,26 @@ import AuthHandlerSystem
 import Foundation
 import Synchronization
 
-/// A `SessionStore` in process memory, for `--once` and tests: the SQLite store's semantics, lost on exit.
+/// A `SessionStore` and `CounterStore` in process memory, for `--once` and tests: the SQLite store's semantics, lost on exit.
 ///
 /// Keys are kept as SHA-256 digests here too, so a heap dump holds nothing replayable. A `Mutex` makes every
 /// operation atomic; each is a dictionary lookup, so holding it on a cooperative thread is harmless.
-package final class MemorySessionStore: SessionStore {
+package final class MemorySessionStore: SessionStore, CounterStore {
     private struct ResultEntry {
         var payload: [UInt8]
         var expiresAt: Date
         var claimed: Bool
     }
 
+    private struct CounterEntry {
+        var count: Int
+        var expiresAt: Date
+    }
+
     private struct State {
         var usedStates: [[UInt8]: Date] = [:]
         var results: [[UInt8]: ResultEntry] = [:]
+        var counters: [[UInt8]: CounterEntry] = [:]
     }
 
     private let state = Mutex(State())
@@ -75,12 +81,39 @@ package final class MemorySessionStore: SessionStore {
         state.withLock { _ = $0.results.removeValue(forKey: codeHash) }
     }
 
+    package func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now()
+        return state.withLock { state in
+            var counter =
+                state.counters[keyHash].flatMap { $0.expiresAt > now ? $0 : nil }
+                ?? CounterEntry(count: 0, expiresAt: now.addingTimeInterval(window.timeInterval))
+            counter.count += 1
+            state.counters[keyHash] = counter
+            return CounterReading(count: counter.count, remaining: .seconds(counter.expiresAt.timeIntervalSince(now)))
+        }
+    }
+
+    package func decrementCounter(key: String) async throws(StoreError) {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now()
+        state.withLock { state in
+            guard let counter = state.counters[keyHash], counter.expiresAt > now else { return }
+            if counter.count > 1 {
+                state.counters[keyHash]?.count -= 1
+            } else {
+                state.counters.removeValue(forKey: keyHash)
+            }
+        }
+    }
+
     package func sweep(now: Date) async throws(StoreError) -> Int {
         state.withLock { state -> Int in
-            let before = state.usedStates.count + state.results.count
+            let before = state.usedStates.count + state.results.count + state.counters.count
             state.usedStates = state.usedStates.filter { $0.value > now }
             state.results = state.results.filter { $0.value.expiresAt > now }
-            return before - state.usedStates.count - state.results.count
+            state.counters = state.counters.filter { $0.value.expiresAt > now }
+            return before - state.usedStates.count - state.results.count - state.counters.count
         }
     }
 

@@ -3,15 +3,16 @@ import AuthHandlerSystem
 import Foundation
 import Synchronization
 
-/// A `SessionStore` in Redis, shared by every instance behind a load balancer (HTTP-API.md §2.5, `store.kind: redis`).
+/// A `SessionStore` and `CounterStore` in Redis, shared by every instance behind a load balancer (HTTP-API.md §2.5,
+/// `store.kind: redis`).
 ///
 /// Each operation is one command (or one script), so one round trip and atomic on the server. Keys are
-/// `<prefix>state:<hex SHA-256>`, `<prefix>result:<hex>` and `<prefix>claim:<hex>`; values are `1` or the sealed
-/// payload, so Redis holds nothing readable or replayable. Expiry is Redis's own (`PXAT` on every key), by Redis's
+/// `<prefix>state:<hex SHA-256>`, `<prefix>result:<hex>`, `<prefix>claim:<hex>` and `<prefix>counter:<hex>`; values
+/// are `1`, the sealed payload or a count, so Redis holds nothing readable or replayable. Expiry is Redis's own (`PXAT` on every key), by Redis's
 /// clock: the `now` arguments are not used, and `sweep` has nothing to do. Calls run on one worker thread of the
 /// store's own (``RedisWorker``), each answered within the command timeout; the store is created without waiting for a
 /// connection (it sends a first PING in the background), so `serve` starts while Redis is down.
-package final class RedisSessionStore: SessionStore {
+package final class RedisSessionStore: SessionStore, CounterStore {
     /// `store.keyPrefix`'s default.
     package static let defaultKeyPrefix = "auth-handler:"
     /// `store.commandTimeoutSeconds`'s default.
@@ -129,6 +130,48 @@ package final class RedisSessionStore: SessionStore {
         let (resultKey, claimKey) = try resultAndClaimKeys(code)
         let reply = try await run("DEL (delete result)", ["DEL", .raw(resultKey), .raw(claimKey)])
         guard case .integer = reply else { throw Self.unexpected(reply, "DEL (delete result)") }
+    }
+
+    /// Counts in one script, run atomically: `INCR` (https://redis.io/docs/latest/commands/incr/) creates the key at 1
+    /// without an expiry, which the script then gives it (`PEXPIRE`), so the window opens with the first count and no
+    /// later count moves its end; answers the count and the milliseconds left (`PTTL`).
+    static let incrementScript = """
+        local count = redis.call('INCR', KEYS[1])
+        local remaining = redis.call('PTTL', KEYS[1])
+        if remaining < 0 then
+          redis.call('PEXPIRE', KEYS[1], ARGV[1])
+          remaining = tonumber(ARGV[1])
+        end
+        return {count, remaining}
+        """
+
+    package func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
+        let counterKey = try self.key("counter", key)
+        let milliseconds = max(1, Int64(window.timeInterval * 1000))
+        let reply = try await run(
+            "EVAL (increment counter)",
+            ["EVAL", .text(Self.incrementScript), "1", .raw(counterKey), .text(String(milliseconds))])
+        guard case .array(let values) = reply, values.count == 2, case .integer(let count) = values[0],
+            case .integer(let remaining) = values[1]
+        else { throw Self.unexpected(reply, "EVAL (increment counter)") }
+        return CounterReading(count: Int(count), remaining: .milliseconds(max(1, remaining)))
+    }
+
+    /// Takes a count back in one script: `DECR` keeps the key's expiry (https://redis.io/docs/latest/commands/decr/);
+    /// a count of 1 is deleted instead, and a missing (expired) key is not created again.
+    static let decrementScript = """
+        local count = tonumber(redis.call('GET', KEYS[1]))
+        if not count then return 0 end
+        if count > 1 then return redis.call('DECR', KEYS[1]) end
+        redis.call('DEL', KEYS[1])
+        return 0
+        """
+
+    package func decrementCounter(key: String) async throws(StoreError) {
+        let counterKey = try self.key("counter", key)
+        let reply = try await run(
+            "EVAL (decrement counter)", ["EVAL", .text(Self.decrementScript), "1", .raw(counterKey)])
+        guard case .integer = reply else { throw Self.unexpected(reply, "EVAL (decrement counter)") }
     }
 
     /// Redis removes expired keys itself (https://redis.io/docs/latest/commands/expire/#how-redis-expires-keys).

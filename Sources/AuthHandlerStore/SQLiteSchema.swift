@@ -1,7 +1,7 @@
 /// The SQLite store's tables and their migrations, versioned by `PRAGMA user_version`.
 enum SQLiteSchema {
     /// The version this build writes; a file with a higher one came from a newer auth-handler.
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// Migrations by the version they produce; `migrations[0]` turns an empty file into version 1.
     ///
@@ -35,6 +35,16 @@ enum SQLiteSchema {
             expires_at REAL NOT NULL
         );
         CREATE INDEX used_states_expires_at ON used_states(expires_at);
+        """,
+        // Version 3 (the wrong-code limit of device sign-in, HTTP-API.md §3.9, shared by every process on the file):
+        // counters in fixed windows, `CounterStore`. Nothing earlier changes, so a version 2 file keeps its rows.
+        """
+        CREATE TABLE counters(
+            key_hash BLOB NOT NULL PRIMARY KEY,
+            count INTEGER NOT NULL,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX counters_expires_at ON counters(expires_at);
         """,
     ]
 

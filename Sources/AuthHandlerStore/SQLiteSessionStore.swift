@@ -2,7 +2,8 @@ import AuthHandlerSystem
 import Foundation
 import Synchronization
 
-/// A `SessionStore` in one SQLite file (WAL mode), so a restart loses no used-state record or unredeemed result.
+/// A `SessionStore` and `CounterStore` in one SQLite file (WAL mode), so a restart loses no used-state record,
+/// unredeemed result or count, and every process on one machine that opens the file counts together.
 ///
 /// Concurrency: one connection, opened `SQLITE_OPEN_NOMUTEX`, behind a `Mutex`. Our own lock rather than
 /// `SQLITE_OPEN_FULLMUTEX` because FULLMUTEX serializes single calls only: it would not keep a claim and its
@@ -11,7 +12,7 @@ import Synchronization
 /// rows (microseconds; WAL with `synchronous=NORMAL` does not fsync on commit), so a dedicated thread would
 /// cost more than it saves. The one long wait is another process holding the file's write lock, bounded by
 /// the busy timeout.
-package final class SQLiteSessionStore: SessionStore {
+package final class SQLiteSessionStore: SessionStore, CounterStore {
     private let connection: Mutex<SQLiteConnection>
     private let now: WallClock
 
@@ -163,12 +164,62 @@ package final class SQLiteSessionStore: SessionStore {
         }
     }
 
+    package func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now().timeIntervalSince1970
+        // One statement, so one transaction, also across processes on the file: an expired row starts a new window.
+        // In an upsert's SET every column reads the row as it was (https://sqlite.org/lang_upsert.html).
+        return try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                """
+                INSERT INTO counters(key_hash, count, expires_at) VALUES (?1, 1, ?2)
+                ON CONFLICT(key_hash) DO UPDATE SET
+                    count = CASE WHEN counters.expires_at <= ?3 THEN 1 ELSE counters.count + 1 END,
+                    expires_at = CASE WHEN counters.expires_at <= ?3 THEN excluded.expires_at ELSE counters.expires_at END
+                RETURNING count, expires_at
+                """,
+                operation: "increment counter"
+            ) { statement throws(StoreError) -> CounterReading in
+                try statement.bind(1, blob: keyHash)
+                try statement.bind(2, double: now + window.timeInterval)
+                try statement.bind(3, double: now)
+                guard try statement.step() else {
+                    throw StoreError(.unavailable, detail: "increment counter: the upsert returned no row")
+                }
+                let reading = CounterReading(count: statement.int(0), remaining: .seconds(statement.double(1) - now))
+                // Stepped to the end, or a commit error would be lost (RETURNING: https://sqlite.org/lang_returning.html).
+                try statement.finish()
+                return reading
+            }
+        }
+    }
+
+    package func decrementCounter(key: String) async throws(StoreError) {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now().timeIntervalSince1970
+        try locked { connection throws(StoreError) in
+            // Two statements in one transaction, so no other process's count falls between them.
+            try connection.inTransaction(operation: "decrement counter") { () throws(StoreError) in
+                for sql in [
+                    "DELETE FROM counters WHERE key_hash = ?1 AND expires_at > ?2 AND count <= 1",
+                    "UPDATE counters SET count = count - 1 WHERE key_hash = ?1 AND expires_at > ?2 AND count > 1",
+                ] {
+                    try connection.withStatement(sql, operation: "decrement counter") { statement throws(StoreError) in
+                        try statement.bind(1, blob: keyHash)
+                        try statement.bind(2, double: now)
+                        try statement.finish()
+                    }
+                }
+            }
+        }
+    }
+
     package func sweep(now: Date) async throws(StoreError) -> Int {
         let nowSeconds = now.timeIntervalSince1970
         return try locked { connection throws(StoreError) in
             try connection.inTransaction(operation: "sweep") { () throws(StoreError) in
                 var removed = 0
-                for table in ["used_states", "results"] {
+                for table in ["used_states", "results", "counters"] {
                     try connection.withStatement(
                         "DELETE FROM \(table) WHERE expires_at <= ?1", operation: "sweep \(table)"
                     ) { statement throws(StoreError) in

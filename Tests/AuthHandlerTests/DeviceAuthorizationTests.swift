@@ -7,7 +7,7 @@ import Testing
 @testable import auth_handler
 
 /// The parts of device sign-in (HTTP-API.md §2.12, §3.9) that need no server: the config, the user codes, the poll
-/// pacing and the code-entry limit, and `login`'s command line.
+/// pacing, and `login`'s command line.
 struct DeviceAuthorizationTests {
     @Test func theConfigIsOffByDefaultAndReadWithItsLimits() throws {
         let plain = try #require(try ConfigFixture.report(overriding: "{}").config)
@@ -91,7 +91,7 @@ struct DeviceAuthorizationTests {
 
     @Test func aPollAfterTheIntervalIsNotTooSoon() {
         let clock = TestClock()
-        let pacing = DevicePacing(clock: clock, now: clock.read)
+        let pacing = DevicePacing(clock: clock)
         _ = pacing.poll("a", interval: 1, lifetime: .seconds(60))
         clock.advance(by: .milliseconds(999))
         #expect(pacing.poll("a", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: true, interval: 6))
@@ -99,16 +99,51 @@ struct DeviceAuthorizationTests {
         #expect(pacing.poll("a", interval: 1, lifetime: .seconds(60)) == .init(tooSoon: false, interval: 6))
     }
 
-    @Test func checkingTheCodeEntryLimitTakesNothing() {
-        let limiter = StartRateLimiter(StartRateLimit(perMinute: 10, burst: 2))
-        for _ in 0..<5 { #expect(limiter.check("x") == .allowed) }
-        #expect(limiter.admit("x") == .allowed)
-        #expect(limiter.admit("x") == .allowed)
-        guard case .limited = limiter.check("x") else {
-            Issue.record("an address without tokens must be limited")
-            return
+    /// A full table costs a poll no sweep: eviction looks at each code once, when it expires, however many polls come
+    /// while the table is full (the pacing table swept on every poll was a denial of service).
+    @Test func aFullTableIsNotSweptOnEveryPoll() {
+        let clock = TestClock()
+        let pacing = DevicePacing(clock: clock, trackedCodeLimit: 1000)
+        for index in 0..<1000 {
+            _ = pacing.poll("code-\(index)", interval: 5, lifetime: .seconds(index < 500 ? 100 : 1000))
         }
-        #expect(limiter.check("y") == .allowed)
+        #expect(pacing.trackedCodes == 1000)
+        for round in 0..<500 {
+            // A new code is not paced while the table is full; a tracked one is.
+            #expect(pacing.poll("new-\(round)", interval: 5, lifetime: .seconds(600)).tooSoon == false)
+            #expect(pacing.poll("new-\(round)", interval: 5, lifetime: .seconds(600)).tooSoon == false)
+            #expect(pacing.poll("code-\(500 + round)", interval: 5, lifetime: .seconds(1000)).tooSoon)
+        }
+        #expect(pacing.evictionSteps == 0)
+        #expect(pacing.trackedCodes == 1000)
+
+        // The first 500 expire: the next poll drops each of them once, and a new code is paced again.
+        clock.advance(by: .seconds(100))
+        #expect(pacing.poll("late", interval: 5, lifetime: .seconds(600)) == .init(tooSoon: false, interval: 5))
+        #expect(pacing.evictionSteps == 500)
+        #expect(pacing.trackedCodes == 501)
+        #expect(pacing.poll("late", interval: 5, lifetime: .seconds(600)) == .init(tooSoon: true, interval: 10))
+        #expect(pacing.evictionSteps == 500)
+    }
+
+    /// A code forgotten and polled again is paced under its new record: the old record's expiry, still queued, does
+    /// not drop it.
+    @Test func aForgottenCodeTrackedAgainOutlivesItsOldExpiry() {
+        let clock = TestClock()
+        let pacing = DevicePacing(clock: clock)
+        _ = pacing.poll("a", interval: 5, lifetime: .seconds(10))
+        pacing.forget("a")
+        clock.advance(by: .seconds(5))
+        #expect(pacing.poll("a", interval: 5, lifetime: .seconds(10)) == .init(tooSoon: false, interval: 5))
+        clock.advance(by: .seconds(1))
+        #expect(pacing.poll("a", interval: 5, lifetime: .seconds(10)) == .init(tooSoon: true, interval: 10))
+        // Past the first record's expiry (10 s), before the second's (15 s): still paced, 5 s after a 10-s interval.
+        clock.advance(by: .seconds(5))
+        #expect(pacing.poll("a", interval: 5, lifetime: .seconds(10)) == .init(tooSoon: true, interval: 15))
+        clock.advance(by: .seconds(4))
+        #expect(pacing.trackedCodes == 1)
+        _ = pacing.poll("b", interval: 5, lifetime: .seconds(10))
+        #expect(pacing.trackedCodes == 1)
     }
 
     @Test func loginParsesItsOptions() throws {

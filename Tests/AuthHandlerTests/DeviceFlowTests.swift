@@ -11,13 +11,18 @@ import Testing
 /// Device sign-in in process on the memory store (HTTP-API.md §3.9): issuing, the confirmation facts, polls, and a
 /// user code drawn again when the store already holds it.
 struct DeviceFlowTests {
-    /// The memory store, refusing the first `refusals` inserts of a user-code record as a store refuses a key in use.
-    final class CollidingStore: SessionStore {
+    /// The memory store, refusing the first `refusals` inserts of a user-code record as a store refuses a key in use,
+    /// and every count when `countsFail` (a store that cannot be reached).
+    final class CollidingStore: SessionStore, CounterStore {
         let inner = MemorySessionStore()
         let refusals: Mutex<Int>
+        let countsFail: Bool
         let userCodeInserts = Mutex(0)
 
-        init(refusals: Int) { self.refusals = Mutex(refusals) }
+        init(refusals: Int, countsFail: Bool = false) {
+            self.refusals = Mutex(refusals)
+            self.countsFail = countsFail
+        }
 
         func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
             try await inner.recordUsedState(key: key, expiresAt: expiresAt)
@@ -43,10 +48,18 @@ struct DeviceFlowTests {
         func deleteResult(code: String) async throws(StoreError) { try await inner.deleteResult(code: code) }
         func sweep(now: Date) async throws(StoreError) -> Int { try await inner.sweep(now: now) }
         func healthProblem() async -> String? { nil }
+        func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
+            if countsFail {
+                throw StoreError(.unavailable, detail: "redis EVAL (increment counter): connection refused")
+            }
+            return try await inner.incrementCounter(key: key, window: window)
+        }
+        func decrementCounter(key: String) async throws(StoreError) { try await inner.decrementCounter(key: key) }
     }
 
     static func flow(
-        store: any SessionStore, providers offered: [String] = [], lifetime: Int = 600, interval: Int = 5,
+        store: any SessionStore & CounterStore, providers offered: [String] = [], lifetime: Int = 600,
+        interval: Int = 5,
         clock: TestClock? = nil
     ) throws -> SignInFlow {
         let base = try ServiceSignInPickerTests.flow()
@@ -62,7 +75,7 @@ struct DeviceFlowTests {
         return SignInFlow(
             settings: settings, providers: base.providers, store: store, backend: NoSignInBackend(),
             http: ScriptedHTTP([]), observer: observer, now: clock.read,
-            devicePacing: DevicePacing(clock: clock, now: clock.read))
+            devicePacing: DevicePacing(clock: clock))
     }
 
     /// The RFC 6749 §5.2 error of a poll of `deviceCode`, and its interval with `slow_down`.
@@ -176,6 +189,46 @@ struct DeviceFlowTests {
                 ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
             ]), client: "203.0.113.9")
         #expect(DeviceAuthorization.normalizedUserCode(issued.userCode) != nil)
+    }
+
+    /// The code typed from `client` on the confirmation page: nil when the page is shown, else the refusal.
+    static func enter(_ flow: SignInFlow, _ code: String, from client: String) async -> APIError? {
+        do throws(APIError) {
+            _ = try await flow.deviceConfirmation(userCode: code, client: client, cookieHeaders: [])
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// HTTP-API.md §3.9: wrong codes are counted per address in the store's 60-s window. After 10, every entry from that
+    /// address is `429` with the window's remaining seconds, the right code too; right codes use no allowance; another
+    /// address is not affected; and when the window closes the address may enter codes again.
+    @Test func wrongCodesAreLimitedPerAddressInTheStoresWindow() async throws {
+        let clock = TestClock.startingNow()
+        let flow = try Self.flow(store: MemorySessionStore(now: clock.read), clock: clock)
+        let userCode = try await flow.issueDevice(Self.request, client: "203.0.113.9").userCode
+        for _ in 0..<15 { #expect(await Self.enter(flow, userCode, from: "203.0.113.5") == nil) }
+        // A code with a vowel is never a user code (RFC 8628 §6.1), so always wrong.
+        for _ in 0..<10 { #expect(await Self.enter(flow, "AAAA-AAAA", from: "203.0.113.5")?.code == .invalidRequest) }
+        clock.advance(by: 20)
+        let limited = await Self.enter(flow, userCode, from: "203.0.113.5")
+        #expect(limited?.code == .tooManyRequests && limited?.status == 429 && limited?.retryAfterSeconds == 40)
+        #expect(await Self.enter(flow, userCode, from: "203.0.113.6") == nil)
+        clock.advance(by: 39.5)
+        #expect(await Self.enter(flow, "AAAA-AAAA", from: "203.0.113.5")?.retryAfterSeconds == 1)
+        clock.advance(by: 0.5)
+        #expect(await Self.enter(flow, userCode, from: "203.0.113.5") == nil)
+    }
+
+    /// A store that cannot count answers as every store failure does (`503 unavailable`), and shows no page.
+    @Test func aStoreThatCannotCountIsUnavailable() async throws {
+        let store = CollidingStore(refusals: 0, countsFail: true)
+        let flow = try Self.flow(store: store)
+        let userCode = try await flow.issueDevice(Self.request, client: "203.0.113.9").userCode
+        let refused = await Self.enter(flow, userCode, from: "203.0.113.5")
+        #expect(refused?.code == .unavailable && refused?.status == 503)
+        #expect(refused?.message.contains("redis") == false)
     }
 
     @Test func aUserCodeInUseIsDrawnAgain() async throws {

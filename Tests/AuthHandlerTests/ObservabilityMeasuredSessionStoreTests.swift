@@ -20,6 +20,9 @@ struct ObservabilityMeasuredSessionStoreTests {
         #expect(try await store.claimResult(code: "c", now: Date()) == .available([1]))
         fake.setLatency(.microseconds(50))
         #expect(await store.isHealthy())
+        fake.setLatency(.milliseconds(1))
+        #expect(try await store.incrementCounter(key: "a", window: .seconds(60)).count == 1)
+        try await store.decrementCounter(key: "a")
 
         let text = metrics.render()
         let record = #"store="redis",operation="record_used_state""#
@@ -37,6 +40,11 @@ struct ObservabilityMeasuredSessionStoreTests {
         // Operations never called have no histogram, and none of these calls failed.
         #expect(!text.contains(#"auth_handler_store_operation_seconds_count{store="redis",operation="sweep"}"#))
         #expect(text.contains("auth_handler_store_errors_total{\(record)} 0\n"))
+        for counter in ["increment_counter", "decrement_counter"] {
+            let labels = "store=\"redis\",operation=\"\(counter)\""
+            #expect(text.contains("auth_handler_store_operation_seconds_count{\(labels)} 1\n"))
+            #expect(text.contains("auth_handler_store_errors_total{\(labels)} 0\n"))
+        }
         #expect(text.contains("# TYPE auth_handler_store_operation_seconds histogram\n"))
         #expect(text.contains("# TYPE auth_handler_store_errors_total counter\n"))
     }
@@ -96,7 +104,7 @@ struct ObservabilityMeasuredSessionStoreTests {
 
 /// A store whose every call takes `latency` on the manual clock and then throws `failure` when one is set; otherwise
 /// it answers like a store holding one available result.
-private final class SlowSessionStore: SessionStore {
+private final class SlowSessionStore: SessionStore, CounterStore {
     private struct Behaviour {
         var latency: Duration = .zero
         var failure: StoreError?
@@ -147,6 +155,13 @@ private final class SlowSessionStore: SessionStore {
         try call()
         return 0
     }
+
+    func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
+        try call()
+        return CounterReading(count: 1, remaining: window)
+    }
+
+    func decrementCounter(key: String) async throws(StoreError) { try call() }
 
     func healthProblem() async -> String? {
         clock.advance(by: behaviour.withLock { $0.latency })

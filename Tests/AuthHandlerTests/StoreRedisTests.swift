@@ -52,6 +52,34 @@ struct StoreRedisTests {
         }
     }
 
+    /// A counter is `<prefix>counter:<hex SHA-256 of its key>` holding only the count, and expires by Redis's clock at
+    /// the end of the window its first count opened: later counts and refunds keep that expiry, and a refund after it
+    /// creates nothing.
+    @Test func aCounterIsADigestKeyThatExpiresWithItsWindow() async throws {
+        try await withRedisServer { server in
+            let store = try RedisSessionStore(address: server.address, keyPrefix: "tenant-a:")
+            let first = try await store.incrementCounter(key: "device-entry:203.0.113.5", window: .seconds(60))
+            #expect(first.count == 1 && first.remaining > .seconds(59) && first.remaining <= .seconds(60))
+            let key = "tenant-a:counter:" + (try Self.hex(SHA256.hash(Array("device-entry:203.0.113.5".utf8))))
+            #expect(try server.command(["KEYS", "*"]) == .array([.string(storeBytes(key))]))
+            #expect(try server.command(["GET", key]) == .string(storeBytes("1")))
+            let expiry = try server.command(["PEXPIRETIME", key])
+            guard case .integer(let milliseconds) = expiry, milliseconds > 0 else {
+                Issue.record("the counter has no expiry: \(expiry)")
+                return
+            }
+            #expect(try await store.incrementCounter(key: "device-entry:203.0.113.5", window: .seconds(60)).count == 2)
+            try await store.decrementCounter(key: "device-entry:203.0.113.5")
+            #expect(try server.command(["GET", key]) == .string(storeBytes("1")))
+            #expect(try server.command(["PEXPIRETIME", key]) == expiry)
+
+            #expect(try server.command(["PEXPIREAT", key, "1"]) == .integer(1))
+            try await store.decrementCounter(key: "device-entry:203.0.113.5")
+            #expect(try server.command(["GET", key]) == .null)
+            #expect(try await store.incrementCounter(key: "device-entry:203.0.113.5", window: .seconds(60)).count == 1)
+        }
+    }
+
     /// Keys expire by Redis's clock at the `expiresAt` the store was given, to the millisecond (`PXAT`); once Redis
     /// has expired them the store sees nothing, and a state can be recorded again. Redis's clock cannot be moved by a
     /// test, so "once expired" is Redis's own expiry of a key whose time has come (`PEXPIREAT` to the past), not a

@@ -186,9 +186,9 @@ struct StoreSQLiteTests {
         }
     }
 
-    /// A version-1 file (pending sign-ins with verifiers in clear, results in clear) becomes version 2: the pending
-    /// table is gone, the results are emptied, used states are recorded, and the store serves.
-    @Test func versionOneFileMigratesToVersionTwo() async throws {
+    /// A version-1 file (pending sign-ins with verifiers in clear, results in clear) goes through version 2 to the
+    /// current one: the pending table is gone, the results are emptied, used states are recorded, and the store serves.
+    @Test func versionOneFileMigratesToTheCurrentVersion() async throws {
         try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("state.sqlite").path
             #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
@@ -219,7 +219,7 @@ struct StoreSQLiteTests {
 
             let store = try SQLiteSessionStore(path: path)
             let observer = try SQLiteConnection.open(path: path)
-            #expect(try Self.integer("PRAGMA user_version", on: observer) == 2)
+            #expect(try Self.integer("PRAGMA user_version", on: observer) == 3)
             #expect(try Self.integer(Self.tableCount("pending"), on: observer) == 0)
             #expect(try Self.integer(Self.tableCount("used_states"), on: observer) == 1)
             #expect(try Self.integer(Self.tableCount("results"), on: observer) == 1)
@@ -233,6 +233,35 @@ struct StoreSQLiteTests {
             #expect(try await store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
             #expect(try await !store.recordUsedState(key: "state-v1", expiresAt: Date() + 60))
             #expect(await store.isHealthy())
+        }
+    }
+
+    /// A version-2 file gains the counters table (HTTP-API.md §3.9's wrong-code counts) and keeps its used states and
+    /// results.
+    @Test func versionTwoFileMigratesToVersionThreeKeepingItsRows() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("state.sqlite").path
+            let expiresAt = Date() + 600
+            do {
+                let store = try SQLiteSessionStore(path: path)
+                #expect(try await store.recordUsedState(key: "state-v2", expiresAt: expiresAt))
+                try await store.insertResult(code: "code-v2", payload: storeBytes("sealed"), expiresAt: expiresAt)
+            }
+            // What version 2 wrote: the same file without the counters table.
+            do {
+                let old = try SQLiteConnection.open(path: path)
+                try old.execute("DROP TABLE counters; PRAGMA user_version = 2", operation: "test: version 2")
+                #expect(try Self.integer(Self.tableCount("counters"), on: old) == 0)
+            }
+
+            let store = try SQLiteSessionStore(path: path)
+            let observer = try SQLiteConnection.open(path: path)
+            #expect(try Self.integer("PRAGMA user_version", on: observer) == 3)
+            #expect(try Self.integer(Self.tableCount("counters"), on: observer) == 1)
+            #expect(try await !store.recordUsedState(key: "state-v2", expiresAt: expiresAt))
+            #expect(try await store.peekResult(code: "code-v2", now: Date()) == .available(storeBytes("sealed")))
+            #expect(try await store.incrementCounter(key: "address", window: .seconds(60)).count == 1)
+            #expect(try await store.incrementCounter(key: "address", window: .seconds(60)).count == 2)
         }
     }
 

@@ -6,7 +6,8 @@ import Testing
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerStore
 
-/// The one-time semantics every `SessionStore` must give the flow, run against each implementation.
+/// The one-time semantics every `SessionStore` must give the flow, and the windowed counts of every `CounterStore`,
+/// run against each implementation.
 struct StoreSemanticsTests {
     // MARK: Used states
 
@@ -283,6 +284,91 @@ struct StoreSemanticsTests {
             #expect(try await store.claimResult(code: "live-code", now: now + 50) == .available(storeBytes("f")))
             // The two states recorded again and the live ones remain.
             #expect(try await store.sweep(now: now + 100) == 4)
+        }
+    }
+
+    // MARK: Counters
+
+    /// A count goes up by one a call, per key, within one window that its first count opened; a refund takes one
+    /// back, removes a counter at 1, and creates nothing for a key that has no counter.
+    @Test(arguments: StoreKind.allCases)
+    func countersCountPerKeyAndRefundsTakeOneBack(kind: StoreKind) async throws {
+        let window = Duration.seconds(60)
+        try await withStore(kind) { store in
+            for expected in 1...3 {
+                let reading = try await store.incrementCounter(key: "address-a", window: window)
+                #expect(reading.count == expected)
+                #expect(reading.remaining > .zero && reading.remaining <= window)
+            }
+            #expect(try await store.incrementCounter(key: "address-b", window: window).count == 1)
+            try await store.decrementCounter(key: "address-a")
+            #expect(try await store.incrementCounter(key: "address-a", window: window).count == 3)
+
+            try await store.decrementCounter(key: "address-b")
+            try await store.decrementCounter(key: "address-b")
+            #expect(try await store.incrementCounter(key: "address-b", window: window).count == 1)
+            try await store.decrementCounter(key: "never-counted")
+            #expect(try await store.incrementCounter(key: "never-counted", window: window).count == 1)
+        }
+    }
+
+    /// Counting is one atomic step: fifty concurrent callers are told fifty different counts.
+    @Test(arguments: StoreKind.allCases)
+    func fiftyConcurrentCountsAreEachToldADifferentCount(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await store.incrementCounter(key: "address-race", window: .seconds(60)).count }
+                }
+                var counts: [Int] = []
+                for try await count in group { counts.append(count) }
+                return counts
+            }
+            #expect(counts.sorted() == Array(1...50))
+        }
+    }
+
+    /// The window opens with the first count and no later count or refund moves its end; when it has passed, the next
+    /// count opens a new window at 1, and a refund after it revives nothing.
+    // Moves the test clock: Redis expires by its own, so StoreRedisTests covers this with real TTLs.
+    @Test(arguments: StoreKind.followingTestClock)
+    func aCounterWindowClosesOnTheStoresClock(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        try await withStore(kind, clock: clock) { store in
+            #expect(
+                try await store.incrementCounter(key: "a", window: .seconds(60))
+                    == CounterReading(count: 1, remaining: .seconds(60)))
+            #expect(
+                try await store.incrementCounter(key: "a", window: .seconds(60))
+                    == CounterReading(count: 2, remaining: .seconds(60)))
+            clock.advance(by: 59.5)
+            try await store.decrementCounter(key: "a")
+            #expect(
+                try await store.incrementCounter(key: "a", window: .seconds(60))
+                    == CounterReading(count: 2, remaining: .milliseconds(500)))
+            clock.advance(by: 0.5)
+            try await store.decrementCounter(key: "a")
+            #expect(
+                try await store.incrementCounter(key: "a", window: .seconds(60))
+                    == CounterReading(count: 1, remaining: .seconds(60)))
+        }
+    }
+
+    /// Sweep removes counters whose window has passed, and only those.
+    // Moves the test clock: Redis expires by its own.
+    @Test(arguments: StoreKind.followingTestClock)
+    func sweepRemovesClosedCounters(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        let now = clock.date
+        try await withStore(kind, clock: clock) { store in
+            _ = try await store.incrementCounter(key: "short", window: .seconds(10))
+            _ = try await store.incrementCounter(key: "long", window: .seconds(100))
+            _ = try await store.incrementCounter(key: "long", window: .seconds(100))
+            #expect(try await store.sweep(now: now + 9) == 0)
+            #expect(try await store.sweep(now: now + 10) == 1)
+            // At the store's clock (still `now`), the swept counter starts again; the other one kept its count.
+            #expect(try await store.incrementCounter(key: "short", window: .seconds(10)).count == 1)
+            #expect(try await store.incrementCounter(key: "long", window: .seconds(100)).count == 3)
         }
     }
 

@@ -104,21 +104,16 @@ extension SignInFlow {
     package func deviceConfirmation(userCode typed: String, client: String, cookieHeaders: [String])
         async throws(APIError) -> DeviceConfirmation
     {
-        let entryKey = ClientAddress.rateLimitKey(client)
-        if case .limited(let seconds) = devicePacing.codeEntries.check(entryKey) {
-            throw APIError(
-                .tooManyRequests, "too many wrong codes were entered from this address; retry in \(seconds) s",
-                retryAfterSeconds: seconds)
-        }
+        let entryKey = try await chargeCodeEntry(from: client)
         guard let userCode = DeviceAuthorization.normalizedUserCode(typed),
             let request = try await deviceRequest(userCode: userCode), request.expiresAt > now()
         else {
-            _ = devicePacing.codeEntries.admit(entryKey)
             throw APIError(
                 .invalidRequest,
                 "this code is not one we know, or it has expired; check the code your terminal shows, "
                     + "or run the command again for a new one")
         }
+        await refundCodeEntry(entryKey)
         let nonce =
             SignInCookie.values(named: deviceCookieName, in: cookieHeaders).first { Base64.urlDecode($0)?.count == 32 }
         let cookieNonce: String

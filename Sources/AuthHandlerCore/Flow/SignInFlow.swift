@@ -70,6 +70,9 @@ package final class SignInFlow: Sendable {
     package let settings: Settings
     package let providers: ProviderRegistry
     let store: any SessionStore
+    /// The same store as a `CounterStore`: the device sign-in's wrong-code counts, shared by every instance on it
+    /// (HTTP-API.md §3.9).
+    let counters: any CounterStore
     let backend: any SignInBackend
     let http: any HTTPFetching
     let discovery: OIDCDiscovery
@@ -79,18 +82,20 @@ package final class SignInFlow: Sendable {
     let now: WallClock
     package let startLimiter: StartRateLimiter
     package let providerCalls: OutboundCallLimit
-    /// Device sign-in's per-instance pacing: poll intervals and code-entry limits (HTTP-API.md §3.9).
+    /// Device sign-in's per-instance poll pacing (HTTP-API.md §3.9).
     package let devicePacing: DevicePacing
 
     package init(
-        settings: Settings, providers: ProviderRegistry, store: any SessionStore, backend: any SignInBackend,
-        http: any HTTPFetching, observer: any SignInObserver, now: @escaping WallClock = systemWallClock,
+        settings: Settings, providers: ProviderRegistry, store: any SessionStore & CounterStore,
+        backend: any SignInBackend, http: any HTTPFetching, observer: any SignInObserver,
+        now: @escaping WallClock = systemWallClock,
         startLimiter: StartRateLimiter? = nil, providerCalls: OutboundCallLimit? = nil,
         devicePacing: DevicePacing? = nil
     ) {
         self.settings = settings
         self.providers = providers
         self.store = store
+        self.counters = store
         self.backend = backend
         self.http = http
         self.discovery = OIDCDiscovery(http: http, requestTimeout: settings.providerTimeout, now: now)
@@ -105,7 +110,7 @@ package final class SignInFlow: Sendable {
         self.startLimiter = startLimiter ?? StartRateLimiter(settings.startRateLimit, now: now)
         self.providerCalls =
             providerCalls ?? OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
-        self.devicePacing = devicePacing ?? DevicePacing(now: now)
+        self.devicePacing = devicePacing ?? DevicePacing()
     }
 
     /// Milliseconds since `start`, for the observer.

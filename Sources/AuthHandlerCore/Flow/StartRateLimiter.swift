@@ -92,20 +92,6 @@ package final class StartRateLimiter: Sendable {
         }
     }
 
-    /// What ``admit(_:)`` would answer for `client`, without taking a token: for limits charged only when a request
-    /// turns out wrong (a mistyped device user code, HTTP-API.md §3.9).
-    package func check(_ client: String) -> Admission {
-        let current = now()
-        return state.withLock { state in
-            guard var bucket = state.buckets[client] ?? (state.buckets.count >= maxClients ? state.overflow : nil)
-            else { return .allowed }
-            refill(&bucket, at: current)
-            if bucket.tokens >= 1 { return .allowed }
-            let seconds = ((1 - bucket.tokens) / refillPerSecond).rounded(.up)
-            return .limited(retryAfterSeconds: max(1, Int(min(seconds, Double(Int32.max)))))
-        }
-    }
-
     /// How many clients have a bucket of their own now (for tests and metrics).
     package var trackedClients: Int { state.withLock { $0.buckets.count } }
 

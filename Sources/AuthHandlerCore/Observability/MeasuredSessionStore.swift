@@ -2,13 +2,13 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
 
-/// A `SessionStore` that times every call to another store on a monotonic clock and counts the calls that throw,
+/// A `SessionStore` and `CounterStore` that times every call to another store on a monotonic clock and counts the calls that throw,
 /// into ``Metrics`` (`auth_handler_store_operation_seconds`, `auth_handler_store_errors_total`).
 ///
 /// It lives in `Observability` so that `Store` knows no metrics: `serve` wraps whatever store the config describes. The
 /// semantics are the wrapped store's, unchanged; errors pass through as they were thrown.
-package struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == Duration {
-    /// The `operation` label: one value per `SessionStore` requirement.
+package struct MeasuredSessionStore<C: Clock>: SessionStore, CounterStore where C.Duration == Duration {
+    /// The `operation` label: one value per `SessionStore` and `CounterStore` requirement.
     package enum Operation: String, Sendable, CaseIterable {
         case recordUsedState = "record_used_state"
         case insertResult = "insert_result"
@@ -18,16 +18,18 @@ package struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == 
         case deleteResult = "delete_result"
         case sweep
         case isHealthy = "is_healthy"
+        case incrementCounter = "increment_counter"
+        case decrementCounter = "decrement_counter"
     }
 
     /// The wrapped store.
-    package let base: any SessionStore
+    package let base: any SessionStore & CounterStore
     private let store: String
     private let metrics: Metrics
     private let clock: C
 
     /// Measures `base` under the `store` label (the store kind: `sqlite`, `redis`, `memory`), reading `clock`.
-    package init(_ base: any SessionStore, store: String, metrics: Metrics, clock: C) {
+    package init(_ base: any SessionStore & CounterStore, store: String, metrics: Metrics, clock: C) {
         self.base = base
         self.store = store
         self.metrics = metrics
@@ -71,6 +73,18 @@ package struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == 
         try await measure(.sweep) { () async throws(StoreError) in try await base.sweep(now: now) }
     }
 
+    package func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
+        try await measure(.incrementCounter) { () async throws(StoreError) in
+            try await base.incrementCounter(key: key, window: window)
+        }
+    }
+
+    package func decrementCounter(key: String) async throws(StoreError) {
+        try await measure(.decrementCounter) { () async throws(StoreError) in
+            try await base.decrementCounter(key: key)
+        }
+    }
+
     /// Timed too (a Redis store's probe is a round trip); an unhealthy answer is not an error.
     package func healthProblem() async -> String? {
         let began = clock.now
@@ -102,7 +116,7 @@ package struct MeasuredSessionStore<C: Clock>: SessionStore where C.Duration == 
 
 extension MeasuredSessionStore where C == ContinuousClock {
     /// Measures `base` on the continuous clock (monotonic: wall-clock steps do not move it).
-    package init(_ base: any SessionStore, store: String, metrics: Metrics) {
+    package init(_ base: any SessionStore & CounterStore, store: String, metrics: Metrics) {
         self.init(base, store: store, metrics: metrics, clock: ContinuousClock())
     }
 }

@@ -23,7 +23,7 @@ final class RunningService: Sendable {
     /// The parts of a running service a reload does not rebuild, and the config they were made from.
     struct KeptParts: Sendable {
         let config: AuthHandlerConfig
-        let store: any SessionStore
+        let store: any SessionStore & CounterStore
         let sqlitePath: String?
         let http: HTTPClient
         let log: EventLog
@@ -257,7 +257,7 @@ final class RunningService: Sendable {
 
     /// The store, and the SQLite file's path when it is one.
     static func makeStore(_ config: StoreConfig, defaultKind: StoreConfig.Kind, environment: SecretEnvironment)
-        throws(ServiceStartError) -> (any SessionStore, sqlitePath: String?)
+        throws(ServiceStartError) -> (any SessionStore & CounterStore, sqlitePath: String?)
     {
         switch storeKind(config, defaultKind: defaultKind) {
         case .memory:

@@ -86,6 +86,12 @@ if arguments.first == "signin" {
     exit(0)
 }
 
+// `pacing [SECONDS]`: a device poll's pacing with an empty and with a full table (PacingBench).
+if arguments.first == "pacing" {
+    PacingBench.run(Array(arguments.dropFirst()))
+    exit(0)
+}
+
 // Twitter's "Creating a signature" request: the same one bench/oauthlib_sign.py signs.
 let signer = OAuth1Signer(
     consumerKey: "xvz1evFS4wEEPTGEFPHBog", consumerSecret: "kAcSOqF21Fu85e7zjz7ZN2U4ZRhfV3WpwPAoE3Z7kBw")
