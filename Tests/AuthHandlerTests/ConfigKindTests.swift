@@ -65,4 +65,45 @@ struct ConfigKindTests {
             (error as? StoreSetupError)?.description.hasPrefix("store.password: ") == true
         }
     }
+
+    /// Every problem of a store and a backend section, in the order `check-config` printed them before the sections
+    /// became enums (taken from that binary's output): the payloads read their keys in the order the old validator did.
+    @Test(arguments: [
+        (
+            #"{"store": {"kind": "redis", "path": 3, "url": "redis://10.0.0.1", "password": "inline", "keyPrefix": "", "commandTimeoutSeconds": 61}, "backend": {"kind": "identitytoolkit", "url": "http://evil.example", "secret": "s", "tenantId": 5, "apiKey": {"env": "NOPE"}}}"#,
+            [
+                "warning: store.path: ignored with kind \"redis\"",
+                "warning: store.password: plain-string secret in the config file; prefer {\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}",
+                "warning: store.url: plain TCP to the non-loopback host 10.0.0.1; store.password would be sent with AUTH in plain text, and replies could be forged (a used state reported new defeats replay protection); use a unix: socket, a loopback address, or a local TLS tunnel such as stunnel (redis://127.0.0.1:PORT): this build's hiredis has no TLS",
+                "store.keyPrefix: is empty; expected a non-empty string",
+                "store.commandTimeoutSeconds: 61 is too long: a stalled Redis would hold every sign-in that long; expected 1 to 60 seconds",
+                "stateKey: required with store kind \"redis\": every instance must hold the same key to open the others' cookies; expected a secret reference to 32 random bytes",
+                "backend.url: \"http://evil.example\" uses plain http on a non-loopback host; expected an https URL (http only on 127.0.0.1, [::1] or localhost)",
+                "backend.apiKey.env: environment variable NOPE is not set; set it, or point this secret at a file or credential",
+                "warning: backend.secret: plain-string secret in the config file; prefer {\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}",
+                "backend.tenantId: expected a string, got a number",
+                "warning: backend.secret: ignored with kind \"identitytoolkit\"",
+            ]
+        ),
+        (
+            #"{"store": {"kind": "mongo", "path": "x", "url": 3}, "backend": {"kind": "none", "url": "http://remote.example/x", "apiKey": "inline", "secret": {"env": "NOPE"}, "tenantId": "", "extra": 1}}"#,
+            [
+                "store.kind: unknown value \"mongo\"; expected one of \"sqlite\", \"memory\", \"redis\"",
+                "warning: store.url: ignored with kind \"sqlite\"",
+                "backend.extra: unknown key; expected one of kind, url, apiKey, secret, tenantId",
+                "backend.url: \"http://remote.example/x\" uses plain http on a non-loopback host; expected an https URL (http only on 127.0.0.1, [::1] or localhost)",
+                "warning: backend.apiKey: plain-string secret in the config file; prefer {\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}",
+                "backend.secret.env: environment variable NOPE is not set; set it, or point this secret at a file or credential",
+                "backend.tenantId: is empty; expected a non-empty string",
+                "warning: backend.url: ignored with kind \"none\"",
+                "warning: backend.apiKey: ignored with kind \"none\"",
+                "warning: backend.secret: ignored with kind \"none\"",
+                "warning: backend.tenantId: ignored with kind \"none\"",
+            ]
+        ),
+    ])
+    func problemsKeepTheirOrder(_ sections: String, _ expected: [String]) throws {
+        let report = try ConfigFixture.report(overriding: sections)
+        #expect(report.problems.map(\.description) == expected)
+    }
 }
