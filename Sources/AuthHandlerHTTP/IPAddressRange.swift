@@ -1,6 +1,6 @@
 /// An IP address or a CIDR block (`10.0.0.0/8`, `2001:db8::/32`, RFC 4632 §3.1 / RFC 4291 §2.3), as
 /// written in `trustedProxies`.
-package struct IPAddressRange: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct IPAddressRange: Sendable, Hashable, CustomStringConvertible {
     /// The first address of the block (host bits cleared).
     package let network: IPAddress
     /// How many leading bits must match: 0...32 for IPv4, 0...128 for IPv6.
@@ -45,20 +45,6 @@ package struct IPAddressRange: Sendable, Hashable, Codable, CustomStringConverti
     /// `ADDRESS` for a single address, `ADDRESS/PREFIX` otherwise.
     package var description: String {
         prefixLength == network.bytes.count * 8 ? network.description : "\(network)/\(prefixLength)"
-    }
-
-    package init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let range = IPAddressRange(parsing: text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "expected an IP address or ADDRESS/PREFIX"))
-        }
-        self = range
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 
     static func masked(_ bytes: [UInt8], prefixLength: Int) -> [UInt8] {

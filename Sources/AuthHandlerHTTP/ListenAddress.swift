@@ -7,7 +7,7 @@
 /// The one listen address of `listen`, `opsListen`, `fake-idp --listen` and the HTTP server, so that what
 /// `check-config` accepts is what `serve` binds (docs/CONFIG.md, `listen`). Host names other than `localhost`
 /// are refused rather than resolved: a daemon binds the addresses its config names, not whatever DNS says today.
-package struct ListenAddress: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// The host as written: an IPv4 address, an IPv6 address (without brackets) or `localhost`.
     package var host: String
     /// The TCP port; 0 means ephemeral.
@@ -75,20 +75,6 @@ package struct ListenAddress: Sendable, Hashable, Codable, CustomStringConvertib
     /// Whether `host` (with or without IPv6 brackets) is `127.0.0.1`, `::1` or `localhost`.
     package static func isLoopback(host: String) -> Bool {
         loopbackHosts.contains(host.lowercased())
-    }
-
-    package init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let address = ListenAddress(parsing: text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: Self.expectedForm))
-        }
-        self = address
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 
     static func isIPv4(_ text: Substring) -> Bool {

@@ -3,9 +3,9 @@ import Foundation
 /// Where the Redis store connects: `redis://[USER@]HOST[:PORT][/DB]` or `unix:/PATH[?db=N]` (docs/CONFIG.md).
 ///
 /// A password never appears here: it is a secret reference of its own (`store.password`), so the URL can be logged.
-package struct RedisAddress: Sendable, Hashable, Codable, CustomStringConvertible {
+package struct RedisAddress: Sendable, Hashable, CustomStringConvertible {
     /// The transport.
-    package enum Endpoint: Sendable, Hashable, Codable {
+    package enum Endpoint: Sendable, Hashable {
         /// A TCP host (a name, an IPv4 address or an IPv6 address without brackets) and port.
         case tcp(host: String, port: Int)
         /// A Unix domain socket path.

@@ -5,39 +5,31 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerProtocols
-@testable import auth_handler
 
-/// `makeSignInBackend`: the kind chosen by the config, secrets resolved once, and setup errors.
+/// `BackendConfig.makeBackend`: the kind chosen by the config, secrets resolved once, and setup errors.
 struct BackendFactoryTests {
     private static let environment = SecretEnvironment(variables: [
         "ITK_KEY": BackendFixture.apiKey, "HOOK_SECRET": BackendFixture.webhookSecret,
     ])
 
-    private static func setupError(_ config: BackendConfig, _ environment: SecretEnvironment = environment)
-        -> BackendSetupError?
-    {
-        do {
-            _ = try makeSignInBackend(
-                config: config, secrets: environment, fetcher: ScriptedHTTP(status: 200, body: "{}"))
-            Issue.record("expected a BackendSetupError")
-            return nil
-        } catch {
-            return error
-        }
+    /// The `backend` section `json`, read as `serve` reads it (ConfigLoader: the one path, with the defaults).
+    private static func backend(_ json: String) throws -> BackendConfig {
+        let document = #"{"backend": \#(json), "providers": {}}"#
+        let report = ConfigLoader(environment: environment).load(data: Data(document.utf8), baseDirectory: "/")
+        return try #require(report.config, "\(report.errors)").backend
     }
 
     @Test func noneAnswersNil() async throws {
         let fetcher = ScriptedHTTP(status: 200, body: "{}")
-        let backend = try makeSignInBackend(config: BackendConfig(), secrets: Self.environment, fetcher: fetcher)
+        let backend = try BackendConfig.none.makeBackend(secrets: Self.environment, fetcher: fetcher)
         #expect(try await backend.signIn(BackendFixture.twitter()) == nil)
         #expect(fetcher.requests.isEmpty)
     }
 
     @Test func identityToolkitDefaultsToGooglesURL() async throws {
         let fetcher = ScriptedHTTP(status: 200, body: #"{"idToken":"t","localId":"u"}"#)
-        let backend = try makeSignInBackend(
-            config: BackendConfig(kind: .identitytoolkit, apiKey: .environment("ITK_KEY"), tenantId: "t1"),
-            secrets: Self.environment, fetcher: fetcher, timeout: .seconds(4))
+        let config = try Self.backend(#"{"kind": "identitytoolkit", "apiKey": {"env": "ITK_KEY"}, "tenantId": "t1"}"#)
+        let backend = try config.makeBackend(secrets: Self.environment, fetcher: fetcher, timeout: .seconds(4))
         _ = try await backend.signIn(BackendFixture.github())
         let request = try #require(fetcher.onlyRequest())
         #expect(
@@ -55,10 +47,9 @@ struct BackendFactoryTests {
         try Data((BackendFixture.webhookSecret + "\n").utf8).write(to: file)
 
         let fetcher = ScriptedHTTP(status: 204, body: "")
-        let backend = try makeSignInBackend(
-            config: BackendConfig(
-                kind: .webhook, url: URL(string: "http://127.0.0.1:9/hook"), secret: .file(file.path)),
-            secrets: Self.environment, fetcher: fetcher)
+        let config = try Self.backend(
+            #"{"kind": "webhook", "url": "http://127.0.0.1:9/hook", "secret": {"file": "\#(file.path)"}}"#)
+        let backend = try config.makeBackend(secrets: Self.environment, fetcher: fetcher)
         try FileManager.default.removeItem(at: file)
         #expect(try await backend.signIn(BackendFixture.twitter()) == .null)
 
@@ -69,21 +60,17 @@ struct BackendFactoryTests {
                 body: request.body, header: request.headers["X-Auth-Handler-Signature"] ?? ""))
     }
 
-    @Test func missingPiecesAreNamed() {
-        #expect(
-            Self.setupError(BackendConfig(kind: .identitytoolkit))
-                == .missingSecret(key: "backend.apiKey", kind: .identitytoolkit))
-        #expect(
-            Self.setupError(BackendConfig(kind: .webhook, secret: .environment("HOOK_SECRET")))
-                == .missingURL(kind: .webhook))
-        #expect(
-            Self.setupError(BackendConfig(kind: .webhook, url: URL(string: "https://h.example/x")))
-                == .missingSecret(key: "backend.secret", kind: .webhook))
-    }
-
-    @Test func unresolvableSecretNamesWhereItLooked() {
-        let error = Self.setupError(
-            BackendConfig(kind: .identitytoolkit, apiKey: .environment("UNSET_KEY")), SecretEnvironment(variables: [:]))
+    @Test func unresolvableSecretNamesWhereItLooked() throws {
+        let url = try #require(IdentityToolkitConfig.defaultURL)
+        let config = BackendConfig.identityToolkit(IdentityToolkitConfig(url: url, apiKey: .environment("UNSET_KEY")))
+        var error: BackendSetupError?
+        do {
+            _ = try config.makeBackend(
+                secrets: SecretEnvironment(variables: [:]), fetcher: ScriptedHTTP(status: 200, body: "{}"))
+            Issue.record("expected a BackendSetupError")
+        } catch let setupError {
+            error = setupError
+        }
         #expect(error == .unresolvableSecret(key: "backend.apiKey", .environmentUnset(name: "UNSET_KEY")))
         #expect(error?.description.contains("backend.apiKey") == true)
         #expect(error?.description.contains("UNSET_KEY") == true)

@@ -85,11 +85,4 @@ struct ConfigSecretTests {
         }
         await socket.close()
     }
-
-    @Test func referencesRoundTripThroughCodable() throws {
-        let references: [SecretReference] = [.file("/a"), .environment("B"), .credential("c"), .inline(Secret("d"))]
-        let data = try JSONEncoder().encode(references)
-        #expect(String(decoding: data, as: UTF8.self) == #"[{"file":"\/a"},{"env":"B"},{"credential":"c"},"d"]"#)
-        #expect(try JSONDecoder().decode([SecretReference].self, from: data) == references)
-    }
 }

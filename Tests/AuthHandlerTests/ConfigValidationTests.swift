@@ -394,13 +394,12 @@ struct ConfigValidationTests {
                            "keyPrefix": "tenant-a:"}}
                 """)
         #expect(report.problems == [])
-        let store = try #require(report.config?.store)
-        #expect(store.kind == .redis)
         #expect(
-            store.redisAddress == RedisAddress(endpoint: .tcp(host: "::1", port: 6380), user: "handler", database: 3))
-        #expect(store.password == .environment("FIXTURE_SECRET"))
-        #expect(store.keyPrefix == "tenant-a:")
-        #expect(store.commandTimeoutSeconds == nil)
+            report.config?.store
+                == .redis(
+                    RedisStoreConfig(
+                        address: RedisAddress(endpoint: .tcp(host: "::1", port: 6380), user: "handler", database: 3),
+                        password: .environment("FIXTURE_SECRET"), keyPrefix: "tenant-a:", commandTimeoutSeconds: nil)))
     }
 
     @Test func redisCommandTimeoutIsReadAndIgnoredByOtherKinds() throws {
@@ -410,11 +409,15 @@ struct ConfigValidationTests {
                  "store": {"kind": "redis", "url": "unix:/run/redis.sock", "commandTimeoutSeconds": 1}}
                 """)
         #expect(report.problems == [])
-        #expect(report.config?.store.commandTimeoutSeconds == 1)
+        #expect(
+            report.config?.store
+                == .redis(
+                    RedisStoreConfig(
+                        address: RedisAddress(endpoint: .unix(path: "/run/redis.sock")), commandTimeoutSeconds: 1)))
         let sqlite = try ConfigFixture.report(overriding: #"{"store": {"commandTimeoutSeconds": 5}}"#)
         #expect(sqlite.errors == [])
         #expect(sqlite.warnings.map(\.path.description) == ["store.commandTimeoutSeconds"])
-        #expect(sqlite.config?.store.commandTimeoutSeconds == nil)
+        #expect(sqlite.config?.store == .default)
     }
 
     /// Redis over plain TCP to a host that is not loopback is a warning at `store.url` (as plain http to a remote

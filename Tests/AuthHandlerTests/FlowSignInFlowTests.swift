@@ -423,7 +423,7 @@ struct FlowSignInFlowTests {
         let loopback = [ListenAddress(host: "127.0.0.1", port: 0)]
         let running = try await RunningService.start(
             config: AuthHandlerConfig(
-                listen: loopback, store: StoreConfig(kind: .memory), sessionTTLSeconds: 7, resultTTLSeconds: 9),
+                listen: loopback, store: .memory, sessionTTLSeconds: 7, resultTTLSeconds: 9),
             environment: SecretEnvironment(variables: [:]), log: EventLog(sink: DiscardingLogSink()),
             defaultStore: .memory)
         let settings = running.service.flow.settings

@@ -13,7 +13,7 @@ struct ServiceOperationsListenerTests {
 
     static func start(extraRoutes: [String: AuthHandlerService.ExtraRoute] = [:]) async throws -> RunningService {
         try await RunningService.start(
-            config: AuthHandlerConfig(listen: loopback, opsListen: loopback, store: StoreConfig(kind: .memory)),
+            config: AuthHandlerConfig(listen: loopback, opsListen: loopback, store: .memory),
             environment: SecretEnvironment(variables: [:]), log: EventLog(sink: CapturingLogSink()),
             defaultStore: .memory, extraRoutes: extraRoutes)
     }

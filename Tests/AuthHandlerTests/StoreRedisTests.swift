@@ -6,7 +6,6 @@ import Testing
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerStore
-@testable import auth_handler
 
 #if canImport(Glibc)
     import Glibc
@@ -340,10 +339,9 @@ struct StoreRedisTests {
 
     /// `serve` builds a Redis store without connecting, so it starts while Redis is down (and /readyz says 503).
     @Test func makeStoreDoesNotConnect() async throws {
-        let config = StoreConfig(
-            kind: .redis, redisAddress: RedisAddress(endpoint: .unix(path: "/nonexistent/redis.sock")))
-        let (store, sqlitePath) = try RunningService.makeStore(
-            config, defaultKind: .sqlite, environment: SecretEnvironment(variables: [:]))
+        let config = StoreConfig.redis(
+            RedisStoreConfig(address: RedisAddress(endpoint: .unix(path: "/nonexistent/redis.sock"))))
+        let (store, sqlitePath) = try config.makeStore(environment: SecretEnvironment(variables: [:]))
         #expect(sqlitePath == nil)
         #expect(store is RedisSessionStore)
         #expect(await !store.isHealthy())

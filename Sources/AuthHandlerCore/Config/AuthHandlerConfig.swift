@@ -3,9 +3,9 @@ import Foundation
 
 /// The whole configuration of an auth-handler instance (HTTP-API.md §2), after validation and defaults.
 ///
-/// Read a file with ``ConfigLoader``, which reports every problem with its JSON path; the `Codable`
-/// conformance writes and reads this validated, defaults-filled form.
-package struct AuthHandlerConfig: Sendable, Hashable, Codable {
+/// Read a file with ``ConfigLoader``, which reports every problem with its JSON path: the one way a configuration is
+/// read (`JSONSyntax.parseConfiguration`, then ``ConfigValidator``).
+package struct AuthHandlerConfig: Sendable, Hashable {
     /// Addresses to bind, unless systemd passes sockets.
     package var listen: [ListenAddress]
     /// Addresses of the operations listener (`/healthz`, `/readyz`, `/metrics` only); nil serves those on `listen`.
@@ -65,10 +65,10 @@ package struct AuthHandlerConfig: Sendable, Hashable, Codable {
     package init(
         listen: [ListenAddress] = AuthHandlerConfig.defaultListen, opsListen: [ListenAddress]? = nil,
         logFormat: LogFormat = .logfmt, publicURL: URL? = nil,
-        store: StoreConfig = StoreConfig(), sessionTTLSeconds: Int = AuthHandlerConfig.defaultSessionTTLSeconds,
+        store: StoreConfig = .default, sessionTTLSeconds: Int = AuthHandlerConfig.defaultSessionTTLSeconds,
         resultTTLSeconds: Int = AuthHandlerConfig.defaultResultTTLSeconds,
         providerTimeoutSeconds: Int = AuthHandlerConfig.defaultProviderTimeoutSeconds, allowedRedirectURLs: [URL] = [],
-        backend: BackendConfig = BackendConfig(), providers: [String: ProviderConfig] = [:],
+        backend: BackendConfig = .none, providers: [String: ProviderConfig] = [:],
         stateKey: SecretReference? = nil, previousStateKeys: [SecretReference] = [],
         requireResultChallenge: Bool = true,
         startRateLimit: StartRateLimit = .default, trustedProxies: [IPAddressRange] = [], branding: Branding? = nil

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How the pages people see name the operator's product (HTTP-API.md §2.11 `branding`).
-package struct Branding: Sendable, Hashable, Codable {
+package struct Branding: Sendable, Hashable {
     /// The product's name, in each page's title and heading ("Sign in to Acme").
     package var name: String
 

@@ -1,6 +1,5 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
-import AuthHandlerStore
 import Foundation
 
 /// Turns a parsed config document into an ``AuthHandlerConfig``, collecting every problem with its JSON path.
@@ -21,10 +20,8 @@ package struct ConfigValidator {
         "startRateLimit", "trustedProxies", "opsListen", "logFormat", "branding",
         "listener", "deviceAuthorization",
     ]
-    static let storeKeys = ["kind", "path", "url", "password", "keyPrefix", "commandTimeoutSeconds"]
     static let startRateLimitKeys = ["perMinute", "burst"]
     static let listenerKeys = ["requestDeadlineSeconds", "connectionsPerAddress"]
-    static let backendKeys = ["kind", "url", "apiKey", "secret", "tenantId"]
     static let providerKeys = [
         "protocol", "consumerKey", "consumerSecret", "clientId", "clientSecret", "issuer", "endpoints", "scopes",
         "signatureMethod", "tokenEndpointAuth", "responseMode", "teamId", "keyId", "privateKey", "displayName",
@@ -44,7 +41,7 @@ package struct ConfigValidator {
         var config = AuthHandlerConfig()
         guard let fields = object(root, at: .root, allowedKeys: Self.topLevelKeys) else { return config }
         validateListeners(fields, into: &config)
-        validateServing(fields, into: &config)
+        let storeKind = validateServing(fields, into: &config)
         validateStateKeys(fields, into: &config)
         validateRequestLimits(fields, into: &config)
         let path = ConfigPath.root
@@ -53,13 +50,15 @@ package struct ConfigValidator {
         } else {
             warn(path.key("allowedRedirectURLs"), "not set; serve will refuse every redirectUrl until you list some")
         }
-        if config.store.kind == .redis, fields["stateKey"] == nil {
+        if storeKind == .redis, fields["stateKey"] == nil {
             fail(
                 path.key("stateKey"),
                 "required with store kind \"redis\": every instance must hold the same key to open the others' "
                     + "cookies; expected a secret reference to 32 random bytes")
         }
-        if let value = fields["backend"] { config.backend = backend(value, at: path.key("backend")) }
+        if let value = fields["backend"] {
+            config.backend = BackendConfig.validating(value, at: path.key("backend"), by: &self)
+        }
         if let value = fields["branding"] { config.branding = branding(value, at: path.key("branding")) }
         if let value = fields["providers"] {
             config.providers = providers(value, at: path.key("providers"))
@@ -85,14 +84,20 @@ package struct ConfigValidator {
         }
     }
 
-    /// `logFormat`, `publicURL`, `store` and the three time limits.
-    private mutating func validateServing(_ fields: [String: JSONValue], into config: inout AuthHandlerConfig) {
+    /// `logFormat`, `publicURL`, `store` and the three time limits; answers the store's kind as written, which decides
+    /// whether `stateKey` is required even when the store's other keys have errors.
+    private mutating func validateServing(
+        _ fields: [String: JSONValue], into config: inout AuthHandlerConfig
+    ) -> StoreConfig.Kind {
         let path = ConfigPath.root
         if let value = fields["logFormat"], let format = enumeration(value, LogFormat.self, at: path.key("logFormat")) {
             config.logFormat = format
         }
         if let value = fields["publicURL"] { config.publicURL = publicURL(value, at: path.key("publicURL")) }
-        if let value = fields["store"] { config.store = store(value, at: path.key("store")) }
+        var storeKind = config.store.kind
+        if let value = fields["store"] {
+            (storeKind, config.store) = StoreConfig.validating(value, at: path.key("store"), by: &self)
+        }
         let limits: [(key: String, setting: WritableKeyPath<AuthHandlerConfig, Int>)] = [
             ("sessionTTLSeconds", \.sessionTTLSeconds), ("resultTTLSeconds", \.resultTTLSeconds),
             ("providerTimeoutSeconds", \.providerTimeoutSeconds), ("providerCallLimit", \.providerCallLimit),
@@ -102,6 +107,7 @@ package struct ConfigValidator {
                 config[keyPath: setting] = seconds
             }
         }
+        return storeKind
     }
 
     /// `stateKey`, `previousStateKeys` and `requireResultChallenge` (warned about when false).
@@ -221,78 +227,6 @@ package struct ConfigValidator {
         return normalized.url
     }
 
-    private mutating func store(_ value: JSONValue, at path: ConfigPath) -> StoreConfig {
-        var store = StoreConfig()
-        guard let fields = object(value, at: path, allowedKeys: Self.storeKeys) else { return store }
-        store.kind = kind(fields, at: path) ?? store.kind
-        func ignored(_ keys: [String]) { warnIgnored(keys, in: fields, kind: store.kind, at: path) }
-        switch store.kind {
-        case .memory:
-            ignored(["path", "url", "password", "keyPrefix", "commandTimeoutSeconds"])
-        case .sqlite:
-            if let pathValue = fields["path"], let text = string(pathValue, at: path.key("path")) {
-                store.path = absolutePath(text)
-            }
-            ignored(["url", "password", "keyPrefix", "commandTimeoutSeconds"])
-        case .redis:
-            ignored(["path"])
-            if let urlValue = fields["url"] {
-                if let text = string(urlValue, at: path.key("url")) {
-                    switch RedisAddress.parse(text) {
-                    case .success(let address): store.redisAddress = address
-                    case .failure(let problem): fail(path.key("url"), problem.description)
-                    }
-                }
-            } else {
-                fail(
-                    path.key("url"),
-                    "required with kind \"redis\"; expected redis://[USER@]HOST[:PORT][/DB] or unix:/PATH[?db=N]")
-            }
-            if let passwordValue = fields["password"] {
-                store.password = secret(passwordValue, at: path.key("password"))
-            }
-            if let address = store.redisAddress {
-                warnIfPlaintext(address, password: fields["password"] != nil, at: path.key("url"))
-            }
-            if let prefixValue = fields["keyPrefix"], let prefix = string(prefixValue, at: path.key("keyPrefix")) {
-                if prefix.isEmpty {
-                    warn(
-                        path.key("keyPrefix"), "is empty; the store's keys may collide with other data in the database")
-                }
-                store.keyPrefix = prefix
-            }
-            if let timeoutValue = fields["commandTimeoutSeconds"],
-                let seconds = positiveInteger(timeoutValue, at: path.key("commandTimeoutSeconds"))
-            {
-                if seconds > StoreConfig.maximumCommandTimeoutSeconds {
-                    fail(
-                        path.key("commandTimeoutSeconds"),
-                        "\(seconds) is too long: a stalled Redis would hold every sign-in that long; expected 1 to "
-                            + "\(StoreConfig.maximumCommandTimeoutSeconds) seconds")
-                } else {
-                    store.commandTimeoutSeconds = seconds
-                }
-            }
-        }
-        return store
-    }
-
-    /// Redis over TCP to a host that is not loopback: this build's hiredis has no TLS (docs/CONFIG.md, `store`), so
-    /// whoever is on the path reads `AUTH`'s password and can forge replies — a `SET NX` or a claim that says "first",
-    /// which defeats replay protection. Warned about as plain `http` to a non-loopback `publicURL` is.
-    private mutating func warnIfPlaintext(_ address: RedisAddress, password: Bool, at path: ConfigPath) {
-        guard case .tcp(let host, _) = address.endpoint, !ListenAddress.isLoopback(host: host) else { return }
-        let exposed =
-            password
-            ? "store.password would be sent with AUTH in plain text, and replies could be forged"
-            : "replies could be forged"
-        warn(
-            path,
-            "plain TCP to the non-loopback host \(host); \(exposed) (a used state reported new defeats replay "
-                + "protection); use a unix: socket, a loopback address, or a local TLS tunnel such as stunnel "
-                + "(redis://127.0.0.1:PORT): this build's hiredis has no TLS")
-    }
-
     private mutating func redirectURLs(_ value: JSONValue, at path: ConfigPath) -> [URL] {
         guard case .array(let items) = value else {
             fail(path, "expected an array of absolute URLs, got \(value.typeName)")
@@ -323,55 +257,6 @@ package struct ConfigValidator {
             urls.append(url)
         }
         return urls
-    }
-
-    private mutating func backend(_ value: JSONValue, at path: ConfigPath) -> BackendConfig {
-        var backend = BackendConfig()
-        guard let fields = object(value, at: path, allowedKeys: Self.backendKeys) else { return backend }
-        backend.kind = kind(fields, at: path) ?? backend.kind
-        if let urlValue = fields["url"] { backend.url = endpointURL(urlValue, at: path.key("url")) }
-        if let secretValue = fields["apiKey"] { backend.apiKey = secret(secretValue, at: path.key("apiKey")) }
-        if let secretValue = fields["secret"] { backend.secret = secret(secretValue, at: path.key("secret")) }
-        if let tenantValue = fields["tenantId"] { backend.tenantId = string(tenantValue, at: path.key("tenantId")) }
-
-        func ignored(_ keys: [String]) { warnIgnored(keys, in: fields, kind: backend.kind, at: path) }
-        switch backend.kind {
-        case .none:
-            ignored(["url", "apiKey", "secret", "tenantId"])
-        case .identitytoolkit:
-            if fields["url"] == nil { backend.url = BackendConfig.defaultIdentityToolkitURL }
-            if fields["apiKey"] == nil {
-                fail(path.key("apiKey"), "required with kind \"identitytoolkit\"; expected a secret reference")
-            }
-            ignored(["secret"])
-        case .webhook:
-            if fields["url"] == nil {
-                fail(path.key("url"), "required with kind \"webhook\"; expected the https URL to POST results to")
-            }
-            if fields["secret"] == nil {
-                fail(path.key("secret"), "required with kind \"webhook\"; expected a secret reference for the HMAC key")
-            }
-            ignored(["apiKey", "tenantId"])
-        }
-        return backend
-    }
-
-    /// The `kind` member of a section whose other members depend on it (`store`, `backend`); nil when it is absent
-    /// or after reporting why it is not one of `Kind`'s values.
-    private mutating func kind<Kind: RawRepresentable & CaseIterable>(
-        _ fields: [String: JSONValue], at path: ConfigPath
-    )
-        -> Kind? where Kind.RawValue == String
-    {
-        guard let kindValue = fields["kind"] else { return nil }
-        return enumeration(kindValue, Kind.self, at: path.key("kind"))
-    }
-
-    /// Warns about each of `keys` the section has: its `kind` does not use them.
-    private mutating func warnIgnored<Kind: RawRepresentable>(
-        _ keys: [String], in fields: [String: JSONValue], kind: Kind, at path: ConfigPath
-    ) where Kind.RawValue == String {
-        for key in keys where fields[key] != nil { warn(path.key(key), "ignored with kind \"\(kind.rawValue)\"") }
     }
 
     private mutating func stateKey(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {

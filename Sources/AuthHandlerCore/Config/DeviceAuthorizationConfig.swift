@@ -1,7 +1,7 @@
 /// `deviceAuthorization` in the config (HTTP-API.md §2.12): the device sign-in of RFC 8628 in front of the
 /// configured providers. Off unless enabled: the grant can be phished (someone starts a sign-in and sends the victim
 /// the code), so an operator turns it on knowingly (docs/OPERATIONS.md "Security model").
-package struct DeviceAuthorizationConfig: Sendable, Hashable, Codable {
+package struct DeviceAuthorizationConfig: Sendable, Hashable {
     /// Whether `/__/auth/device` and `/__/auth/device/token` are served.
     package var enabled: Bool
     /// The providers a device sign-in may use; empty means every configured provider.

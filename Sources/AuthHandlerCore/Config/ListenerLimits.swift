@@ -1,7 +1,7 @@
 import AuthHandlerHTTP
 
 /// `listener` in the config (CONFIG.md): how the HTTP listener bounds slow clients.
-package struct ListenerLimits: Sendable, Hashable, Codable {
+package struct ListenerLimits: Sendable, Hashable {
     /// Seconds a client has to deliver a whole request, head and body (`HTTPServerConfiguration`).
     package var requestDeadlineSeconds: Int
     /// Simultaneous connections from one client address per listening socket; 0 means no limit.

@@ -2,9 +2,9 @@ import AuthHandlerCrypto
 import Foundation
 
 /// One identity provider's settings: an entry of `providers` in the config, after validation and defaults.
-package struct ProviderConfig: Sendable, Hashable, Codable {
+package struct ProviderConfig: Sendable, Hashable {
     /// The protocol a provider speaks.
-    package enum ProtocolKind: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum ProtocolKind: String, Sendable, Hashable, CaseIterable {
         /// OAuth 1.0a (RFC 5849).
         case oauth1
         /// OAuth 2.0 authorization code with PKCE.
@@ -14,21 +14,21 @@ package struct ProviderConfig: Sendable, Hashable, Codable {
     }
 
     /// OAuth 1.0a request-signing method.
-    package enum SignatureMethod: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum SignatureMethod: String, Sendable, Hashable, CaseIterable {
         case hmacSHA1 = "HMAC-SHA1"
         case hmacSHA256 = "HMAC-SHA256"
         case plaintext = "PLAINTEXT"
     }
 
     /// How the client authenticates at the OAuth 2 token endpoint.
-    package enum TokenEndpointAuth: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum TokenEndpointAuth: String, Sendable, Hashable, CaseIterable {
         case clientSecretBasic = "client_secret_basic"
         case clientSecretPost = "client_secret_post"
         case none
     }
 
     /// How the IdP returns the authorization response.
-    package enum ResponseMode: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum ResponseMode: String, Sendable, Hashable, CaseIterable {
         case query
         case formPost = "form_post"
     }

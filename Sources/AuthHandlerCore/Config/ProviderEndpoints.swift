@@ -1,7 +1,7 @@
 import Foundation
 
 /// Endpoint overrides for a provider: `endpoints` in a provider's config.
-package struct ProviderEndpoints: Sendable, Hashable, Codable {
+package struct ProviderEndpoints: Sendable, Hashable {
     /// OAuth 1.0a: the temporary-credential (request token) endpoint.
     package var requestToken: URL?
     /// OAuth 1.0a: where the user authorizes the request token.

@@ -3,7 +3,7 @@ import AuthHandlerSystem
 import Foundation
 
 /// Where a secret comes from: `{"file": PATH}`, `{"env": NAME}`, `{"credential": NAME}` or an inline string.
-package enum SecretReference: Sendable, Hashable, Codable, CustomStringConvertible {
+package enum SecretReference: Sendable, Hashable, CustomStringConvertible {
     /// A file holding the secret; relative paths are resolved against the config file's directory at load time.
     case file(String)
     /// An environment variable holding the secret.
@@ -80,41 +80,5 @@ package enum SecretReference: Sendable, Hashable, Codable, CustomStringConvertib
         }
         if text.isEmpty { throw .fileEmpty(path: path) }
         return Secret(text)
-    }
-
-    package init(from decoder: any Decoder) throws {
-        if let container = try? decoder.singleValueContainer(), let text = try? container.decode(String.self) {
-            self = .inline(Secret(text))
-            return
-        }
-        let container = try decoder.container(keyedBy: Key.self)
-        if let path = try container.decodeIfPresent(String.self, forKey: .file) {
-            self = .file(path)
-        } else if let name = try container.decodeIfPresent(String.self, forKey: .env) {
-            self = .environment(name)
-        } else {
-            self = .credential(try container.decode(String.self, forKey: .credential))
-        }
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .inline(let secret):
-            var container = encoder.singleValueContainer()
-            try container.encode(secret.reveal())
-        case .file(let path):
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(path, forKey: .file)
-        case .environment(let name):
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(name, forKey: .env)
-        case .credential(let name):
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(name, forKey: .credential)
-        }
-    }
-
-    private enum Key: String, CodingKey {
-        case file, env, credential
     }
 }

@@ -1,6 +1,6 @@
 /// `startRateLimit` in the config (HTTP-API.md §2.4): a token bucket per client address for starts that must
 /// call the provider first.
-package struct StartRateLimit: Sendable, Hashable, Codable {
+package struct StartRateLimit: Sendable, Hashable {
     /// Sustained starts per minute per client (the bucket's refill rate).
     package var perMinute: Int
     /// Starts a client may make at once before the rate applies (the bucket's capacity).

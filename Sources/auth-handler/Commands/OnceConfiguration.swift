@@ -109,7 +109,7 @@ enum OnceConfiguration {
         config.listen = [ListenAddress(host: "127.0.0.1", port: options.port)]
         config.opsListen = nil
         config.publicURL = nil
-        config.store = StoreConfig(kind: .memory)
+        config.store = .memory
         config.allowedRedirectURLs = URL(string: allowedDonePage).map { [$0] } ?? []
         config.sessionTTLSeconds = options.timeoutSeconds
     }

@@ -28,9 +28,8 @@ struct ConfiguredParts {
             throw ServiceStartError(exitCode: .config, message: "\(error); run check-config")
         }
         do {
-            backend = try makeSignInBackend(
-                config: config.backend, secrets: environment, fetcher: http,
-                timeout: .seconds(config.providerTimeoutSeconds))
+            backend = try config.backend.makeBackend(
+                secrets: environment, fetcher: http, timeout: .seconds(config.providerTimeoutSeconds))
         } catch {
             throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
         }

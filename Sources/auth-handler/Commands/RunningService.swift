@@ -56,10 +56,15 @@ final class RunningService: Sendable {
         onceSignIn: OnceSignIn? = nil
     ) async throws(ServiceStartError) -> RunningService {
         let http = try prepareProcess()
-        let (bareStore, sqlitePath) = try makeStore(config.store, defaultKind: defaultStore, environment: environment)
+        let storeConfig = config.store.opened(defaultKind: defaultStore)
+        let (bareStore, sqlitePath): (any SessionStore & CounterStore, String?)
+        do {
+            (bareStore, sqlitePath) = try storeConfig.makeStore(environment: environment)
+        } catch {
+            throw ServiceStartError(exitCode: .config, message: error.description)
+        }
         let metrics = Metrics()
-        let store = MeasuredSessionStore(
-            bareStore, store: storeKind(config.store, defaultKind: defaultStore).rawValue, metrics: metrics)
+        let store = MeasuredSessionStore(bareStore, store: storeConfig.kind.rawValue, metrics: metrics)
         let parts = try ConfiguredParts(
             config: config, environment: environment, http: http, sqlitePath: sqlitePath, drawnStateKey: nil)
 
@@ -245,63 +250,5 @@ final class RunningService: Sendable {
         sweeper.cancel()
         await server.stop(gracePeriod: .seconds(10))
         await opsServer?.stop(gracePeriod: .seconds(1))
-    }
-
-    /// Where the SQLite store lives when neither `store.path` nor `$STATE_DIRECTORY` says.
-    static let defaultStateDirectory = "/var/lib/auth-handler"
-
-    /// The kind of store `makeStore` builds: `defaultKind` (`--once`'s memory) when the config names no SQLite file.
-    static func storeKind(_ config: StoreConfig, defaultKind: StoreConfig.Kind) -> StoreConfig.Kind {
-        config.path == nil && config.kind == .sqlite && defaultKind == .memory ? .memory : config.kind
-    }
-
-    /// The store, and the SQLite file's path when it is one.
-    static func makeStore(_ config: StoreConfig, defaultKind: StoreConfig.Kind, environment: SecretEnvironment)
-        throws(ServiceStartError) -> (any SessionStore & CounterStore, sqlitePath: String?)
-    {
-        switch storeKind(config, defaultKind: defaultKind) {
-        case .memory:
-            return (MemorySessionStore(), nil)
-        case .sqlite:
-            let directory = environment.variables["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-            let path = config.path ?? (directory ?? defaultStateDirectory) + "/state.sqlite"
-            if config.path == nil, directory == nil {
-                // Outside systemd (which makes StateDirectory=) the default directory may not exist yet.
-                try? FileManager.default.createDirectory(
-                    atPath: defaultStateDirectory, withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700])
-            }
-            do {
-                return (try SQLiteSessionStore(path: path), path)
-            } catch {
-                throw ServiceStartError(
-                    exitCode: .config,
-                    message: "cannot open the session store \(path): \(error); set store.path or $STATE_DIRECTORY")
-            }
-        case .redis:
-            guard let address = config.redisAddress else {
-                throw ServiceStartError(exitCode: .config, message: "store.url: required with kind \"redis\"")
-            }
-            var password: Secret?
-            if let reference = config.password {
-                do {
-                    password = try reference.resolve(in: environment)
-                } catch {
-                    throw ServiceStartError(exitCode: .config, message: "store.password: \(error); run check-config")
-                }
-            }
-            // Not connected yet: serve starts while Redis is down, and /readyz answers 503 until it is reachable.
-            do {
-                return (
-                    try RedisSessionStore(
-                        address: address, password: password,
-                        keyPrefix: config.keyPrefix ?? RedisSessionStore.defaultKeyPrefix,
-                        commandTimeout: config.commandTimeoutSeconds.map { .seconds($0) }
-                            ?? RedisSessionStore.defaultCommandTimeout), nil
-                )
-            } catch {
-                throw ServiceStartError(exitCode: .config, message: "cannot set up the Redis store: \(error)")
-            }
-        }
     }
 }
