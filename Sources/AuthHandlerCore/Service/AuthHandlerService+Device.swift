@@ -70,10 +70,13 @@ extension AuthHandlerService {
         async -> ServerResponse
     {
         let accept = request.headers["Accept"]
-        // A form another site makes the browser send is refused before anything else (Fetch Metadata).
-        if request.headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" {
+        // A form any other page makes the browser send, even one of a sibling subdomain (`same-site`), is refused
+        // before anything else (Fetch Metadata; HTTP-API.md §3.9).
+        guard Self.fetchMetadata(request).isSameOrigin else {
             return ResponseRendering.error(
-                APIError(.invalidRequest, "a confirmation must come from the confirmation page itself"),
+                APIError(
+                    .invalidRequest,
+                    "a confirmation must come from the confirmation page itself; open the link your terminal shows"),
                 accept: accept, audience: audience)
         }
         do {

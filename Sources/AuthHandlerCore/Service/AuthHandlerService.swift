@@ -247,9 +247,11 @@ package final class AuthHandlerService: Sendable {
         return startResponse(outcome, accept: request.headers["Accept"], flow: flow)
     }
 
-    /// The `Sec-Fetch-*` headers a start is checked by (HTTP-API.md §3.1).
-    private static func fetchMetadata(_ request: ServerRequest) -> FetchMetadata {
-        FetchMetadata(mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"])
+    /// The `Sec-Fetch-*` headers a start (HTTP-API.md §3.1) and a device confirmation (§3.9) are checked by.
+    static func fetchMetadata(_ request: ServerRequest) -> FetchMetadata {
+        FetchMetadata(
+            mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"],
+            site: request.headers["Sec-Fetch-Site"])
     }
 
     /// A start's `302` to the provider with its cookies, or its refusal.
