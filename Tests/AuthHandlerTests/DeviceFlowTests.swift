@@ -126,8 +126,10 @@ struct DeviceFlowTests {
             return
         }
         #expect(error == "authorization_pending" && status == 400)
-        let facts = try await flow.deviceConfirmation(
-            userCode: issued.userCode.lowercased(), client: "198.51.100.1", cookieHeaders: [])
+        let facts = try #require(
+            Self.facts(
+                await flow.deviceConfirmation(
+                    userCode: issued.userCode.lowercased(), client: "198.51.100.1", cookieHeaders: [])))
         #expect(facts.providerName == "Google" && facts.client == "203.0.113.9")
         #expect(facts.scopes == ["openid", "calendar"])
         #expect(facts.setCookie.contains("; SameSite=Strict") && facts.setCookie.contains("; Secure"))
@@ -143,6 +145,12 @@ struct DeviceFlowTests {
                 ServiceSignInPickerTests.fields([("grant_type", "authorization_code"), ("device_code", "nope")]))
         else { return }
         #expect(grant == "unsupported_grant_type")
+    }
+
+    /// The confirmation page's facts of an answer that has them; nil for a code taken as decided.
+    static func facts(_ answer: DeviceConfirmationAnswer) -> DeviceConfirmation? {
+        guard case .confirm(let facts) = answer else { return nil }
+        return facts
     }
 
     @Test func onlyTheOfferedProvidersAndAStartsParametersAreAccepted() async throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import auth_handler
 
 /// The device sign-in's pages and confirmation form through the service, in process (HTTP-API.md §3.9): which pages
-/// may answer the confirmation form.
+/// may answer the confirmation form, and the page of a code that was already decided.
 struct ServiceDevicePagesTests {
     static let client = "203.0.113.9:5000"
 
@@ -87,5 +87,22 @@ struct ServiceDevicePagesTests {
         #expect(taken.status == 303)
         let older = await Self.page(service, try await Self.issue(flow))
         #expect(try await Self.decide(service, page: older, decision: "cancel", site: nil).status == 303)
+    }
+
+    /// Finding 8 of issue 23: once a code was continued or cancelled, its page says so and offers nothing to press.
+    @Test(arguments: ["continue", "cancel"])
+    func aDecidedCodesPageHasNoButtons(decision: String) async throws {
+        let (service, flow) = try Self.service()
+        let userCode = try await Self.issue(flow)
+        let page = await Self.page(service, userCode)
+        #expect(try await Self.decide(service, page: page, decision: decision, site: "same-origin").status == 303)
+        for cookie in [try Self.cookie(of: page), nil] {
+            let again = await Self.page(service, userCode, cookie: cookie)
+            let body = ServicePagesTests.body(again)
+            #expect(again.status == 400)
+            #expect(body.contains(#"<p id="device-used" class="lead">The code \#(userCode) was already used"#))
+            #expect(!body.contains("<button") && !body.contains("<form"))
+            #expect(again.headers["Set-Cookie"] == nil)
+        }
     }
 }

@@ -100,10 +100,10 @@ import Testing
             try await Self.waitTheInterval()
             let again = try await Self.poll(e2e, deviceCode)
             #expect(again.status == 400 && again.json?["error"]?.stringValue == "invalid_grant")
-            // The user code was used: it cannot be confirmed a second time.
-            let second = try await Self.decide(
-                e2e, completeURI: e2e.daemonURL + "/__/auth/device?user_code=" + userCode, decision: "continue")
-            #expect(second.status != 303)
+            // The user code was used: its page says so and has no form to confirm it a second time.
+            let second = try await e2e.get(e2e.daemonURL + "/__/auth/device?user_code=" + userCode)
+            #expect(second.status == 400 && second.text.contains("was already used"))
+            #expect(EndToEnd.firstMatch(#"name="confirm" value="([^"]*)""#, in: second.text) == nil)
         }
     }
 

@@ -100,9 +100,10 @@ extension SignInFlow {
     // MARK: - The pages
 
     /// The confirmation page's facts for the user code `typed`, entered from `client`; wrong codes are limited per
-    /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie, keeping the value it already holds.
+    /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie, keeping the value it already holds. A code
+    /// that was already continued or cancelled gets no confirmation (HTTP-API.md §3.9).
     package func deviceConfirmation(userCode typed: String, client: String, cookieHeaders: [String])
-        async throws(APIError) -> DeviceConfirmation
+        async throws(APIError) -> DeviceConfirmationAnswer
     {
         let entryKey = ClientAddress.rateLimitKey(client)
         if case .limited(let seconds) = devicePacing.codeEntries.check(entryKey) {
@@ -119,6 +120,9 @@ extension SignInFlow {
                 "this code is not one we know, or it has expired; check the code your terminal shows, "
                     + "or run the command again for a new one")
         }
+        if try await deviceDecided(request) {
+            return .alreadyDecided(userCode: DeviceAuthorization.displayed(userCode))
+        }
         let nonce =
             SignInCookie.values(named: deviceCookieName, in: cookieHeaders).first { Base64.urlDecode($0)?.count == 32 }
         let cookieNonce: String
@@ -134,14 +138,27 @@ extension SignInFlow {
         let start = provider.map { provider in
             StartRequest(deviceRequest: request, provider: provider, customParameters: [])
         }
-        return DeviceConfirmation(
-            userCode: DeviceAuthorization.displayed(userCode),
-            providerName: provider?.displayName ?? request.providerID,
-            scopes: start?.providerScopes ?? request.scopes, client: request.client,
-            age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: token,
-            setCookie: "\(deviceCookieName)=\(cookieNonce); Path=/; Max-Age="
-                + "\(settings.deviceAuthorization.codeLifetimeSeconds); HttpOnly"
-                + (settings.httpsOrigin ? "; Secure" : "") + "; SameSite=Strict")
+        return .confirm(
+            DeviceConfirmation(
+                userCode: DeviceAuthorization.displayed(userCode),
+                providerName: provider?.displayName ?? request.providerID,
+                scopes: start?.providerScopes ?? request.scopes, client: request.client,
+                age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: token,
+                setCookie: "\(deviceCookieName)=\(cookieNonce); Path=/; Max-Age="
+                    + "\(settings.deviceAuthorization.codeLifetimeSeconds); HttpOnly"
+                    + (settings.httpsOrigin ? "; Secure" : "") + "; SameSite=Strict"))
+    }
+
+    /// Whether `request` was already continued or cancelled: the store holds its marker
+    /// (``DeviceAuthorization/decidedKey(resultCode:)``).
+    private func deviceDecided(_ request: DeviceRequest) async throws(APIError) -> Bool {
+        do {
+            let key = DeviceAuthorization.decidedKey(resultCode: request.resultCode)
+            if case .absent = try await store.peekResult(code: key, now: now()) { return false }
+            return true
+        } catch {
+            throw Self.storeFailure(error)
+        }
     }
 
     /// Answers the confirmation form (`user_code`, `confirm`, `decision` = `continue` or `cancel`).
@@ -168,6 +185,12 @@ extension SignInFlow {
             throw APIError(
                 .invalidRequest, "this code was already used; run the command on your device again for a new one")
         }
+        // For the page only: the used state just recorded is what refuses a second decision, so a marker the store
+        // could not keep costs only the "already used" page (HTTP-API.md §3.9).
+        try? await store.insertResult(
+            code: DeviceAuthorization.decidedKey(resultCode: request.resultCode),
+            payload: DeviceAuthorization.decidedMark,
+            expiresAt: request.expiresAt)
         guard decision == "continue" else {
             try await recordDeviceDecision(
                 DeviceDecision(outcome: .declined, message: "the sign-in was declined on the confirmation page"),

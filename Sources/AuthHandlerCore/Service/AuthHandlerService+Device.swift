@@ -50,11 +50,18 @@ extension AuthHandlerService {
             return ResponseRendering.secured(.html(DevicePages.entry(problem: nil, audience: audience)))
         }
         do {
-            let facts = try await flow.deviceConfirmation(
+            switch try await flow.deviceConfirmation(
                 userCode: typed, client: client, cookieHeaders: request.headers.values(for: "Cookie"))
-            var response = ResponseRendering.secured(.html(DevicePages.confirmation(facts, audience: audience)))
-            response.headers.add(name: "Set-Cookie", value: facts.setCookie)
-            return response
+            {
+            case .confirm(let facts):
+                var response = ResponseRendering.secured(.html(DevicePages.confirmation(facts, audience: audience)))
+                response.headers.add(name: "Set-Cookie", value: facts.setCookie)
+                return response
+            case .alreadyDecided(let userCode):
+                // 400, as for a code that cannot be confirmed because it is unknown or expired.
+                return ResponseRendering.secured(
+                    .html(DevicePages.alreadyDecided(userCode: userCode, audience: audience), status: 400))
+            }
         } catch {
             var response = ResponseRendering.secured(
                 .html(DevicePages.entry(problem: error.message, audience: audience), status: error.status))

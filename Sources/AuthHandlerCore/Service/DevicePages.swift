@@ -50,6 +50,19 @@ enum DevicePages {
         return HTMLPage(heading: audience.signInHeading(), content: content.joined(separator: "\n")).render()
     }
 
+    /// The page for a code that was already continued or cancelled: no form, nothing to press (HTTP-API.md §3.9).
+    static func alreadyDecided(userCode: String, audience: PageAudience) -> String {
+        let content = [
+            HTMLPage.paragraph(
+                "The code \(userCode) was already used: someone continued or cancelled it, and it cannot be used "
+                    + "again.",
+                id: "device-used", class: "lead"),
+            HTMLPage.paragraph(
+                "If you still need to sign in, run the command on your device again for a new code.", class: "next"),
+        ]
+        return HTMLPage(heading: audience.signInHeading(), content: content.joined(separator: "\n")).render()
+    }
+
     /// The page after "Cancel" or the callback: what happened, and the next step in a second paragraph.
     static func done(_ outcome: DeviceDoneOutcome, audience: PageAudience) -> String {
         let (heading, tone, lead, next, nextClass) =
