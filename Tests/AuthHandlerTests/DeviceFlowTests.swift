@@ -153,6 +153,41 @@ struct DeviceFlowTests {
         return facts
     }
 
+    /// `customParameters` on a Google device request, with `extra` fields.
+    static func asking(_ customParameters: String, _ extra: [(String, String)] = []) -> [URLFormField] {
+        ServiceSignInPickerTests.fields(
+            [
+                ("providerId", "google.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                ("customParameters", customParameters),
+            ] + extra)
+    }
+
+    /// Finding 1 of issue 23: a device request may not ask the provider to show the person no screens (OpenID Connect
+    /// Core §3.1.2.1 `prompt=none`, HTTP-API.md §3.9), however the value is spelled; other prompts are fine.
+    @Test func aDeviceRequestForNoProviderScreensIsRefusedNamingPrompt() async throws {
+        let flow = try Self.flow(store: MemorySessionStore())
+        let refused = [
+            #"{"prompt":"none"}"#, #"{"prompt":"login none"}"#, #"{"Prompt":"NONE"}"#, #"{"prompt":"none,consent"}"#,
+            #"{"login_hint":"alice","prompt":"consent\tnone"}"#,
+        ]
+        for parameters in refused {
+            for authType in AuthType.allCases {
+                let error = await ServiceSignInPickerTests.refusal { () throws(APIError) in
+                    _ = try await flow.issueDevice(
+                        Self.asking(parameters, [("authType", authType.rawValue), ("idToken", "id.token.sig")]),
+                        client: "203.0.113.9")
+                }
+                #expect(error?.code == .invalidRequest, "\(parameters) \(authType)")
+                #expect(
+                    error?.message.lowercased().contains("customparameters.prompt") == true,
+                    "\(String(describing: error))")
+            }
+        }
+        for parameters in [#"{"prompt":"login"}"#, #"{"prompt":"consent select_account"}"#, #"{"prompt":"nonempty"}"#] {
+            _ = try await flow.issueDevice(Self.asking(parameters), client: "203.0.113.9")
+        }
+    }
+
     @Test func onlyTheOfferedProvidersAndAStartsParametersAreAccepted() async throws {
         let flow = try Self.flow(store: MemorySessionStore(), providers: ["twitter.com"])
         let cases: [([URLFormField], APIError.Code)] = [

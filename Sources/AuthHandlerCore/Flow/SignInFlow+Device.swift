@@ -244,11 +244,12 @@ extension SignInFlow {
                 .tooManyRequests, "too many sign-ins started from this address; retry in \(seconds) s",
                 retryAfterSeconds: seconds)
         }
-        let start = StartRequest(
-            deviceRequest: request, provider: provider,
-            customParameters: try StartRequest.customParameters(request.customParameters, provider: provider))
         let began = now()
         do {
+            // Checked again as when it was asked for, so a request kept from before a rule is held to it too.
+            let start = StartRequest(
+                deviceRequest: request, provider: provider,
+                customParameters: try DeviceAsk.customParameters(request.customParameters, provider: provider))
             var answer: StartAnswer
             switch provider.protocolKind {
             case .oauth1: answer = try await startOAuth1(start)
@@ -480,7 +481,7 @@ struct DeviceAsk {
         authType = try StartRequest.authType(fields.first(named: "authType"))
         scopes = try StartRequest.scopes(fields.first(named: "scopes"))
         customParameters = fields.first(named: "customParameters")
-        _ = try StartRequest.customParameters(customParameters, provider: provider)
+        _ = try Self.customParameters(customParameters, provider: provider)
         resultChallenge = try StartRequest.resultChallenge(
             fields.first(named: "resultChallenge"), required: flow.settings.requireResultChallenge)
         idToken = fields.first(named: "idToken").flatMap { $0.isEmpty ? nil : $0 }
@@ -491,6 +492,14 @@ struct DeviceAsk {
         if let idToken, idToken.utf8.count > SignInFlow.maximumDeviceIDTokenBytes {
             throw APIError(.invalidRequest, "idToken is longer than \(SignInFlow.maximumDeviceIDTokenBytes) bytes")
         }
+    }
+
+    /// `customParameters` checked as a start checks them (HTTP-API.md §3.1), and none that asks the provider to show
+    /// the person no screens (``SilentSignInParameters``, HTTP-API.md §3.9).
+    static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(APIError) -> [URLFormField] {
+        let parameters = try StartRequest.customParameters(text, provider: provider)
+        try SilentSignInParameters.refuse(parameters)
+        return parameters
     }
 }
 
