@@ -131,7 +131,7 @@ struct DeviceFlowTests {
                 await flow.deviceConfirmation(
                     userCode: issued.userCode.lowercased(), client: "198.51.100.1", cookieHeaders: [])))
         #expect(facts.providerName == "Google" && facts.client == "203.0.113.9")
-        #expect(facts.scopes == ["openid", "calendar"])
+        #expect(facts.configuredScopes == ["openid"] && facts.requestedScopes == ["calendar"])
         #expect(facts.setCookie.contains("; SameSite=Strict") && facts.setCookie.contains("; Secure"))
         guard
             case .refused(let unknown, _, _, _) = await flow.pollDevice(
@@ -186,6 +186,35 @@ struct DeviceFlowTests {
         for parameters in [#"{"prompt":"login"}"#, #"{"prompt":"consent select_account"}"#, #"{"prompt":"nonempty"}"#] {
             _ = try await flow.issueDevice(Self.asking(parameters), client: "203.0.113.9")
         }
+    }
+
+    /// Findings 1 and 2 of issue 23: the confirmation carries the auth type, every custom parameter, and the
+    /// provider's configured scopes apart from those the device added (HTTP-API.md §3.9).
+    @Test func theConfirmationCarriesTheAuthTypeEveryParameterAndWhoChoseEachScope() async throws {
+        let flow = try Self.flow(store: MemorySessionStore())
+        let issued = try await flow.issueDevice(
+            Self.asking(
+                #"{"login_hint":"alice","hd":"<b>x</b>"}"#,
+                [("authType", "linkViaRedirect"), ("idToken", "id.token.sig"), ("scopes", "calendar,openid")]),
+            client: "203.0.113.9")
+        let facts = try #require(
+            Self.facts(
+                await flow.deviceConfirmation(userCode: issued.userCode, client: "203.0.113.9", cookieHeaders: [])))
+        #expect(facts.authType == .linkViaRedirect)
+        #expect(
+            facts.customParameters
+                == ServiceSignInPickerTests.fields([("hd", "<b>x</b>"), ("login_hint", "alice")]))
+        #expect(facts.configuredScopes == ["openid"] && facts.requestedScopes == ["calendar"])
+        // OAuth 1.0a sends no scope, so none is listed, asked for or not.
+        let twitter = try await flow.issueDevice(
+            ServiceSignInPickerTests.fields([
+                ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                ("scopes", "calendar"),
+            ]), client: "203.0.113.9")
+        let twitterFacts = try #require(
+            Self.facts(
+                await flow.deviceConfirmation(userCode: twitter.userCode, client: "203.0.113.9", cookieHeaders: [])))
+        #expect(twitterFacts.configuredScopes.isEmpty && twitterFacts.requestedScopes.isEmpty)
     }
 
     @Test func onlyTheOfferedProvidersAndAStartsParametersAreAccepted() async throws {

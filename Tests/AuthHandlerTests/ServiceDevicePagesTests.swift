@@ -7,8 +7,8 @@ import Testing
 @testable import AuthHandlerStore
 @testable import auth_handler
 
-/// The device sign-in's pages and confirmation form through the service, in process (HTTP-API.md §3.9): which pages
-/// may answer the confirmation form, and the page of a code that was already decided.
+/// The device sign-in's pages and confirmation form through the service, in process (HTTP-API.md §3.9): what the
+/// confirmation page shows of a request, which pages may answer its form, and a code that was already decided.
 struct ServiceDevicePagesTests {
     static let client = "203.0.113.9:5000"
 
@@ -69,6 +69,43 @@ struct ServiceDevicePagesTests {
                 method: "POST", path: "/__/auth/device", headers: headers,
                 body: Array(FormURLEncoding.encode(fields).utf8),
                 formFields: fields, remoteAddress: client))
+    }
+
+    /// Findings 1 and 2 of issue 23: the page says in words what the device asks (a link prominently), lists every
+    /// custom parameter escaped, and marks each scope the device added as the device's own.
+    @Test func theConfirmationPageShowsEverythingTheDeviceChose() async throws {
+        let (service, flow) = try Self.service()
+        let expected: [(AuthType, String)] = [
+            (.signInViaRedirect, "A device asked to sign in with Google using code "),
+            (.linkViaRedirect, "A device asked to link Google to an existing account using code "),
+            (.reauthViaRedirect, "A device asked you to confirm your identity with Google using code "),
+        ]
+        for (authType, summary) in expected {
+            let userCode = try await Self.issue(
+                flow,
+                [
+                    ("authType", authType.rawValue), ("idToken", "id.token.sig"),
+                    ("customParameters", #"{"login_hint":"alice","hd":"<b>x</b>&"}"#),
+                    ("scopes", "Official_Acme_CLI_v2_(safe_to_approve),<i>y</i>"),
+                ])
+            let page = await Self.page(service, userCode)
+            #expect(page.status == 200)
+            let body = ServicePagesTests.body(page)
+            #expect(
+                ServicePagesTests.between(#"<p id="device-summary" class="lead">"#, "</p>", in: body)
+                    == summary + userCode + ".")
+            // A link or a reauthentication says what it does, in bold, right under the summary.
+            let consequence = ServicePagesTests.between(#"<p id="device-auth-type" class="next">"#, "</p>", in: body)
+            #expect((consequence != nil) == (authType != .signInViaRedirect), "\(authType)")
+            #expect(body.contains("<li><code>hd</code> = <code>&lt;b&gt;x&lt;/b&gt;&amp;</code></li>"))
+            #expect(body.contains("<li><code>login_hint</code> = <code>alice</code></li>"))
+            #expect(!body.contains("<b>x</b>") && !body.contains("<i>y</i>"))
+            #expect(body.contains("<li><code>openid</code></li>"), "the configured scope, unmarked")
+            #expect(
+                body.contains(
+                    "<li><code>Official_Acme_CLI_v2_(safe_to_approve)</code> (requested by the device)</li>"))
+            #expect(body.contains("<li><code>&lt;i&gt;y&lt;/i&gt;</code> (requested by the device)</li>"))
+        }
     }
 
     /// Finding 7 of issue 23: the form is taken only from a page of this origin (or a browser that says nothing),

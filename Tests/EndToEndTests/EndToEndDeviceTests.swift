@@ -247,6 +247,37 @@ import Testing
         }
     }
 
+    /// Finding 1 of issue 23 through the real binary: `prompt=none` is refused naming the parameter, and the page of
+    /// a link says so in words and lists every custom parameter, escaped (HTTP-API.md §3.9).
+    @Test func thePageNamesTheAuthTypeAndEveryParameterAndPromptNoneIsRefused() async throws {
+        try await withEndToEnd(settings: Self.settings()) { e2e in
+            func ask(_ customParameters: String) async throws -> OutboundResponse {
+                try await e2e.postForm(
+                    e2e.daemonURL + "/__/auth/device",
+                    [
+                        URLFormField(name: "providerId", value: "google.com"),
+                        URLFormField(name: "authType", value: "linkViaRedirect"),
+                        URLFormField(name: "idToken", value: "header.payload.signature"),
+                        URLFormField(name: "resultChallenge", value: try PKCE.challenge(forVerifier: Self.verifier)),
+                        URLFormField(name: "customParameters", value: customParameters),
+                    ], freshBrowser: true)
+            }
+            let silent = try await ask(#"{"prompt":"none","login_hint":"alice"}"#)
+            #expect(silent.status == 400, "\(silent.text)")
+            #expect(silent.json?["error"]?["code"]?.stringValue == "invalid-request")
+            #expect(silent.json?["error"]?["message"]?.stringValue?.contains("customParameters.prompt") == true)
+
+            let asked = try await ask(#"{"login_hint":"alice","hd":"a&b"}"#)
+            #expect(asked.status == 200, "\(asked.text)")
+            let page = try await e2e.get(try #require(asked.json?["verification_uri_complete"]?.stringValue))
+            #expect(page.status == 200)
+            #expect(page.text.contains("A device asked to link Google to an existing account using code "))
+            #expect(page.text.contains(#"<p id="device-auth-type" class="next">"#))
+            #expect(page.text.contains("<li><code>login_hint</code> = <code>alice</code></li>"))
+            #expect(page.text.contains("<li><code>hd</code> = <code>a&amp;b</code></li>"))
+        }
+    }
+
     @Test func theDeviceRoutesAreOffByDefault() async throws {
         try await withEndToEnd { e2e in
             let response = try await e2e.postForm(

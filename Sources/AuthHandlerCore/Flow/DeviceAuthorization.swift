@@ -180,12 +180,20 @@ extension DeviceIssue {
     }
 }
 
-/// What the confirmation page shows about a device sign-in (HTTP-API.md §3.9).
+/// What the confirmation page shows about a device sign-in (HTTP-API.md §3.9): everything "Continue" will ask the
+/// provider for, since whoever asked for the code chose it.
 package struct DeviceConfirmation: Sendable, Equatable {
     /// Two groups of four letters, such as `BCDF-GHJK`.
     package var userCode: String
     package var providerName: String
-    package var scopes: [String]
+    /// Sign in, link to an existing account, or confirm the person's identity.
+    package var authType: AuthType
+    /// The scopes the provider is configured with (its default scopes, `openid` first for OpenID Connect).
+    package var configuredScopes: [String]
+    /// The scopes the device added to those: its own words, shown as such.
+    package var requestedScopes: [String]
+    /// Every custom parameter the start will send the provider, as the device gave it.
+    package var customParameters: [URLFormField]
     /// The address the request came from.
     package var client: String
     /// Seconds since it asked.

@@ -134,19 +134,36 @@ extension SignInFlow {
         guard let token = deviceFormToken(nonce: cookieNonce, userCode: userCode) else {
             throw APIError(.internalError, "the confirmation form could not be made")
         }
+        return .confirm(
+            confirmationFacts(
+                request, userCode: userCode, formToken: token,
+                setCookie: "\(deviceCookieName)=\(cookieNonce); Path=/; Max-Age="
+                    + "\(settings.deviceAuthorization.codeLifetimeSeconds); HttpOnly"
+                    + (settings.httpsOrigin ? "; Secure" : "") + "; SameSite=Strict"))
+    }
+
+    /// What the confirmation page shows of `request`: exactly what "Continue" will ask the provider for, with the
+    /// scopes the provider is configured with apart from those the device added, and every custom parameter
+    /// (HTTP-API.md §3.9).
+    private func confirmationFacts(_ request: DeviceRequest, userCode: String, formToken: String, setCookie: String)
+        -> DeviceConfirmation
+    {
         let provider = providers[request.providerID]
         let start = provider.map { provider in
             StartRequest(deviceRequest: request, provider: provider, customParameters: [])
         }
-        return .confirm(
-            DeviceConfirmation(
-                userCode: DeviceAuthorization.displayed(userCode),
-                providerName: provider?.displayName ?? request.providerID,
-                scopes: start?.providerScopes ?? request.scopes, client: request.client,
-                age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: token,
-                setCookie: "\(deviceCookieName)=\(cookieNonce); Path=/; Max-Age="
-                    + "\(settings.deviceAuthorization.codeLifetimeSeconds); HttpOnly"
-                    + (settings.httpsOrigin ? "; Secure" : "") + "; SameSite=Strict"))
+        // OAuth 1.0a has no scope (RFC 5849), so a start sends none and the page lists none.
+        let sendsScopes = provider.map { $0.protocolKind != .oauth1 } ?? true
+        let configured = sendsScopes ? start?.configuredScopes ?? [] : []
+        let sent = sendsScopes ? start?.providerScopes ?? request.scopes : []
+        // The parameters as "Continue" reads them again (startDeviceSignIn), so the page lists what it sends.
+        let parameters = provider.flatMap { try? StartRequest.customParameters(request.customParameters, provider: $0) }
+        return DeviceConfirmation(
+            userCode: DeviceAuthorization.displayed(userCode),
+            providerName: provider?.displayName ?? request.providerID, authType: request.authType,
+            configuredScopes: configured, requestedScopes: sent.filter { !configured.contains($0) },
+            customParameters: parameters ?? [], client: request.client,
+            age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: formToken, setCookie: setCookie)
     }
 
     /// Whether `request` was already continued or cancelled: the store holds its marker
