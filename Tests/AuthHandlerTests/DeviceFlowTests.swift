@@ -139,10 +139,12 @@ struct DeviceFlowTests {
             return
         }
         #expect(error == "authorization_pending" && status == 400)
-        let facts = try await flow.deviceConfirmation(
-            userCode: issued.userCode.lowercased(), client: "198.51.100.1", cookieHeaders: [])
+        let facts = try #require(
+            Self.facts(
+                await flow.deviceConfirmation(
+                    userCode: issued.userCode.lowercased(), client: "198.51.100.1", cookieHeaders: [])))
         #expect(facts.providerName == "Google" && facts.client == "203.0.113.9")
-        #expect(facts.scopes == ["openid", "calendar"])
+        #expect(facts.configuredScopes == ["openid"] && facts.requestedScopes == ["calendar"])
         #expect(facts.setCookie.contains("; SameSite=Strict") && facts.setCookie.contains("; Secure"))
         guard
             case .refused(let unknown, _, _, _) = await flow.pollDevice(
@@ -156,6 +158,76 @@ struct DeviceFlowTests {
                 ServiceSignInPickerTests.fields([("grant_type", "authorization_code"), ("device_code", "nope")]))
         else { return }
         #expect(grant == "unsupported_grant_type")
+    }
+
+    /// The confirmation page's facts of an answer that has them; nil for a code taken as decided.
+    static func facts(_ answer: DeviceConfirmationAnswer) -> DeviceConfirmation? {
+        guard case .confirm(let facts) = answer else { return nil }
+        return facts
+    }
+
+    /// `customParameters` on a Google device request, with `extra` fields.
+    static func asking(_ customParameters: String, _ extra: [(String, String)] = []) -> [URLFormField] {
+        ServiceSignInPickerTests.fields(
+            [
+                ("providerId", "google.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                ("customParameters", customParameters),
+            ] + extra)
+    }
+
+    /// Finding 1 of issue 23: a device request may not ask the provider to show the person no screens (OpenID Connect
+    /// Core §3.1.2.1 `prompt=none`, HTTP-API.md §3.9), however the value is spelled; other prompts are fine.
+    @Test func aDeviceRequestForNoProviderScreensIsRefusedNamingPrompt() async throws {
+        let flow = try Self.flow(store: MemorySessionStore())
+        let refused = [
+            #"{"prompt":"none"}"#, #"{"prompt":"login none"}"#, #"{"Prompt":"NONE"}"#, #"{"prompt":"none,consent"}"#,
+            #"{"login_hint":"alice","prompt":"consent\tnone"}"#,
+        ]
+        for parameters in refused {
+            for authType in AuthType.allCases {
+                let error = await ServiceSignInPickerTests.refusal { () throws(APIError) in
+                    _ = try await flow.issueDevice(
+                        Self.asking(parameters, [("authType", authType.rawValue), ("idToken", "id.token.sig")]),
+                        client: "203.0.113.9")
+                }
+                #expect(error?.code == .invalidRequest, "\(parameters) \(authType)")
+                #expect(
+                    error?.message.lowercased().contains("customparameters.prompt") == true,
+                    "\(String(describing: error))")
+            }
+        }
+        for parameters in [#"{"prompt":"login"}"#, #"{"prompt":"consent select_account"}"#, #"{"prompt":"nonempty"}"#] {
+            _ = try await flow.issueDevice(Self.asking(parameters), client: "203.0.113.9")
+        }
+    }
+
+    /// Findings 1 and 2 of issue 23: the confirmation carries the auth type, every custom parameter, and the
+    /// provider's configured scopes apart from those the device added (HTTP-API.md §3.9).
+    @Test func theConfirmationCarriesTheAuthTypeEveryParameterAndWhoChoseEachScope() async throws {
+        let flow = try Self.flow(store: MemorySessionStore())
+        let issued = try await flow.issueDevice(
+            Self.asking(
+                #"{"login_hint":"alice","hd":"<b>x</b>"}"#,
+                [("authType", "linkViaRedirect"), ("idToken", "id.token.sig"), ("scopes", "calendar,openid")]),
+            client: "203.0.113.9")
+        let facts = try #require(
+            Self.facts(
+                await flow.deviceConfirmation(userCode: issued.userCode, client: "203.0.113.9", cookieHeaders: [])))
+        #expect(facts.authType == .linkViaRedirect)
+        #expect(
+            facts.customParameters
+                == ServiceSignInPickerTests.fields([("hd", "<b>x</b>"), ("login_hint", "alice")]))
+        #expect(facts.configuredScopes == ["openid"] && facts.requestedScopes == ["calendar"])
+        // OAuth 1.0a sends no scope, so none is listed, asked for or not.
+        let twitter = try await flow.issueDevice(
+            ServiceSignInPickerTests.fields([
+                ("providerId", "twitter.com"), ("resultChallenge", ServiceSignInPickerTests.challenge),
+                ("scopes", "calendar"),
+            ]), client: "203.0.113.9")
+        let twitterFacts = try #require(
+            Self.facts(
+                await flow.deviceConfirmation(userCode: twitter.userCode, client: "203.0.113.9", cookieHeaders: [])))
+        #expect(twitterFacts.configuredScopes.isEmpty && twitterFacts.requestedScopes.isEmpty)
     }
 
     @Test func onlyTheOfferedProvidersAndAStartsParametersAreAccepted() async throws {

@@ -37,9 +37,9 @@ class DeviceServers(base.Servers):
 class Login:
     """`auth-handler login` as a child process; its stderr is read on a thread until it shows the code."""
 
-    def __init__(self, servers, provider):
+    def __init__(self, servers, provider, extra=()):
         self.process = subprocess.Popen(
-            [BINARY, "login", "--server", servers.handler_url, "--provider", provider],
+            [BINARY, "login", "--server", servers.handler_url, "--provider", provider, *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             preexec_fn=base._die_with_parent)
         self.stderr = []
@@ -95,14 +95,21 @@ def enter_code(case, browser, code):
 
 def test_login_signs_in_while_chromium_enters_the_code(case):
     from selenium.webdriver.common.by import By
-    login = Login(case.servers, "google.com")
+    # A custom parameter the device chose: the page lists it (HTTP-API.md §3.9).
+    login = Login(case.servers, "google.com", ["--param", "hd=example.com"])
     try:
         code = login.wait_for_code()
         browser = case.browser("device")
         enter_code(case, browser, code)
+        parameters = browser.driver.find_element(By.ID, "device-parameters").text
+        check("hd = example.com" in parameters, "the confirmation page does not list the parameter: %r" % parameters)
+        scopes = browser.driver.find_element(By.ID, "device-scopes").text
+        check("openid" in scopes, "the confirmation page does not list the scopes: %r" % scopes)
         os.makedirs(ARTIFACTS, exist_ok=True)
         browser.driver.set_window_size(390, 844)
         check(browser.driver.save_screenshot(os.path.join(ARTIFACTS, "confirmation-390.png")), "no screenshot")
+        overflow = browser.driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        check(overflow <= 0, "the confirmation page scrolls sideways at 390 px by %s px" % overflow)
         browser.driver.find_element(By.ID, "device-continue").click()
         browser.at_login_page(case.servers)
         browser.approve("alice")

@@ -100,10 +100,10 @@ import Testing
             try await Self.waitTheInterval()
             let again = try await Self.poll(e2e, deviceCode)
             #expect(again.status == 400 && again.json?["error"]?.stringValue == "invalid_grant")
-            // The user code was used: it cannot be confirmed a second time.
-            let second = try await Self.decide(
-                e2e, completeURI: e2e.daemonURL + "/__/auth/device?user_code=" + userCode, decision: "continue")
-            #expect(second.status != 303)
+            // The user code was used: its page says so and has no form to confirm it a second time.
+            let second = try await e2e.get(e2e.daemonURL + "/__/auth/device?user_code=" + userCode)
+            #expect(second.status == 400 && second.text.contains("was already used"))
+            #expect(EndToEnd.firstMatch(#"name="confirm" value="([^"]*)""#, in: second.text) == nil)
         }
     }
 
@@ -244,6 +244,37 @@ import Testing
             #expect(crossSite.status == 400)
             let poll = try await Self.poll(e2e, try #require(issued["device_code"]?.stringValue))
             #expect(poll.json?["error"]?.stringValue == "authorization_pending")
+        }
+    }
+
+    /// Finding 1 of issue 23 through the real binary: `prompt=none` is refused naming the parameter, and the page of
+    /// a link says so in words and lists every custom parameter, escaped (HTTP-API.md §3.9).
+    @Test func thePageNamesTheAuthTypeAndEveryParameterAndPromptNoneIsRefused() async throws {
+        try await withEndToEnd(settings: Self.settings()) { e2e in
+            func ask(_ customParameters: String) async throws -> OutboundResponse {
+                try await e2e.postForm(
+                    e2e.daemonURL + "/__/auth/device",
+                    [
+                        URLFormField(name: "providerId", value: "google.com"),
+                        URLFormField(name: "authType", value: "linkViaRedirect"),
+                        URLFormField(name: "idToken", value: "header.payload.signature"),
+                        URLFormField(name: "resultChallenge", value: try PKCE.challenge(forVerifier: Self.verifier)),
+                        URLFormField(name: "customParameters", value: customParameters),
+                    ], freshBrowser: true)
+            }
+            let silent = try await ask(#"{"prompt":"none","login_hint":"alice"}"#)
+            #expect(silent.status == 400, "\(silent.text)")
+            #expect(silent.json?["error"]?["code"]?.stringValue == "invalid-request")
+            #expect(silent.json?["error"]?["message"]?.stringValue?.contains("customParameters.prompt") == true)
+
+            let asked = try await ask(#"{"login_hint":"alice","hd":"a&b"}"#)
+            #expect(asked.status == 200, "\(asked.text)")
+            let page = try await e2e.get(try #require(asked.json?["verification_uri_complete"]?.stringValue))
+            #expect(page.status == 200)
+            #expect(page.text.contains("A device asked to link Google to an existing account using code "))
+            #expect(page.text.contains(#"<p id="device-auth-type" class="next">"#))
+            #expect(page.text.contains("<li><code>login_hint</code> = <code>alice</code></li>"))
+            #expect(page.text.contains("<li><code>hd</code> = <code>a&amp;b</code></li>"))
         }
     }
 

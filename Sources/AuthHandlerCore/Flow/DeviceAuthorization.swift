@@ -12,6 +12,8 @@ import Foundation
 ///   state key ring.
 /// - The result, under the device's result code (``resultCode(deviceCode:)``), sealed as every result is; the
 ///   decline or failure, if any, under `device-decision:` + the result code.
+/// - Once the confirmation form was answered, a marker with no content under `device-decided:` + the result code,
+///   which the confirmation page reads to say the code was used.
 package enum DeviceAuthorization {
     /// RFC 8628 §6.1: consonants only, no vowels (no words) and no look-alikes.
     static let userCodeAlphabet = Array("BCDFGHJKLMNPQRSTVWXZ")
@@ -60,6 +62,13 @@ package enum DeviceAuthorization {
 
     /// The used-state key that lets a user code be confirmed or declined once.
     static func usedKey(resultCode: String) -> String { "device-used:" + resultCode }
+
+    /// The store key of the marker that says a user code was continued or cancelled, for its page: the used state
+    /// above cannot be read without recording it.
+    static func decidedKey(resultCode: String) -> String { "device-decided:" + resultCode }
+
+    /// The marker's payload: its presence is all it says.
+    static let decidedMark: [UInt8] = [1]
 
     /// The store keys a user code may be under: its HMAC under a key derived from the current state key, then from
     /// each previous one.
@@ -171,12 +180,20 @@ extension DeviceIssue {
     }
 }
 
-/// What the confirmation page shows about a device sign-in (HTTP-API.md §3.9).
+/// What the confirmation page shows about a device sign-in (HTTP-API.md §3.9): everything "Continue" will ask the
+/// provider for, since whoever asked for the code chose it.
 package struct DeviceConfirmation: Sendable, Equatable {
     /// Two groups of four letters, such as `BCDF-GHJK`.
     package var userCode: String
     package var providerName: String
-    package var scopes: [String]
+    /// Sign in, link to an existing account, or confirm the person's identity.
+    package var authType: AuthType
+    /// The scopes the provider is configured with (its default scopes, `openid` first for OpenID Connect).
+    package var configuredScopes: [String]
+    /// The scopes the device added to those: its own words, shown as such.
+    package var requestedScopes: [String]
+    /// Every custom parameter the start will send the provider, as the device gave it.
+    package var customParameters: [URLFormField]
     /// The address the request came from.
     package var client: String
     /// Seconds since it asked.
@@ -185,6 +202,14 @@ package struct DeviceConfirmation: Sendable, Equatable {
     package var formToken: String
     /// The `Set-Cookie` of that confirmation cookie.
     package var setCookie: String
+}
+
+/// What `GET /__/auth/device?user_code=...` shows for a known, unexpired code.
+package enum DeviceConfirmationAnswer: Sendable {
+    /// The confirmation page, with its form.
+    case confirm(DeviceConfirmation)
+    /// The code was already continued or cancelled: a page that says so, without a form.
+    case alreadyDecided(userCode: String)
 }
 
 /// How the confirmation form was answered.

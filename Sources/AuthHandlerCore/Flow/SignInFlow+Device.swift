@@ -100,9 +100,10 @@ extension SignInFlow {
     // MARK: - The pages
 
     /// The confirmation page's facts for the user code `typed`, entered from `client`; wrong codes are limited per
-    /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie, keeping the value it already holds.
+    /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie, keeping the value it already holds. A code
+    /// that was already continued or cancelled gets no confirmation (HTTP-API.md §3.9).
     package func deviceConfirmation(userCode typed: String, client: String, cookieHeaders: [String])
-        async throws(APIError) -> DeviceConfirmation
+        async throws(APIError) -> DeviceConfirmationAnswer
     {
         let entryKey = try await chargeCodeEntry(from: client)
         guard let userCode = DeviceAuthorization.normalizedUserCode(typed),
@@ -113,7 +114,11 @@ extension SignInFlow {
                 "this code is not one we know, or it has expired; check the code your terminal shows, "
                     + "or run the command again for a new one")
         }
+        // A code that exists was no guess: the entry is given back, whether or not it was decided already.
         await refundCodeEntry(entryKey)
+        if try await deviceDecided(request) {
+            return .alreadyDecided(userCode: DeviceAuthorization.displayed(userCode))
+        }
         let nonce =
             SignInCookie.values(named: deviceCookieName, in: cookieHeaders).first { Base64.urlDecode($0)?.count == 32 }
         let cookieNonce: String
@@ -125,18 +130,48 @@ extension SignInFlow {
         guard let token = deviceFormToken(nonce: cookieNonce, userCode: userCode) else {
             throw APIError(.internalError, "the confirmation form could not be made")
         }
+        return .confirm(
+            confirmationFacts(
+                request, userCode: userCode, formToken: token,
+                setCookie: "\(deviceCookieName)=\(cookieNonce); Path=/; Max-Age="
+                    + "\(settings.deviceAuthorization.codeLifetimeSeconds); HttpOnly"
+                    + (settings.httpsOrigin ? "; Secure" : "") + "; SameSite=Strict"))
+    }
+
+    /// What the confirmation page shows of `request`: exactly what "Continue" will ask the provider for, with the
+    /// scopes the provider is configured with apart from those the device added, and every custom parameter
+    /// (HTTP-API.md §3.9).
+    private func confirmationFacts(_ request: DeviceRequest, userCode: String, formToken: String, setCookie: String)
+        -> DeviceConfirmation
+    {
         let provider = providers[request.providerID]
         let start = provider.map { provider in
             StartRequest(deviceRequest: request, provider: provider, customParameters: [])
         }
+        // OAuth 1.0a has no scope (RFC 5849), so a start sends none and the page lists none.
+        let sendsScopes = provider.map { $0.protocolKind != .oauth1 } ?? true
+        let configured = sendsScopes ? start?.configuredScopes ?? [] : []
+        let sent = sendsScopes ? start?.providerScopes ?? request.scopes : []
+        // The parameters as "Continue" reads them again (startDeviceSignIn), so the page lists what it sends.
+        let parameters = provider.flatMap { try? StartRequest.customParameters(request.customParameters, provider: $0) }
         return DeviceConfirmation(
             userCode: DeviceAuthorization.displayed(userCode),
-            providerName: provider?.displayName ?? request.providerID,
-            scopes: start?.providerScopes ?? request.scopes, client: request.client,
-            age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: token,
-            setCookie: "\(deviceCookieName)=\(cookieNonce); Path=/; Max-Age="
-                + "\(settings.deviceAuthorization.codeLifetimeSeconds); HttpOnly"
-                + (settings.httpsOrigin ? "; Secure" : "") + "; SameSite=Strict")
+            providerName: provider?.displayName ?? request.providerID, authType: request.authType,
+            configuredScopes: configured, requestedScopes: sent.filter { !configured.contains($0) },
+            customParameters: parameters ?? [], client: request.client,
+            age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: formToken, setCookie: setCookie)
+    }
+
+    /// Whether `request` was already continued or cancelled: the store holds its marker
+    /// (``DeviceAuthorization/decidedKey(resultCode:)``).
+    private func deviceDecided(_ request: DeviceRequest) async throws(APIError) -> Bool {
+        do {
+            let key = DeviceAuthorization.decidedKey(resultCode: request.resultCode)
+            if case .absent = try await store.peekResult(code: key, now: now()) { return false }
+            return true
+        } catch {
+            throw Self.storeFailure(error)
+        }
     }
 
     /// Answers the confirmation form (`user_code`, `confirm`, `decision` = `continue` or `cancel`).
@@ -163,6 +198,12 @@ extension SignInFlow {
             throw APIError(
                 .invalidRequest, "this code was already used; run the command on your device again for a new one")
         }
+        // For the page only: the used state just recorded is what refuses a second decision, so a marker the store
+        // could not keep costs only the "already used" page (HTTP-API.md §3.9).
+        try? await store.insertResult(
+            code: DeviceAuthorization.decidedKey(resultCode: request.resultCode),
+            payload: DeviceAuthorization.decidedMark,
+            expiresAt: request.expiresAt)
         guard decision == "continue" else {
             try await recordDeviceDecision(
                 DeviceDecision(outcome: .declined, message: "the sign-in was declined on the confirmation page"),
@@ -216,11 +257,12 @@ extension SignInFlow {
                 .tooManyRequests, "too many sign-ins started from this address; retry in \(seconds) s",
                 retryAfterSeconds: seconds)
         }
-        let start = StartRequest(
-            deviceRequest: request, provider: provider,
-            customParameters: try StartRequest.customParameters(request.customParameters, provider: provider))
         let began = now()
         do {
+            // Checked again as when it was asked for, so a request kept from before a rule is held to it too.
+            let start = StartRequest(
+                deviceRequest: request, provider: provider,
+                customParameters: try DeviceAsk.customParameters(request.customParameters, provider: provider))
             var answer: StartAnswer
             switch provider.protocolKind {
             case .oauth1: answer = try await startOAuth1(start)
@@ -452,7 +494,7 @@ struct DeviceAsk {
         authType = try StartRequest.authType(fields.first(named: "authType"))
         scopes = try StartRequest.scopes(fields.first(named: "scopes"))
         customParameters = fields.first(named: "customParameters")
-        _ = try StartRequest.customParameters(customParameters, provider: provider)
+        _ = try Self.customParameters(customParameters, provider: provider)
         resultChallenge = try StartRequest.resultChallenge(
             fields.first(named: "resultChallenge"), required: flow.settings.requireResultChallenge)
         idToken = fields.first(named: "idToken").flatMap { $0.isEmpty ? nil : $0 }
@@ -463,6 +505,14 @@ struct DeviceAsk {
         if let idToken, idToken.utf8.count > SignInFlow.maximumDeviceIDTokenBytes {
             throw APIError(.invalidRequest, "idToken is longer than \(SignInFlow.maximumDeviceIDTokenBytes) bytes")
         }
+    }
+
+    /// `customParameters` checked as a start checks them (HTTP-API.md §3.1), and none that asks the provider to show
+    /// the person no screens (``SilentSignInParameters``, HTTP-API.md §3.9).
+    static func customParameters(_ text: String?, provider: ProviderDescriptor) throws(APIError) -> [URLFormField] {
+        let parameters = try StartRequest.customParameters(text, provider: provider)
+        try SilentSignInParameters.refuse(parameters)
+        return parameters
     }
 }
 

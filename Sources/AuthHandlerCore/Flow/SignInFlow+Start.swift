@@ -444,10 +444,13 @@ struct StartRequest {
         return scopes
     }
 
-    /// The scopes an OAuth 2 or OIDC start sends: ``scopes(defaults:)`` with the provider's, and `openid` first for
-    /// OIDC when they lack it.
-    var providerScopes: [String] {
-        var scopes = scopes(defaults: provider.defaultScopes)
+    /// The scopes an OAuth 2 or OIDC start sends: ``scopes(defaults:)`` with the provider's configured ones.
+    var providerScopes: [String] { scopes(defaults: configuredScopes) }
+
+    /// The provider's own scopes, before any requested one: its default scopes, and `openid` first for OIDC when they
+    /// lack it.
+    var configuredScopes: [String] {
+        var scopes = provider.defaultScopes
         if provider.protocolKind == .oidc, !scopes.contains("openid") { scopes.insert("openid", at: 0) }
         return scopes
     }

@@ -65,11 +65,18 @@ extension AuthHandlerService {
             return ResponseRendering.secured(.html(DevicePages.entry(problem: nil, audience: audience)))
         }
         do {
-            let facts = try await flow.deviceConfirmation(
+            switch try await flow.deviceConfirmation(
                 userCode: typed, client: client, cookieHeaders: request.headers.values(for: "Cookie"))
-            var response = ResponseRendering.secured(.html(DevicePages.confirmation(facts, audience: audience)))
-            response.headers.add(name: "Set-Cookie", value: facts.setCookie)
-            return response
+            {
+            case .confirm(let facts):
+                var response = ResponseRendering.secured(.html(DevicePages.confirmation(facts, audience: audience)))
+                response.headers.add(name: "Set-Cookie", value: facts.setCookie)
+                return response
+            case .alreadyDecided(let userCode):
+                // 400, as for a code that cannot be confirmed because it is unknown or expired.
+                return ResponseRendering.secured(
+                    .html(DevicePages.alreadyDecided(userCode: userCode, audience: audience), status: 400))
+            }
         } catch {
             var response = ResponseRendering.secured(
                 .html(DevicePages.entry(problem: error.message, audience: audience), status: error.status))
@@ -85,10 +92,13 @@ extension AuthHandlerService {
     {
         let accept = request.headers["Accept"]
         let audience = deviceAudience(flow)
-        // A form another site makes the browser send is refused before anything else (Fetch Metadata).
-        if request.headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" {
+        // A form any other page makes the browser send, even one of a sibling subdomain (`same-site`), is refused
+        // before anything else (Fetch Metadata; HTTP-API.md §3.9).
+        guard FetchMetadata(request).isSameOrigin else {
             return ResponseRendering.error(
-                APIError(.invalidRequest, "a confirmation must come from the confirmation page itself"),
+                APIError(
+                    .invalidRequest,
+                    "a confirmation must come from the confirmation page itself; open the link your terminal shows"),
                 accept: accept, audience: audience)
         }
         do {

@@ -21,17 +21,28 @@ enum DevicePages {
         return HTMLPage(heading: audience.signInHeading(), content: content.joined(separator: "\n")).render()
     }
 
-    /// The confirmation page: who asked, for what, and "Continue only if you started this sign-in yourself".
+    /// The confirmation page: who asked, and for what, in full: whoever asked for the code chose the auth type, the
+    /// scopes it added and the custom parameters, so each is shown, the device's own choices marked as such
+    /// (HTTP-API.md §3.9). Then "Continue only if you started this sign-in yourself".
     static func confirmation(_ facts: DeviceConfirmation, audience: PageAudience) -> String {
-        let scopes =
-            facts.scopes.isEmpty
-            ? HTMLPage.paragraph("It asks for no extra permissions.", class: "muted")
-            : HTMLPage.paragraph("It asks for: " + facts.scopes.joined(separator: ", "), id: "device-scopes")
-        let content = [
-            HTMLPage.paragraph(
-                "A device asked to sign in with \(facts.providerName) using code \(facts.userCode).",
-                id: "device-summary", class: "lead"),
-            scopes,
+        var content = [
+            HTMLPage.paragraph(summary(facts), id: "device-summary", class: "lead")
+        ]
+        if let consequence = consequence(of: facts.authType, providerName: facts.providerName) {
+            content.append(HTMLPage.paragraph(consequence, id: "device-auth-type", class: "next"))
+        }
+        content += scopes(facts)
+        if !facts.customParameters.isEmpty {
+            content.append(
+                HTMLPage.paragraph("The device also chose these settings for \(facts.providerName):"))
+            content.append(
+                list(
+                    id: "device-parameters",
+                    facts.customParameters.map {
+                        "<code>\(HTMLPage.escape($0.name))</code> = <code>\(HTMLPage.escape($0.value))</code>"
+                    }))
+        }
+        content += [
             HTMLPage.paragraph(
                 "It asked from the address \(facts.client), \(ago(facts.age)).", id: "device-origin"),
             HTMLPage.paragraph(
@@ -48,6 +59,63 @@ enum DevicePages {
             "</form>",
         ]
         return HTMLPage(heading: audience.signInHeading(), content: content.joined(separator: "\n")).render()
+    }
+
+    /// What the device asked for, in words: "sign in with Google", "link Google to an existing account", "confirm
+    /// your identity with Google".
+    static func summary(_ facts: DeviceConfirmation) -> String {
+        let provider = facts.providerName
+        let code = facts.userCode
+        return switch facts.authType {
+        case .signInViaRedirect: "A device asked to sign in with \(provider) using code \(code)."
+        case .linkViaRedirect: "A device asked to link \(provider) to an existing account using code \(code)."
+        case .reauthViaRedirect: "A device asked you to confirm your identity with \(provider) using code \(code)."
+        }
+    }
+
+    /// What a link or a reauthentication does beyond a sign-in, said before anything else is; nil for a sign-in.
+    static func consequence(of authType: AuthType, providerName provider: String) -> String? {
+        switch authType {
+        case .signInViaRedirect:
+            nil
+        case .linkViaRedirect:
+            "This adds the \(provider) account you choose to an account that is already signed in on that device: "
+                + "signing in with that \(provider) account will then open that account. Continue only if that "
+                + "account is yours."
+        case .reauthViaRedirect:
+            "This confirms that you are the person signed in on that device, so that it can make a sensitive change "
+                + "to that account. Continue only if that account is yours."
+        }
+    }
+
+    /// The scopes: the provider's configured ones as they are, then each the device added, marked as the device's.
+    static func scopes(_ facts: DeviceConfirmation) -> [String] {
+        guard !facts.configuredScopes.isEmpty || !facts.requestedScopes.isEmpty else {
+            return [HTMLPage.paragraph("It asks for no extra permissions.", class: "muted")]
+        }
+        let configured = facts.configuredScopes.map { "<code>\(HTMLPage.escape($0))</code>" }
+        let requested = facts.requestedScopes.map { "<code>\(HTMLPage.escape($0))</code> (requested by the device)" }
+        return [
+            HTMLPage.paragraph("It asks \(facts.providerName) for:"), list(id: "device-scopes", configured + requested),
+        ]
+    }
+
+    /// The page for a code that was already continued or cancelled: no form, nothing to press (HTTP-API.md §3.9).
+    static func alreadyDecided(userCode: String, audience: PageAudience) -> String {
+        let content = [
+            HTMLPage.paragraph(
+                "The code \(userCode) was already used: someone continued or cancelled it, and it cannot be used "
+                    + "again.",
+                id: "device-used", class: "lead"),
+            HTMLPage.paragraph(
+                "If you still need to sign in, run the command on your device again for a new code.", class: "next"),
+        ]
+        return HTMLPage(heading: audience.signInHeading(), content: content.joined(separator: "\n")).render()
+    }
+
+    /// `<ul>` of `items`, each already escaped.
+    private static func list(id: String, _ items: [String]) -> String {
+        "<ul\(HTMLPage.attributes(id: id, class: nil))>" + items.map { "<li>\($0)</li>" }.joined() + "</ul>"
     }
 
     /// The page after "Cancel" or the callback: what happened, and the next step in a second paragraph.

@@ -95,7 +95,7 @@ struct SignInRoutes: RouteGroup {
 
     /// The `Sec-Fetch-*` headers a start is checked by (HTTP-API.md §3.1).
     private static func fetchMetadata(_ request: ServerRequest) -> FetchMetadata {
-        FetchMetadata(mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"])
+        FetchMetadata(request)
     }
 
     /// A start's `302` to the provider with its cookies, or its refusal.
@@ -111,5 +111,15 @@ struct SignInRoutes: RouteGroup {
         case .failure(let error):
             return ResponseRendering.error(error, accept: context.accept, audience: context.audience)
         }
+    }
+}
+
+extension FetchMetadata {
+    /// The `Sec-Fetch-*` headers of `request`, which a start (HTTP-API.md §3.1) and a device confirmation (§3.9) are
+    /// checked by.
+    init(_ request: ServerRequest) {
+        self.init(
+            mode: request.headers["Sec-Fetch-Mode"], destination: request.headers["Sec-Fetch-Dest"],
+            site: request.headers["Sec-Fetch-Site"])
     }
 }
