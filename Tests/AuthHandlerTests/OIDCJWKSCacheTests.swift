@@ -130,7 +130,9 @@ struct OIDCJWKSCacheTests {
         #expect(http.fetchCount(Self.uri) == 2)
     }
 
-    @Test func unknownKidRefetchesOnceThenIsRateLimited() async throws {
+    /// A cache that fetched a set holding only `old`, may refetch every 10 s, and `seconds` later is asked for `new`,
+    /// which the provider rotated to in the meantime: the unknown `kid` is fetched again and found.
+    private static func rotatedCache(after seconds: Double) async throws -> (ScriptedHTTP, TestClock, JWKSCache) {
         let old = try SigningKey.generate(.es256, keyID: "old")
         let new = try SigningKey.generate(.es256, keyID: "new")
         let http = ScriptedHTTP()
@@ -138,45 +140,35 @@ struct OIDCJWKSCacheTests {
         let clock = TestClock()
         let cache = JWKSCache(http: http, refetchInterval: 10, now: clock.read)
         _ = try await cache.keys(jwksURI: Self.uri, keyID: "old", algorithm: .es256)
-
         http.serveKeys(Self.uri, [new.publicKey.jwk])
-        clock.advance(by: 10)
+        clock.advance(by: seconds)
         let rotated = try await cache.keys(jwksURI: Self.uri, keyID: "new", algorithm: .es256)
         #expect(rotated.map(\.keyID) == ["new"])
         #expect(http.fetchCount(Self.uri) == 2)
+        return (http, clock, cache)
+    }
 
+    /// The error of asking `cache` for a `kid` its set does not hold.
+    private static func unknownKey(_ kid: String, in cache: JWKSCache) async -> OIDCError? {
+        await oidcError { () async throws(OIDCError) in
+            try await cache.keys(jwksURI: Self.uri, keyID: kid, algorithm: .es256)
+        }
+    }
+
+    @Test func unknownKidRefetchesOnceThenIsRateLimited() async throws {
+        let (http, clock, cache) = try await Self.rotatedCache(after: 10)
         clock.advance(by: 9)
-        let error = await oidcError { () async throws(OIDCError) in
-            try await cache.keys(jwksURI: Self.uri, keyID: "sprayed", algorithm: .es256)
-        }
-        #expect(error == .unknownKeyID(kid: "sprayed", algorithm: .es256))
+        #expect(await Self.unknownKey("sprayed", in: cache) == .unknownKeyID(kid: "sprayed", algorithm: .es256))
         #expect(http.fetchCount(Self.uri) == 2)
-
         clock.advance(by: 1)
-        _ = await oidcError { () async throws(OIDCError) in
-            try await cache.keys(jwksURI: Self.uri, keyID: "sprayed-again", algorithm: .es256)
-        }
+        _ = await Self.unknownKey("sprayed-again", in: cache)
         #expect(http.fetchCount(Self.uri) == 3)
     }
 
     @Test func rotationRightAfterARoutineFetchIsPickedUp() async throws {
-        let old = try SigningKey.generate(.es256, keyID: "old")
-        let new = try SigningKey.generate(.es256, keyID: "new")
-        let http = ScriptedHTTP()
-        http.serveKeys(Self.uri, [old.publicKey.jwk])
-        let clock = TestClock()
-        let cache = JWKSCache(http: http, refetchInterval: 10, now: clock.read)
-        _ = try await cache.keys(jwksURI: Self.uri, keyID: "old", algorithm: .es256)
-        http.serveKeys(Self.uri, [new.publicKey.jwk])
+        let (http, clock, cache) = try await Self.rotatedCache(after: 1)
         clock.advance(by: 1)
-        let rotated = try await cache.keys(jwksURI: Self.uri, keyID: "new", algorithm: .es256)
-        #expect(rotated.map(\.keyID) == ["new"])
-        #expect(http.fetchCount(Self.uri) == 2)
-        clock.advance(by: 1)
-        let error = await oidcError { () async throws(OIDCError) in
-            try await cache.keys(jwksURI: Self.uri, keyID: "sprayed", algorithm: .es256)
-        }
-        #expect(error == .unknownKeyID(kid: "sprayed", algorithm: .es256))
+        #expect(await Self.unknownKey("sprayed", in: cache) == .unknownKeyID(kid: "sprayed", algorithm: .es256))
         #expect(http.fetchCount(Self.uri) == 2)
     }
 

@@ -11,21 +11,12 @@ import Testing
 /// The sign-in picker, `GET /__/auth/signin` (HTTP-API.md §3.6), in process: its buttons, and that it refuses exactly
 /// what a start refuses.
 struct ServiceSignInPickerTests {
-    static let redirect = "https://app.example.com/signed-in"
-    static let challenge = "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg"
+    static let redirect = InProcessService.redirect
+    static let challenge = InProcessService.challenge
 
     /// A flow with an OIDC, an OAuth 1.0a and a custom provider whose name needs escaping; no provider is ever called.
     static func flow(productName: String? = "Acme", descriptors: [ProviderDescriptor]? = nil) throws -> SignInFlow {
         let url = { (path: String) in URL(string: "https://idp.example\(path)") }
-        let oidc = ProviderDescriptor(
-            id: "google.com", protocolKind: .oidc, isBuiltIn: true,
-            endpoints: ProviderEndpoints(authorization: url("/authorize"), token: url("/token"), jwks: url("/jwks")),
-            defaultScopes: ["openid"], clientID: "client", clientSecret: .fixed(Secret("s")), profileMapping: .oidc)
-        let oauth1 = ProviderDescriptor(
-            id: "twitter.com", protocolKind: .oauth1, isBuiltIn: true,
-            endpoints: ProviderEndpoints(
-                requestToken: url("/request_token"), authorize: url("/authorize"), accessToken: url("/access_token")),
-            clientID: "key", clientSecret: .fixed(Secret("s")), profileMapping: .twitter)
         let custom = ProviderDescriptor(
             id: "oidc.corp", protocolKind: .oidc,
             endpoints: ProviderEndpoints(authorization: url("/authorize"), token: url("/token"), jwks: url("/jwks")),
@@ -36,7 +27,8 @@ struct ServiceSignInPickerTests {
             redirectPolicy: RedirectURLPolicy(allowed: [redirect]), stateKeys: try StateKeyRing.random(),
             productName: productName)
         return SignInFlow(
-            settings: settings, providers: ProviderRegistry(descriptors: descriptors ?? [oidc, oauth1, custom]),
+            settings: settings,
+            providers: ProviderRegistry(descriptors: descriptors ?? InProcessService.descriptors() + [custom]),
             store: MemorySessionStore(), backend: NoSignInBackend(), http: ScriptedHTTP([]),
             observer: SignInTelemetry(log: EventLog(sink: DiscardingLogSink()), metrics: Metrics()))
     }

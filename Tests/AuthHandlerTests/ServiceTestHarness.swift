@@ -25,16 +25,6 @@ struct InProcessService {
         startRateLimit: StartRateLimit = .default, device: Bool = false, operationsApart: Bool = false,
         productName: String? = nil
     ) throws {
-        let url = { (path: String) in URL(string: Self.idp + path) }
-        let oidc = ProviderDescriptor(
-            id: "google.com", protocolKind: .oidc, isBuiltIn: true,
-            endpoints: ProviderEndpoints(authorization: url("/authorize"), token: url("/token"), jwks: url("/jwks")),
-            defaultScopes: ["openid"], clientID: "client", clientSecret: .fixed(Secret("s")), profileMapping: .oidc)
-        let oauth1 = ProviderDescriptor(
-            id: "twitter.com", protocolKind: .oauth1, isBuiltIn: true,
-            endpoints: ProviderEndpoints(
-                requestToken: url("/request_token"), authorize: url("/authorize"), accessToken: url("/access_token")),
-            clientID: "key", clientSecret: .fixed(Secret("s")), profileMapping: .twitter)
         var settings = SignInFlow.Settings(
             redirectURI: "https://auth.example.com/__/auth/handler",
             redirectPolicy: RedirectURLPolicy(allowed: [Self.redirect]), stateKeys: try StateKeyRing.random(),
@@ -46,12 +36,27 @@ struct InProcessService {
         let metrics = Metrics()
         let log = EventLog(sink: DiscardingLogSink())
         let flow = SignInFlow(
-            settings: settings, providers: ProviderRegistry(descriptors: [oidc, oauth1]), store: store,
+            settings: settings, providers: ProviderRegistry(descriptors: Self.descriptors()), store: store,
             backend: NoSignInBackend(), http: http, observer: SignInTelemetry(log: log, metrics: metrics))
         self.http = http
         self.store = store
         service = AuthHandlerService(
             flow: flow, store: store, metrics: metrics, log: log, operationsApart: operationsApart)
+    }
+
+    /// An OIDC provider (`google.com`) and an OAuth 1.0a one (`twitter.com`) at `https://idp.example`.
+    static func descriptors() -> [ProviderDescriptor] {
+        let url = { (path: String) in URL(string: Self.idp + path) }
+        let oidc = ProviderDescriptor(
+            id: "google.com", protocolKind: .oidc, isBuiltIn: true,
+            endpoints: ProviderEndpoints(authorization: url("/authorize"), token: url("/token"), jwks: url("/jwks")),
+            defaultScopes: ["openid"], clientID: "client", clientSecret: .fixed(Secret("s")), profileMapping: .oidc)
+        let oauth1 = ProviderDescriptor(
+            id: "twitter.com", protocolKind: .oauth1, isBuiltIn: true,
+            endpoints: ProviderEndpoints(
+                requestToken: url("/request_token"), authorize: url("/authorize"), accessToken: url("/access_token")),
+            clientID: "key", clientSecret: .fixed(Secret("s")), profileMapping: .twitter)
+        return [oidc, oauth1]
     }
 
     /// The answer to `method path?query`, with `form` as an `application/x-www-form-urlencoded` body, on `listener`.
