@@ -11,11 +11,6 @@ package struct ProcessSetupError: Error, CustomStringConvertible, Sendable, Equa
     /// What the library said.
     package let detail: String
 
-    package init(operation: String, detail: String) {
-        self.operation = operation
-        self.detail = detail
-    }
-
     package var description: String { "\(operation) failed: \(detail)" }
 }
 

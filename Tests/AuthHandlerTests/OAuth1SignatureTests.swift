@@ -62,8 +62,8 @@ struct OAuth1SignatureTests {
 /// process's own clock, so a test moves time instead of waiting.
 struct OAuth1SignerClockTests {
     @Test func theTimestampComesFromTheInjectedWallClock() throws {
-        let signer = OAuth1Signer(
-            consumerKey: "k", consumerSecret: "s", now: { Date(timeIntervalSince1970: 1_318_622_958) })
+        var signer = OAuth1Signer(consumerKey: "k", consumerSecret: "s")
+        signer.now = { Date(timeIntervalSince1970: 1_318_622_958) }
         let header = try signer.authorizationHeader(method: "GET", url: "https://api.example.com/1/resource")
         #expect(header.parameter("oauth_timestamp") == "1318622958")
         // A fixed timestamp (the known-answer tests') still wins over the clock.

@@ -98,9 +98,9 @@ package struct ProviderDescriptor: Sendable {
             let requestToken = endpoints.requestToken, let authorize = endpoints.authorize,
             let accessToken = endpoints.accessToken
         else { return nil }
-        let signer = OAuth1Signer(
-            consumerKey: clientID, consumerSecret: secret.reveal(), signatureMethod: signatureMethod ?? .default,
-            now: now)
+        var signer = OAuth1Signer(
+            consumerKey: clientID, consumerSecret: secret.reveal(), signatureMethod: signatureMethod ?? .default)
+        signer.now = now
         return OAuth1Client(
             signer: signer, requestTokenEndpoint: requestToken.absoluteString,
             authorizeEndpoint: authorize.absoluteString,

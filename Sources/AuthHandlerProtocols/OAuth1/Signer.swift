@@ -19,19 +19,18 @@ package struct OAuth1Signer: Sendable {
     /// Whether to send the optional `oauth_version="1.0"`; Twitter's documentation sends it.
     package var sendsVersion: Bool
     /// The wall clock `oauth_timestamp` is read from (§3.3: seconds since the epoch, which the server compares with
-    /// its own clock; docs/ARCHITECTURE.md "Time").
-    package var now: WallClock
+    /// its own clock; docs/ARCHITECTURE.md "Time"); the system's unless set.
+    package var now: WallClock = systemWallClock
 
     package init(
         consumerKey: String, consumerSecret: String, signatureMethod: OAuth1SignatureMethod = .default,
-        realm: String? = nil, sendsVersion: Bool = true, now: @escaping WallClock = systemWallClock
+        realm: String? = nil, sendsVersion: Bool = true
     ) {
         self.consumerKey = consumerKey
         self.consumerSecret = consumerSecret
         self.signatureMethod = signatureMethod
         self.realm = realm
         self.sendsVersion = sendsVersion
-        self.now = now
     }
 
     /// Signs a request and returns its `Authorization` header (use `.value` for the field value).
