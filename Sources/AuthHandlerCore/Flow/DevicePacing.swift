@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// The per-instance pacing of device sign-ins (HTTP-API.md §3.9): how fast each device code may be polled. (The
-/// wrong user codes an address may enter are counted in the store, shared by every instance: `SignInFlow`'s
-/// `chargeCodeEntry`.)
+/// wrong user codes an address may enter are counted in the store, shared by every instance: device sign-in's
+/// `DeviceCodeEntryLimit`.)
 ///
 /// Poll spacing is measured on this process's monotonic clock (RFC 8628 §3.5 `slow_down`), so a wall-clock step
 /// changes nothing; a reload keeps it. It is not shared between instances: behind a balancer that spreads one

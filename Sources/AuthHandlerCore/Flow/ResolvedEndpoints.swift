@@ -13,9 +13,13 @@ struct ResolvedEndpoints: Sendable {
     var sendsIssParameter: Bool
 }
 
-extension SignInFlow {
+/// A provider's endpoints, completed by OIDC discovery where the configuration leaves them out; shared by the OAuth 2
+/// and OIDC drivers (docs/ARCHITECTURE.md, `Flow`).
+struct EndpointResolver: Sendable {
+    let discovery: OIDCDiscovery
+
     /// The endpoints of `provider`: configured ones win; an OIDC provider missing any is completed by discovery.
-    func resolvedEndpoints(_ provider: ProviderDescriptor) async throws(APIError) -> ResolvedEndpoints {
+    func resolved(_ provider: ProviderDescriptor) async throws(APIError) -> ResolvedEndpoints {
         guard let target = Self.discoveryTarget(provider) else { return Self.endpoints(provider, discovered: nil) }
         let metadata: OIDCProviderMetadata
         do {
@@ -26,9 +30,9 @@ extension SignInFlow {
         return Self.endpoints(provider, discovered: metadata)
     }
 
-    /// ``resolvedEndpoints(_:)`` when it needs no waiting: the provider needs no discovery, or its document is cached.
+    /// ``resolved(_:)`` when it needs no waiting: the provider needs no discovery, or its document is cached.
     /// Nil when discovery would have to fetch, wait for a fetch in flight, or answer a remembered failure.
-    func resolvedEndpointsAtOnce(_ provider: ProviderDescriptor) -> ResolvedEndpoints? {
+    func resolvedAtOnce(_ provider: ProviderDescriptor) -> ResolvedEndpoints? {
         guard let target = Self.discoveryTarget(provider) else { return Self.endpoints(provider, discovered: nil) }
         return discovery.cachedMetadata(for: target.issuer, documentIssuer: target.documentIssuer).map {
             Self.endpoints(provider, discovered: $0)
@@ -69,10 +73,9 @@ extension SignInFlow {
         return (issuerURL.absoluteString, documentIssuer)
     }
 
-    /// Whether starting a sign-in with `provider` calls the provider first (the OAuth 1.0a request token, a
-    /// discovery not cached): such starts count against the start rate limit (HTTP-API.md §2.4 `startRateLimit`).
+    /// Whether starting a sign-in with `provider` fetches its discovery document first (not cached): such starts count
+    /// against the start rate limit (HTTP-API.md §2.4 `startRateLimit`), as OAuth 1.0a's do (``OAuth1Driver``).
     func startCallsProvider(_ provider: ProviderDescriptor) async -> Bool {
-        if provider.protocolKind == .oauth1 { return true }
         guard let target = Self.discoveryTarget(provider) else { return false }
         return !(await discovery.isCached(issuer: target.issuer, documentIssuer: target.documentIssuer))
     }

@@ -4,11 +4,14 @@ import AuthHandlerStore
 import AuthHandlerSystem
 import Foundation
 
-/// The sign-in flow of HTTP-API.md §3: start a sign-in, take the IdP's callback, redeem the result.
+/// The sign-in flow of HTTP-API.md §3: start a sign-in, take the IdP's callback, redeem the result, and device
+/// sign-in (§3.9).
 ///
-/// Every check happens here in the order HTTP-API.md §3 gives; the HTTP layer only routes and renders.
-/// Protocol work is delegated to `OAuth1Client`, `OAuth2TokenClient`, `IDTokenValidator` and the
-/// `SignInBackend`; state lives in the `SessionStore`.
+/// A thin facade over its parts, built together from one configuration so that a reload swaps them at once:
+/// ``SignInStart`` (and the picker), ``SignInCallback``, ``SignInRedemption``, ``DeviceSignIn`` and
+/// ``DevicePolling``, each holding only the collaborators it uses. The protocol steps are each provider's
+/// ``SignInProtocolDriver``. Every check happens in the parts in the order HTTP-API.md §3 gives; the HTTP layer only
+/// routes and renders.
 package final class SignInFlow: Sendable {
     /// What the flow needs to know about its deployment.
     package struct Settings: Sendable {
@@ -69,21 +72,16 @@ package final class SignInFlow: Sendable {
 
     package let settings: Settings
     package let providers: ProviderRegistry
-    let store: any SessionStore
-    /// The same store as a `CounterStore`: the device sign-in's wrong-code counts, shared by every instance on it
-    /// (HTTP-API.md §3.9).
-    let counters: any CounterStore
-    let backend: any SignInBackend
-    let http: any HTTPFetching
-    let discovery: OIDCDiscovery
-    let validator: IDTokenValidator
-    /// Told how each step ended; it logs and counts (docs/ARCHITECTURE.md, `Observability`).
-    let observer: any SignInObserver
-    let now: WallClock
     package let startLimiter: StartRateLimiter
     package let providerCalls: OutboundCallLimit
     /// Device sign-in's per-instance poll pacing (HTTP-API.md §3.9).
     package let devicePacing: DevicePacing
+    /// The parts, each with only the collaborators it uses (docs/ARCHITECTURE.md, `Flow`).
+    let starts: SignInStart
+    let callbacks: SignInCallback
+    let redemption: SignInRedemption
+    let device: DeviceSignIn
+    let devicePolls: DevicePolling
 
     package init(
         settings: Settings, providers: ProviderRegistry, store: any SessionStore & CounterStore,
@@ -94,27 +92,47 @@ package final class SignInFlow: Sendable {
     ) {
         self.settings = settings
         self.providers = providers
-        self.store = store
-        self.counters = store
-        self.backend = backend
-        self.http = http
-        self.discovery = OIDCDiscovery(http: http, requestTimeout: settings.providerTimeout, now: now)
-        self.validator = IDTokenValidator(
+        // Given by a reload that keeps them, so a SIGHUP neither refills every client's allowance nor forgets the
+        // provider calls in flight.
+        let startLimiter = startLimiter ?? StartRateLimiter(settings.startRateLimit, now: now)
+        let providerCalls = providerCalls ?? OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
+        self.startLimiter = startLimiter
+        self.providerCalls = providerCalls
+        self.devicePacing = devicePacing ?? DevicePacing()
+        let validator = IDTokenValidator(
             keys: JWKSCache(
                 http: http, requestTimeout: settings.providerTimeout, now: now,
                 reportSkipped: { uri, skipped in observer.keysSkipped(jwksURI: uri, skipped) }))
-        self.observer = observer
-        self.now = now
-        // Given by a reload that keeps them, so a SIGHUP neither refills every client's allowance nor forgets the
-        // provider calls in flight.
-        self.startLimiter = startLimiter ?? StartRateLimiter(settings.startRateLimit, now: now)
-        self.providerCalls =
-            providerCalls ?? OutboundCallLimit(maximum: settings.maximumConcurrentProviderCalls)
-        self.devicePacing = devicePacing ?? DevicePacing()
+        let drivers = SignInDrivers(
+            providers: providers,
+            context: ProtocolContext(
+                http: http, redirectURI: settings.redirectURI, providerTimeout: settings.providerTimeout,
+                sessionTTL: settings.sessionTTL, now: now),
+            endpoints: EndpointResolver(
+                discovery: OIDCDiscovery(http: http, requestTimeout: settings.providerTimeout, now: now)),
+            validator: validator, providerCalls: providerCalls)
+        starts = SignInStart(
+            settings: settings, providers: providers, drivers: drivers,
+            cookies: PendingSignInCookies(settings: settings, providers: providers, observer: observer, now: now),
+            startLimiter: startLimiter, observer: observer, now: now)
+        let deviceOutcomes = DeviceOutcomes(settings: settings, store: store, now: now)
+        callbacks = SignInCallback(
+            settings: settings, providers: providers, drivers: drivers, store: store,
+            results: ResultStorage(store: store, resultTTL: settings.resultTTL, now: now),
+            deviceOutcomes: deviceOutcomes, startLimiter: startLimiter, providerCalls: providerCalls,
+            observer: observer, now: now)
+        redemption = SignInRedemption(
+            store: store, providers: providers, backend: backend, observer: observer, now: now,
+            retryAfterSeconds: settings.redemptionRetryAfter)
+        device = DeviceSignIn(
+            settings: settings, providers: providers, store: store, starts: starts,
+            codeEntries: DeviceCodeEntryLimit(counters: store), outcomes: deviceOutcomes, startLimiter: startLimiter,
+            observer: observer, now: now)
+        devicePolls = DevicePolling(store: store, pacing: self.devicePacing, redemption: redemption, now: now)
     }
 
-    /// Milliseconds since `start`, for the observer.
-    func milliseconds(since start: Date) -> String {
+    /// Milliseconds from `start` to `now`, for the observer.
+    static func milliseconds(since start: Date, now: WallClock) -> String {
         String(Int((now().timeIntervalSince(start) * 1000).rounded()))
     }
 

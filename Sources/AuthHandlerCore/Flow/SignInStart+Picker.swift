@@ -14,7 +14,7 @@ package struct PickerChoice: Sendable, Equatable {
 /// The sign-in picker, `GET /__/auth/signin` (HTTP-API.md §3.6): the start's parameters without `providerId`, checked
 /// for every provider offered exactly as a start for that provider checks them (HTTP-API.md §3.1), so that no button
 /// leads to a refused start.
-extension SignInFlow {
+extension SignInStart {
     /// The start parameters a picker carries into each button's start, in the order HTTP-API.md §3.1 lists them.
     static let carriedStartParameters = [
         "redirectUrl", "authType", "eventId", "scopes", "customParameters", "resultChallenge", "resultDelivery",
@@ -22,7 +22,7 @@ extension SignInFlow {
 
     /// The picker's buttons for a request's query `fields`; throws the error a start would answer for the first
     /// provider whose start would be refused.
-    package func pickerChoices(_ fields: [URLFormField]) throws(APIError) -> [PickerChoice] {
+    func pickerChoices(_ fields: [URLFormField]) throws(APIError) -> [PickerChoice] {
         for name in ["providerId", "providers"] + Self.carriedStartParameters where fields.all(named: name).count > 1 {
             throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
         }
@@ -39,7 +39,8 @@ extension SignInFlow {
             let start = [URLFormField(name: "providerId", value: provider.id)] + carried
             // The start's own checks, in the start's order, then its cookie's size: a picker never offers a start that
             // would be refused before it reaches the provider.
-            _ = try pendingCookie(projectedSession(try StartRequest(fields: start, flow: self)))
+            _ = try cookies.pendingCookie(
+                projectedSession(try StartRequest(fields: start, providers: providers, settings: settings)))
             choices.append(
                 PickerChoice(
                     providerID: provider.id, displayName: provider.displayName,
@@ -49,22 +50,11 @@ extension SignInFlow {
     }
 
     /// The pending sign-in `request`'s start would seal, its random values at their real lengths (base64url of 32
-    /// bytes). OAuth 1.0a's request token and secret come from the provider, so they are taken at their shortest: the
-    /// picker may let through a start that its provider's long token then makes too large, never the other way round.
+    /// bytes), and what the provider issues at its shortest (the provider's driver, ``SignInProtocolDriver``).
     private func projectedSession(_ request: StartRequest) -> PendingSession {
-        var session = request.session(createdAt: now(), ttl: settings.sessionTTL)
+        let session = request.session(createdAt: now(), ttl: settings.sessionTTL)
         let random = String(repeating: "A", count: 43)
-        switch request.provider.protocolKind {
-        case .oauth1:
-            session.requestToken = "A"
-            session.requestTokenSecret = ""
-        case .oauth2, .oidc:
-            session.state = random
-            session.codeVerifier = random
-            session.scopes = request.providerScopes
-            if request.provider.protocolKind == .oidc { session.nonce = random }
-        }
-        return session
+        return drivers[request.provider].projected(session, request: request, random: random)
     }
 
     /// The providers `providers=` lists, in its order and each once; every configured one, by name, without it.

@@ -1,15 +1,26 @@
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerStore
+import AuthHandlerSystem
 import Foundation
 
-/// Redeeming a result: HTTP-API.md §3.3. The credential is handed to the sign-in backend here.
-extension SignInFlow {
+/// Redeeming a result: HTTP-API.md §3.3. The credential is handed to the sign-in backend here. Every way to sign in
+/// ends here, and device sign-in's poll redeems through it too (docs/ARCHITECTURE.md, `Flow`).
+struct SignInRedemption: Sendable {
+    let store: any SessionStore
+    /// For the protocol a result's provider speaks, which the backend is told.
+    let providers: ProviderRegistry
+    let backend: any SignInBackend
+    let observer: any SignInObserver
+    let now: WallClock
+    /// What a client is told to wait before retrying a redemption another one holds (``SignInFlow/Settings``).
+    let retryAfterSeconds: Int
+
     /// The result JSON for a redemption form (`code`, `verifier`, `idToken`).
     ///
     /// The result is read and its verifier and `idToken` checked before it is claimed, so whoever intercepted a code
     /// can neither spoil the sign-in nor hold it up; the claim then makes the backend call happen at most once.
-    package func redeem(_ fields: [URLFormField]) async throws(APIError) -> RedemptionAnswer {
+    func redeem(_ fields: [URLFormField]) async throws(APIError) -> RedemptionAnswer {
         let began = now()
         for name in ["code", "verifier", "idToken"] where fields.all(named: name).count > 1 {
             throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
@@ -39,7 +50,8 @@ extension SignInFlow {
                 observer.redeemedResultNotDeleted(provider: result.providerID)
             }
             observer.stepSucceeded(
-                .redeem, provider: result.providerID, latencyMilliseconds: milliseconds(since: began))
+                .redeem, provider: result.providerID,
+                latencyMilliseconds: SignInFlow.milliseconds(since: began, now: now))
             return answer
         } catch let failure {
             // Only a definite answer uses the code up; anything the app can retry leaves it redeemable.
@@ -47,7 +59,7 @@ extension SignInFlow {
             try? await finish(code: code, redeemed: !failure.keepsCode)
             observer.stepFailed(
                 .redeem, provider: result.providerID, code: error.code,
-                latencyMilliseconds: milliseconds(since: began), reason: error.message)
+                latencyMilliseconds: SignInFlow.milliseconds(since: began, now: now), reason: error.message)
             throw error
         }
     }
@@ -74,7 +86,7 @@ extension SignInFlow {
                 lookup = try await store.peekResult(code: code, now: now())
             }
         } catch {
-            throw Self.storeFailure(error)
+            throw SignInFlow.storeFailure(error)
         }
         switch lookup {
         case .available(let sealed):
@@ -88,7 +100,7 @@ extension SignInFlow {
             observer.redemptionFoundHeld()
             throw APIError(
                 .redemptionInProgress, "another redemption of this code is in flight; retry after it ends",
-                retryAfterSeconds: settings.redemptionRetryAfter)
+                retryAfterSeconds: retryAfterSeconds)
         case .absent:
             break
         }
@@ -169,7 +181,7 @@ extension SignInFlow {
                 try await store.releaseResult(code: code)
             }
         } catch {
-            throw Self.storeFailure(error)
+            throw SignInFlow.storeFailure(error)
         }
     }
 

@@ -1,34 +1,41 @@
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerStore
+import AuthHandlerSystem
 import Foundation
 
 /// The device sign-in of RFC 8628 in front of every provider: HTTP-API.md §3.9. The device asks for a code pair,
 /// the user types the user code in a browser and signs in through the normal start and callback, and the callback
-/// keeps the result for the polling device instead of sending it to an app.
-extension SignInFlow {
+/// keeps the result for the polling device instead of sending it to an app. This part issues the codes and answers the
+/// confirmation page; "Continue" starts through ``SignInStart``, the poll is ``DevicePolling``.
+struct DeviceSignIn: Sendable {
+    /// The device sign-in's own settings, the state keys its requests are sealed under, and the origin.
+    let settings: SignInFlow.Settings
+    let providers: ProviderRegistry
+    /// Where device requests, grants and decisions are kept (HTTP-API.md §3.9).
+    let store: any SessionStore
+    /// "Continue" is a start (HTTP-API.md §3.1).
+    let starts: SignInStart
+    /// The wrong-code limit per address.
+    let codeEntries: DeviceCodeEntryLimit
     /// The most bytes of an `idToken` a device request keeps.
-    static let maximumDeviceIDTokenBytes = 16_384
+    static let maximumIDTokenBytes = 16_384
 
-    /// The public URL of the device pages: `{publicURL}/__/auth/device`.
-    package var deviceVerificationURI: String {
-        let handler = settings.redirectURI
-        let base = handler.hasSuffix("/__/auth/handler") ? String(handler.dropLast("/__/auth/handler".count)) : handler
-        return base + "/__/auth/device"
-    }
-
-    /// The page the browser lands on after a device sign-in's callback.
-    func deviceDoneURL(_ outcome: DeviceDoneOutcome) -> String {
-        deviceVerificationURI + "/done?outcome=" + outcome.rawValue
-    }
+    /// The decisions kept for the device, and the verification URI.
+    let outcomes: DeviceOutcomes
+    /// The per-client limit issues and "Continue" are charged to (HTTP-API.md §2.4).
+    let startLimiter: StartRateLimiter
+    /// Told how each step ended; it logs and counts (docs/ARCHITECTURE.md, `Observability`).
+    let observer: any SignInObserver
+    let now: WallClock
 
     // MARK: - POST /__/auth/device
 
     /// Issues a device code and user code for a request from `client` (RFC 8628 §3.1, §3.2), charged to the
     /// client's `startRateLimit`.
-    package func issueDevice(_ fields: [URLFormField], client: String) async throws(APIError) -> DeviceIssue {
+    func issueDevice(_ fields: [URLFormField], client: String) async throws(APIError) -> DeviceIssue {
         let device = settings.deviceAuthorization
-        let ask = try DeviceAsk(fields: fields, flow: self)
+        let ask = try DeviceAsk(fields: fields, providers: providers, settings: settings)
         let provider = ask.provider
         let idToken = ask.idToken
         if case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client)) {
@@ -45,7 +52,7 @@ extension SignInFlow {
             deviceCode = try SecureRandom.base64URLString(byteCount: 32)
             resultCode = try DeviceAuthorization.resultCode(deviceCode: deviceCode)
             let grant = DeviceGrant(expiresAt: expires, interval: device.intervalSeconds, idToken: idToken)
-            sealedGrant = try ResultSeal.seal(try Self.encode(grant), code: deviceCode)
+            sealedGrant = try ResultSeal.seal(try SignInFlow.encode(grant), code: deviceCode)
         } catch {
             throw APIError(.internalError, "the device codes could not be made")
         }
@@ -60,10 +67,11 @@ extension SignInFlow {
                 code: DeviceAuthorization.grantKey(deviceCode: deviceCode), payload: sealedGrant,
                 expiresAt: expires.addingTimeInterval(TimeInterval(device.codeLifetimeSeconds)))
         } catch {
-            throw Self.storeFailure(error)
+            throw SignInFlow.storeFailure(error)
         }
-        observer.stepSucceeded(.deviceIssue, provider: provider.id, latencyMilliseconds: milliseconds(since: created))
-        let uri = deviceVerificationURI
+        observer.stepSucceeded(
+            .deviceIssue, provider: provider.id, latencyMilliseconds: SignInFlow.milliseconds(since: created, now: now))
+        let uri = outcomes.verificationURI
         return DeviceIssue(
             deviceCode: deviceCode, userCode: DeviceAuthorization.displayed(userCode), verificationURI: uri,
             verificationURIComplete: uri + "?user_code=" + DeviceAuthorization.displayed(userCode),
@@ -80,7 +88,7 @@ extension SignInFlow {
             do {
                 userCode = try DeviceAuthorization.makeUserCode()
                 sealedRequest = try settings.stateKeys.seal(
-                    try Self.encode(request), context: DeviceAuthorization.requestContext)
+                    try SignInFlow.encode(request), context: DeviceAuthorization.requestContext)
             } catch {
                 throw APIError(.internalError, "the device codes could not be made")
             }
@@ -91,7 +99,7 @@ extension SignInFlow {
                     code: requestKey, payload: Array(sealedRequest.utf8), expiresAt: request.expiresAt)
                 return userCode
             } catch {
-                if attempt == 3 { throw Self.storeFailure(error) }
+                if attempt == 3 { throw SignInFlow.storeFailure(error) }
             }
         }
         throw APIError(.internalError, "the device codes could not be made")
@@ -102,10 +110,10 @@ extension SignInFlow {
     /// The confirmation page's facts for the user code `typed`, entered from `client`; wrong codes are limited per
     /// address (RFC 8628 §5.1). Sets up the browser's confirmation cookie, keeping the value it already holds. A code
     /// that was already continued or cancelled gets no confirmation (HTTP-API.md §3.9).
-    package func deviceConfirmation(userCode typed: String, client: String, cookieHeaders: [String])
+    func deviceConfirmation(userCode typed: String, client: String, cookieHeaders: [String])
         async throws(APIError) -> DeviceConfirmationAnswer
     {
-        let entryKey = try await chargeCodeEntry(from: client)
+        let entryKey = try await codeEntries.charge(from: client)
         guard let userCode = DeviceAuthorization.normalizedUserCode(typed),
             let request = try await deviceRequest(userCode: userCode), request.expiresAt > now()
         else {
@@ -115,7 +123,7 @@ extension SignInFlow {
                     + "or run the command again for a new one")
         }
         // A code that exists was no guess: the entry is given back, whether or not it was decided already.
-        await refundCodeEntry(entryKey)
+        await codeEntries.refund(entryKey)
         if try await deviceDecided(request) {
             return .alreadyDecided(userCode: DeviceAuthorization.displayed(userCode))
         }
@@ -170,7 +178,7 @@ extension SignInFlow {
             if case .absent = try await store.peekResult(code: key, now: now()) { return false }
             return true
         } catch {
-            throw Self.storeFailure(error)
+            throw SignInFlow.storeFailure(error)
         }
     }
 
@@ -179,7 +187,7 @@ extension SignInFlow {
     /// The form must come with this browser's `SameSite=Strict` confirmation cookie and a `confirm` value that is an
     /// HMAC of that cookie and the user code: a page on another site can neither send the cookie nor know it, so it
     /// cannot make someone's browser confirm a code it chose (HTTP-API.md §3.9).
-    package func deviceDecision(_ fields: [URLFormField], client: String, cookieHeaders: [String])
+    func deviceDecision(_ fields: [URLFormField], client: String, cookieHeaders: [String])
         async throws(APIError) -> DeviceDecisionAnswer
     {
         let (userCode, decision) = try checkedDecision(fields, cookieHeaders: cookieHeaders)
@@ -192,7 +200,7 @@ extension SignInFlow {
             first = try await store.recordUsedState(
                 key: DeviceAuthorization.usedKey(resultCode: request.resultCode), expiresAt: request.expiresAt)
         } catch {
-            throw Self.storeFailure(error)
+            throw SignInFlow.storeFailure(error)
         }
         guard first else {
             throw APIError(
@@ -205,7 +213,7 @@ extension SignInFlow {
             payload: DeviceAuthorization.decidedMark,
             expiresAt: request.expiresAt)
         guard decision == "continue" else {
-            try await recordDeviceDecision(
+            try await outcomes.record(
                 DeviceDecision(outcome: .declined, message: "the sign-in was declined on the confirmation page"),
                 resultCode: request.resultCode)
             observer.stepFailed(
@@ -250,7 +258,7 @@ extension SignInFlow {
         guard let provider = providers[request.providerID] else {
             throw APIError(.invalidProvider, "\(request.providerID) is no longer configured")
         }
-        if await startCallsProvider(provider),
+        if await starts.callsProvider(provider),
             case .limited(let seconds) = startLimiter.admit(ClientAddress.rateLimitKey(client))
         {
             throw APIError(
@@ -263,21 +271,18 @@ extension SignInFlow {
             let start = StartRequest(
                 deviceRequest: request, provider: provider,
                 customParameters: try DeviceAsk.customParameters(request.customParameters, provider: provider))
-            var answer: StartAnswer
-            switch provider.protocolKind {
-            case .oauth1: answer = try await startOAuth1(start)
-            case .oauth2, .oidc:
-                answer = try startOAuth2(start, endpoints: try await resolvedEndpoints(start.provider))
-            }
+            var answer = try await starts.begin(start)
             // As on any start: a browser keeps at most maximumPendingPerBrowser pending sign-ins.
-            answer.evictions = evictions(cookieHeaders)
-            observer.stepSucceeded(.start, provider: provider.id, latencyMilliseconds: milliseconds(since: began))
+            answer.evictions = starts.cookies.evictions(cookieHeaders)
+            observer.stepSucceeded(
+                .start, provider: provider.id, latencyMilliseconds: SignInFlow.milliseconds(since: began, now: now))
             return .started(answer)
         } catch {
             observer.stepFailed(
-                .start, provider: provider.id, code: error.code, latencyMilliseconds: milliseconds(since: began),
+                .start, provider: provider.id, code: error.code,
+                latencyMilliseconds: SignInFlow.milliseconds(since: began, now: now),
                 reason: error.message)
-            try? await recordDeviceDecision(
+            try? await outcomes.record(
                 DeviceDecision(outcome: .failed, message: error.message), resultCode: request.resultCode)
             throw error
         }
@@ -300,12 +305,12 @@ extension SignInFlow {
             do {
                 lookup = try await store.peekResult(code: key, now: now())
             } catch {
-                throw Self.storeFailure(error)
+                throw SignInFlow.storeFailure(error)
             }
             guard case .available(let payload) = lookup else { continue }
             if let plaintext = settings.stateKeys.open(
                 String(decoding: payload, as: UTF8.self), context: DeviceAuthorization.requestContext),
-                let request = Self.decode(DeviceRequest.self, from: plaintext)
+                let request = SignInFlow.decode(DeviceRequest.self, from: plaintext)
             {
                 return request
             }
@@ -313,145 +318,6 @@ extension SignInFlow {
         return nil
     }
 
-    private func recordDeviceDecision(_ decision: DeviceDecision, resultCode: String) async throws(APIError) {
-        let key = DeviceAuthorization.decisionKey(resultCode: resultCode)
-        let sealed: [UInt8]
-        do {
-            sealed = try ResultSeal.seal(try Self.encode(decision), code: key)
-        } catch {
-            throw APIError(.internalError, "the decision could not be stored")
-        }
-        do {
-            try await store.insertResult(
-                code: key, payload: sealed,
-                expiresAt: now().addingTimeInterval(TimeInterval(2 * settings.deviceAuthorization.codeLifetimeSeconds)))
-        } catch {
-            throw Self.storeFailure(error)
-        }
-    }
-
-    /// The callback of a device sign-in failed: the device is told so, the browser lands on the done page.
-    func deviceCallbackFailed(_ failure: CallbackFailure, resultCode: String) async -> String {
-        let cancelled = failure.code == .userCancelled
-        try? await recordDeviceDecision(
-            DeviceDecision(outcome: cancelled ? .cancelled : .failed, message: failure.message), resultCode: resultCode)
-        return deviceDoneURL(cancelled ? .cancelled : .failed)
-    }
-
-    // MARK: - POST /__/auth/device/token
-
-    /// A poll (RFC 8628 §3.4, §3.5): the result once, or why not yet or never.
-    package func pollDevice(_ fields: [URLFormField]) async -> DeviceTokenAnswer {
-        do throws(DeviceTokenRefusal) {
-            let deviceCode = try Self.polledDeviceCode(fields)
-            let (grant, resultCode) = try await polledGrant(deviceCode)
-            let remaining = max(1, grant.expiresAt.timeIntervalSince(now()))
-            let pace = devicePacing.poll(resultCode, interval: grant.interval, lifetime: .seconds(remaining))
-            if pace.tooSoon {
-                throw DeviceTokenRefusal(
-                    "slow_down", "polled sooner than the interval; wait \(pace.interval) s between polls from now on",
-                    interval: pace.interval)
-            }
-            let decisionKey = DeviceAuthorization.decisionKey(resultCode: resultCode)
-            if case .available(let sealed) = try await peek(decisionKey),
-                let plaintext = ResultSeal.open(sealed, code: decisionKey),
-                let decision = Self.decode(DeviceDecision.self, from: plaintext)
-            {
-                switch decision.outcome {
-                case .declined, .cancelled: throw DeviceTokenRefusal("access_denied", decision.message)
-                case .failed: throw DeviceTokenRefusal("server_error", decision.message)
-                }
-            }
-            switch try await peek(resultCode) {
-            case .available:
-                return await deliver(resultCode: resultCode, deviceCode: deviceCode, grant: grant, fields: fields)
-            case .claimed:
-                throw DeviceTokenRefusal("authorization_pending", "the result is being delivered to another poll")
-            case .absent:
-                break
-            }
-            if grant.expiresAt <= now() {
-                throw DeviceTokenRefusal("expired_token", "the code expired before anyone signed in; ask for a new one")
-            }
-            throw DeviceTokenRefusal("authorization_pending", "waiting for the user to enter the code and sign in")
-        } catch {
-            return .refused(
-                error: error.error, description: error.description, status: error.status, interval: error.interval)
-        }
-    }
-
-    /// The poll's `device_code`, after its `grant_type` (RFC 8628 §3.4).
-    private static func polledDeviceCode(_ fields: [URLFormField]) throws(DeviceTokenRefusal) -> String {
-        for name in ["grant_type", "device_code", "verifier"] where fields.all(named: name).count > 1 {
-            throw DeviceTokenRefusal("invalid_request", "\(name) is given more than once; send it once")
-        }
-        guard let grantType = fields.first(named: "grant_type") else {
-            throw DeviceTokenRefusal("invalid_request", "grant_type is required: \(DeviceAuthorization.grantType)")
-        }
-        guard grantType == DeviceAuthorization.grantType else {
-            throw DeviceTokenRefusal(
-                "unsupported_grant_type", "this endpoint takes grant_type=\(DeviceAuthorization.grantType)")
-        }
-        guard let deviceCode = fields.first(named: "device_code"), !deviceCode.isEmpty, deviceCode.utf8.count <= 512
-        else {
-            throw DeviceTokenRefusal(
-                "invalid_request", "device_code is required: the device_code of POST /__/auth/device")
-        }
-        return deviceCode
-    }
-
-    /// The grant of `deviceCode` and the result code derived from it; `invalid_grant` when there is none.
-    private func polledGrant(_ deviceCode: String) async throws(DeviceTokenRefusal) -> (DeviceGrant, String) {
-        guard case .available(let sealed) = try await peek(DeviceAuthorization.grantKey(deviceCode: deviceCode)),
-            let plaintext = ResultSeal.open(sealed, code: deviceCode),
-            let grant = Self.decode(DeviceGrant.self, from: plaintext),
-            let resultCode = try? DeviceAuthorization.resultCode(deviceCode: deviceCode)
-        else {
-            throw DeviceTokenRefusal(
-                "invalid_grant", "the device code is unknown, was already used, or expired long ago; ask for a new one")
-        }
-        return (grant, resultCode)
-    }
-
-    /// `store.peekResult`, a store failure answered `503 temporarily_unavailable`.
-    private func peek(_ key: String) async throws(DeviceTokenRefusal) -> ResultLookup {
-        do {
-            return try await store.peekResult(code: key, now: now())
-        } catch {
-            throw DeviceTokenRefusal(
-                "temporarily_unavailable", Self.storeFailure(error).message, status: 503)
-        }
-    }
-
-    /// Redeems the result for the device, as `POST /__/auth/result` would (HTTP-API.md §3.3): the backend runs here,
-    /// and a wrong verifier leaves the result deliverable.
-    private func deliver(resultCode: String, deviceCode: String, grant: DeviceGrant, fields: [URLFormField]) async
-        -> DeviceTokenAnswer
-    {
-        var redemption = [URLFormField(name: "code", value: resultCode)]
-        if let verifier = fields.first(named: "verifier") {
-            redemption.append(URLFormField(name: "verifier", value: verifier))
-        }
-        if let idToken = grant.idToken { redemption.append(URLFormField(name: "idToken", value: idToken)) }
-        do {
-            let answer = try await redeem(redemption)
-            // The grant goes with the result: a later poll is told invalid_grant (delivered once).
-            try? await store.deleteResult(code: DeviceAuthorization.grantKey(deviceCode: deviceCode))
-            devicePacing.forget(resultCode)
-            return .delivered(answer)
-        } catch {
-            switch error.code {
-            case .invalidResultCode:
-                return .refused(error: "invalid_grant", description: error.message, status: 400, interval: nil)
-            case .redemptionInProgress:
-                return .refused(
-                    error: "authorization_pending", description: error.message, status: 400, interval: nil)
-            default:
-                return .refused(
-                    error: error.code.rawValue, description: error.message, status: error.status, interval: nil)
-            }
-        }
-    }
 }
 
 extension StartRequest {
@@ -479,13 +345,13 @@ struct DeviceAsk {
     let resultChallenge: String?
     let idToken: String?
 
-    init(fields: [URLFormField], flow: SignInFlow) throws(APIError) {
+    init(fields: [URLFormField], providers: ProviderRegistry, settings: SignInFlow.Settings) throws(APIError) {
         for name in ["providerId", "scopes", "customParameters", "authType", "idToken", "resultChallenge"]
         where fields.all(named: name).count > 1 {
             throw APIError(.invalidRequest, "\(name) is given more than once; send it once")
         }
-        provider = try StartRequest.provider(fields.first(named: "providerId"), in: flow.providers)
-        let offered = flow.settings.deviceAuthorization.providers
+        provider = try StartRequest.provider(fields.first(named: "providerId"), in: providers)
+        let offered = settings.deviceAuthorization.providers
         guard offered.isEmpty || offered.contains(provider.id) else {
             throw APIError(
                 .invalidProvider,
@@ -496,14 +362,14 @@ struct DeviceAsk {
         customParameters = fields.first(named: "customParameters")
         _ = try Self.customParameters(customParameters, provider: provider)
         resultChallenge = try StartRequest.resultChallenge(
-            fields.first(named: "resultChallenge"), required: flow.settings.requireResultChallenge)
+            fields.first(named: "resultChallenge"), required: settings.requireResultChallenge)
         idToken = fields.first(named: "idToken").flatMap { $0.isEmpty ? nil : $0 }
         if authType.requiresIDToken, idToken == nil {
             throw APIError(
                 .invalidRequest, "idToken is required for \(authType.rawValue): send the user's current ID token")
         }
-        if let idToken, idToken.utf8.count > SignInFlow.maximumDeviceIDTokenBytes {
-            throw APIError(.invalidRequest, "idToken is longer than \(SignInFlow.maximumDeviceIDTokenBytes) bytes")
+        if let idToken, idToken.utf8.count > DeviceSignIn.maximumIDTokenBytes {
+            throw APIError(.invalidRequest, "idToken is longer than \(DeviceSignIn.maximumIDTokenBytes) bytes")
         }
     }
 
@@ -513,21 +379,5 @@ struct DeviceAsk {
         let parameters = try StartRequest.customParameters(text, provider: provider)
         try SilentSignInParameters.refuse(parameters)
         return parameters
-    }
-}
-
-/// A poll's refusal in RFC 6749 §5.2's terms: `error`, `error_description`, the status, and with `slow_down` the
-/// code's new interval.
-struct DeviceTokenRefusal: Error {
-    var error: String
-    var description: String
-    var status: Int
-    var interval: Int?
-
-    init(_ error: String, _ description: String, status: Int = 400, interval: Int? = nil) {
-        self.error = error
-        self.description = description
-        self.status = status
-        self.interval = interval
     }
 }
