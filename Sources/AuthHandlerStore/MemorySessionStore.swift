@@ -2,11 +2,11 @@ import AuthHandlerSystem
 import Foundation
 import Synchronization
 
-/// A `SessionStore` and `CounterStore` in process memory, for `--once` and tests: the SQLite store's semantics, lost on exit.
+/// A `SessionStore` and `DeviceStore` in process memory, for `--once` and tests: the SQLite store's semantics, lost on exit.
 ///
 /// Keys are kept as SHA-256 digests here too, so a heap dump holds nothing replayable. A `Mutex` makes every
 /// operation atomic; each is a dictionary lookup, so holding it on a cooperative thread is harmless.
-package final class MemorySessionStore: SessionStore, CounterStore {
+package final class MemorySessionStore: SessionStore, DeviceStore {
     private struct ResultEntry {
         var payload: [UInt8]
         var expiresAt: Date
@@ -18,10 +18,22 @@ package final class MemorySessionStore: SessionStore, CounterStore {
         var expiresAt: Date
     }
 
+    private struct DeviceEntry {
+        var payload: [UInt8]
+        var expiresAt: Date
+    }
+
     private struct State {
         var usedStates: [[UInt8]: Date] = [:]
         var results: [[UInt8]: ResultEntry] = [:]
         var counters: [[UInt8]: CounterEntry] = [:]
+        var deviceRecords: [DeviceRecordKind: [[UInt8]: DeviceEntry]] = [:]
+        var deviceDecisions: [[UInt8]: Date] = [:]
+
+        var count: Int {
+            usedStates.count + results.count + counters.count + deviceDecisions.count
+                + deviceRecords.values.reduce(0) { $0 + $1.count }
+        }
     }
 
     private let state = Mutex(State())
@@ -107,13 +119,56 @@ package final class MemorySessionStore: SessionStore, CounterStore {
         }
     }
 
+    package func putDeviceRecord(
+        kind: DeviceRecordKind, key: String, payload: [UInt8], expiresAt: Date
+    ) async throws(StoreError) {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now()
+        try state.withLock { state throws(StoreError) in
+            if let kept = state.deviceRecords[kind]?[keyHash], kept.expiresAt > now {
+                throw StoreError(.conflict, detail: "put device record: a \(kind.rawValue) record with this key exists")
+            }
+            state.deviceRecords[kind, default: [:]][keyHash] = DeviceEntry(payload: payload, expiresAt: expiresAt)
+        }
+    }
+
+    package func deviceRecord(kind: DeviceRecordKind, key: String, now: Date) async throws(StoreError) -> [UInt8]? {
+        let keyHash = try StoreKeyDigest.of(key)
+        return state.withLock { state in
+            guard let record = state.deviceRecords[kind]?[keyHash], record.expiresAt > now else { return nil }
+            return record.payload
+        }
+    }
+
+    package func deleteDeviceRecord(kind: DeviceRecordKind, key: String) async throws(StoreError) {
+        let keyHash = try StoreKeyDigest.of(key)
+        state.withLock { _ = $0.deviceRecords[kind]?.removeValue(forKey: keyHash) }
+    }
+
+    package func decideOnce(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now()
+        return state.withLock { state in
+            if let decided = state.deviceDecisions[keyHash], decided > now { return false }
+            state.deviceDecisions[keyHash] = expiresAt
+            return true
+        }
+    }
+
+    package func isDecided(key: String, now: Date) async throws(StoreError) -> Bool {
+        let keyHash = try StoreKeyDigest.of(key)
+        return state.withLock { state in state.deviceDecisions[keyHash].map { $0 > now } ?? false }
+    }
+
     package func sweep(now: Date) async throws(StoreError) -> Int {
         state.withLock { state -> Int in
-            let before = state.usedStates.count + state.results.count + state.counters.count
+            let before = state.count
             state.usedStates = state.usedStates.filter { $0.value > now }
             state.results = state.results.filter { $0.value.expiresAt > now }
             state.counters = state.counters.filter { $0.value.expiresAt > now }
-            return before - state.usedStates.count - state.results.count - state.counters.count
+            state.deviceDecisions = state.deviceDecisions.filter { $0.value > now }
+            state.deviceRecords = state.deviceRecords.mapValues { $0.filter { $0.value.expiresAt > now } }
+            return before - state.count
         }
     }
 

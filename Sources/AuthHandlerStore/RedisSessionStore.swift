@@ -3,16 +3,18 @@ import AuthHandlerSystem
 import Foundation
 import Synchronization
 
-/// A `SessionStore` and `CounterStore` in Redis, shared by every instance behind a load balancer (HTTP-API.md §2.5,
+/// A `SessionStore` and `DeviceStore` in Redis, shared by every instance behind a load balancer (HTTP-API.md §2.5,
 /// `store.kind: redis`).
 ///
 /// Each operation is one command (or one script), so one round trip and atomic on the server. Keys are
-/// `<prefix>state:<hex SHA-256>`, `<prefix>result:<hex>`, `<prefix>claim:<hex>` and `<prefix>counter:<hex>`; values
-/// are `1`, the sealed payload or a count, so Redis holds nothing readable or replayable. Expiry is Redis's own (`PXAT` on every key), by Redis's
+/// `<prefix>state:<hex SHA-256>`, `<prefix>result:<hex>`, `<prefix>claim:<hex>`, `<prefix>counter:<hex>`, and device
+/// sign-in's `<prefix>device-grant:<hex>`, `<prefix>device-request:<hex>`, `<prefix>device-decision:<hex>` and
+/// `<prefix>device-decided:<hex>`; values are `1`, the sealed payload or a count, so Redis holds nothing readable or
+/// replayable. Expiry is Redis's own (`PXAT` on every key), by Redis's
 /// clock: the `now` arguments are not used, and `sweep` has nothing to do. Calls run on one worker thread of the
 /// store's own (``RedisWorker``), each answered within the command timeout; the store is created without waiting for a
 /// connection (it sends a first PING in the background), so `serve` starts while Redis is down.
-package final class RedisSessionStore: SessionStore, CounterStore {
+package final class RedisSessionStore: SessionStore, DeviceStore {
     /// `store.keyPrefix`'s default.
     package static let defaultKeyPrefix = "auth-handler:"
     /// `store.commandTimeoutSeconds`'s default.
@@ -172,6 +174,61 @@ package final class RedisSessionStore: SessionStore, CounterStore {
         let reply = try await run(
             "EVAL (decrement counter)", ["EVAL", .text(Self.decrementScript), "1", .raw(counterKey)])
         guard case .integer = reply else { throw Self.unexpected(reply, "EVAL (decrement counter)") }
+    }
+
+    // MARK: - DeviceStore
+
+    package func putDeviceRecord(
+        kind: DeviceRecordKind, key: String, payload: [UInt8], expiresAt: Date
+    ) async throws(StoreError) {
+        let recordKey = try self.key("device-" + kind.rawValue, key)
+        // SET NX: of two callers exactly one sets; an expired key is gone, so it is set again.
+        let reply = try await run(
+            "SET (put device record)",
+            ["SET", .raw(recordKey), .raw(payload), "PXAT", Self.milliseconds(expiresAt), "NX"])
+        switch reply {
+        case .status("OK"): return
+        case .null:
+            throw StoreError(.conflict, detail: "put device record: a \(kind.rawValue) record with this key exists")
+        default: throw Self.unexpected(reply, "SET (put device record)")
+        }
+    }
+
+    package func deviceRecord(kind: DeviceRecordKind, key: String, now: Date) async throws(StoreError) -> [UInt8]? {
+        let recordKey = try self.key("device-" + kind.rawValue, key)
+        let reply = try await run("GET (device record)", ["GET", .raw(recordKey)])
+        switch reply {
+        case .string(let payload): return payload
+        case .null: return nil
+        default: throw Self.unexpected(reply, "GET (device record)")
+        }
+    }
+
+    package func deleteDeviceRecord(kind: DeviceRecordKind, key: String) async throws(StoreError) {
+        let recordKey = try self.key("device-" + kind.rawValue, key)
+        let reply = try await run("DEL (delete device record)", ["DEL", .raw(recordKey)])
+        guard case .integer = reply else { throw Self.unexpected(reply, "DEL (delete device record)") }
+    }
+
+    package func decideOnce(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        let decidedKey = try self.key("device-decided", key)
+        let reply = try await run(
+            "SET (decide once)", ["SET", .raw(decidedKey), "1", "NX", "PXAT", Self.milliseconds(expiresAt)])
+        switch reply {
+        case .status("OK"): return true
+        case .null: return false
+        default: throw Self.unexpected(reply, "SET (decide once)")
+        }
+    }
+
+    package func isDecided(key: String, now: Date) async throws(StoreError) -> Bool {
+        let decidedKey = try self.key("device-decided", key)
+        // EXISTS answers 1 or 0 for one key (https://redis.io/docs/latest/commands/exists/).
+        let reply = try await run("EXISTS (is decided)", ["EXISTS", .raw(decidedKey)])
+        switch reply {
+        case .integer(let count): return count > 0
+        default: throw Self.unexpected(reply, "EXISTS (is decided)")
+        }
     }
 
     /// Redis removes expired keys itself (https://redis.io/docs/latest/commands/expire/#how-redis-expires-keys).

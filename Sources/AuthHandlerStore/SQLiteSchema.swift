@@ -1,7 +1,11 @@
-/// The SQLite store's tables and their migrations, versioned by `PRAGMA user_version`.
+/// The session store's tables and their migrations: the owner `sessions` of a store file (``SQLiteMigrations``).
 enum SQLiteSchema {
+    /// The session store's migrations, its version kept in `schema_versions` and, as before per-owner versions, in
+    /// `PRAGMA user_version`.
+    static let sessions = SQLiteMigrations(owner: "sessions", steps: migrations, keptInUserVersion: true)
+
     /// The version this build writes; a file with a higher one came from a newer auth-handler.
-    static let currentVersion = 3
+    static var currentVersion: Int { sessions.currentVersion }
 
     /// Migrations by the version they produce; `migrations[0]` turns an empty file into version 1.
     ///
@@ -46,28 +50,24 @@ enum SQLiteSchema {
         );
         CREATE INDEX counters_expires_at ON counters(expires_at);
         """,
+        // Version 4 (device sign-in's records in a store protocol of their own, `DeviceStore`, HTTP-API.md §3.9):
+        // its sealed records by kind (`grant`, `request`, `decision`), and the decisions that let a user code be
+        // answered once. Nothing earlier changes, so a version 2 or 3 file keeps its rows; device records a version 3
+        // process kept among the results expire there within minutes and go with the next sweep.
+        """
+        CREATE TABLE device_records(
+            kind TEXT NOT NULL,
+            key_hash BLOB NOT NULL,
+            payload BLOB NOT NULL,
+            expires_at REAL NOT NULL,
+            PRIMARY KEY(kind, key_hash)
+        );
+        CREATE INDEX device_records_expires_at ON device_records(expires_at);
+        CREATE TABLE device_decisions(
+            key_hash BLOB NOT NULL PRIMARY KEY,
+            expires_at REAL NOT NULL
+        );
+        CREATE INDEX device_decisions_expires_at ON device_decisions(expires_at);
+        """,
     ]
-
-    /// Brings the file to `currentVersion` in one transaction; refuses a file from a newer version.
-    static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
-        try connection.inTransaction(operation: "migrate schema") { () throws(StoreError) in
-            let version = try connection.withStatement("PRAGMA user_version", operation: "read schema version") {
-                statement throws(StoreError) in
-                guard try statement.step() else { return 0 }
-                return statement.int(0)
-            }
-            guard version <= currentVersion else {
-                throw StoreError(
-                    .unavailable,
-                    detail: "the file has schema version \(version), newer than this auth-handler's "
-                        + "\(currentVersion); run the newer version or point store.path at another file")
-            }
-            guard version < currentVersion else { return }
-            for next in version..<currentVersion {
-                try connection.execute(migrations[next], operation: "migrate schema to version \(next + 1)")
-            }
-            // PRAGMA takes no bound parameters; the value is our own integer.
-            try connection.execute("PRAGMA user_version = \(currentVersion)", operation: "write schema version")
-        }
-    }
 }

@@ -2,8 +2,8 @@ import AuthHandlerSystem
 import Foundation
 import Synchronization
 
-/// A `SessionStore` and `CounterStore` in one SQLite file (WAL mode), so a restart loses no used-state record,
-/// unredeemed result or count, and every process on one machine that opens the file counts together.
+/// A `SessionStore` and `DeviceStore` in one SQLite file (WAL mode), so a restart loses no used-state record,
+/// unredeemed result, device record or count, and every process on one machine that opens the file counts together.
 ///
 /// Concurrency: one connection, opened `SQLITE_OPEN_NOMUTEX`, behind a `Mutex`. Our own lock rather than
 /// `SQLITE_OPEN_FULLMUTEX` because FULLMUTEX serializes single calls only: it would not keep a claim and its
@@ -12,7 +12,7 @@ import Synchronization
 /// rows (microseconds; WAL with `synchronous=NORMAL` does not fsync on commit), so a dedicated thread would
 /// cost more than it saves. The one long wait is another process holding the file's write lock, bounded by
 /// the busy timeout.
-package final class SQLiteSessionStore: SessionStore, CounterStore {
+package final class SQLiteSessionStore: SessionStore, DeviceStore {
     private let connection: Mutex<SQLiteConnection>
     private let now: WallClock
 
@@ -26,37 +26,11 @@ package final class SQLiteSessionStore: SessionStore, CounterStore {
         busyTimeout: Duration = .seconds(2),
         now: @escaping WallClock = systemWallClock
     ) throws(StoreError) {
-        try StoreFile.prepare(path: path)
-        let connection = try SQLiteConnection.open(path: path)
-        // Capped at a day before multiplying, so no Duration can overflow the arithmetic.
-        let (seconds, attoseconds) = busyTimeout.components
-        let milliseconds = max(0, min(seconds, 86_400) * 1000 + attoseconds / 1_000_000_000_000_000)
-        try connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
-        try Self.configure(connection)
-        try SQLiteSchema.migrate(connection)
+        // The file's tables of other owners (SQLiteMigrations) are not this store's to migrate.
+        let connection = try SQLiteConnection.openStore(path: path, busyTimeout: busyTimeout)
+        try SQLiteSchema.sessions.migrate(connection)
         self.connection = Mutex(connection)
         self.now = now
-    }
-
-    /// Per-file and per-connection settings; the first statement that reads the file, so a file that is not a
-    /// database fails here with `SQLITE_NOTADB`.
-    private static func configure(_ connection: SQLiteConnection) throws(StoreError) {
-        // Persistent in the file; answers the mode in effect, which stays "delete" where WAL is impossible
-        // (no shared memory, e.g. some network file systems): https://sqlite.org/pragma.html#pragma_journal_mode
-        let mode = try connection.withStatement("PRAGMA journal_mode = WAL", operation: "set WAL journal mode") {
-            statement throws(StoreError) in
-            guard try statement.step() else { return "" }
-            return statement.text(0)
-        }
-        guard mode.lowercased() == "wal" else {
-            throw StoreError(
-                .unavailable, detail: "set WAL journal mode: the file system left journal mode \"\(mode)\"")
-        }
-        // Per connection, not stored in the file. NORMAL in WAL mode: a commit survives a process crash; a power
-        // loss may roll back the last commits but never corrupts: https://sqlite.org/pragma.html#pragma_synchronous
-        try connection.execute("PRAGMA synchronous = NORMAL", operation: "set synchronous")
-        // Deleted rows (consumed verifiers, redeemed credentials) are overwritten with zeros, not left in free pages.
-        try connection.execute("PRAGMA secure_delete = ON", operation: "set secure_delete")
     }
 
     package func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
@@ -214,12 +188,110 @@ package final class SQLiteSessionStore: SessionStore, CounterStore {
         }
     }
 
+    // MARK: - DeviceStore
+
+    package func putDeviceRecord(
+        kind: DeviceRecordKind, key: String, payload: [UInt8], expiresAt: Date
+    ) async throws(StoreError) {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now().timeIntervalSince1970
+        // One statement, so one transaction: only an expired record is replaced, and of two callers with one key the
+        // second changes no row, which is the conflict.
+        let stored = try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                """
+                INSERT INTO device_records(kind, key_hash, payload, expires_at) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT(kind, key_hash) DO UPDATE SET payload = excluded.payload, expires_at = excluded.expires_at
+                WHERE device_records.expires_at <= ?5
+                """,
+                operation: "put device record"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, text: kind.rawValue)
+                try statement.bind(2, blob: keyHash)
+                try statement.bind(3, blob: payload)
+                try statement.bind(4, double: expiresAt.timeIntervalSince1970)
+                try statement.bind(5, double: now)
+                try statement.finish()
+            }
+            return connection.changes == 1
+        }
+        guard stored else {
+            throw StoreError(.conflict, detail: "put device record: a \(kind.rawValue) record with this key exists")
+        }
+    }
+
+    package func deviceRecord(kind: DeviceRecordKind, key: String, now: Date) async throws(StoreError) -> [UInt8]? {
+        let keyHash = try StoreKeyDigest.of(key)
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                "SELECT payload FROM device_records WHERE kind = ?1 AND key_hash = ?2 AND expires_at > ?3",
+                operation: "read device record"
+            ) { statement throws(StoreError) -> [UInt8]? in
+                try statement.bind(1, text: kind.rawValue)
+                try statement.bind(2, blob: keyHash)
+                try statement.bind(3, double: nowSeconds)
+                guard try statement.step() else { return nil }
+                return statement.blob(0)
+            }
+        }
+    }
+
+    package func deleteDeviceRecord(kind: DeviceRecordKind, key: String) async throws(StoreError) {
+        let keyHash = try StoreKeyDigest.of(key)
+        try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                "DELETE FROM device_records WHERE kind = ?1 AND key_hash = ?2", operation: "delete device record"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, text: kind.rawValue)
+                try statement.bind(2, blob: keyHash)
+                try statement.finish()
+            }
+        }
+    }
+
+    package func decideOnce(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        let keyHash = try StoreKeyDigest.of(key)
+        let now = self.now().timeIntervalSince1970
+        // As recordUsedState: one upsert, which only an expired decision lets through again.
+        return try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                """
+                INSERT INTO device_decisions(key_hash, expires_at) VALUES (?1, ?2)
+                ON CONFLICT(key_hash) DO UPDATE SET expires_at = excluded.expires_at
+                WHERE device_decisions.expires_at <= ?3
+                """,
+                operation: "decide once"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, blob: keyHash)
+                try statement.bind(2, double: expiresAt.timeIntervalSince1970)
+                try statement.bind(3, double: now)
+                try statement.finish()
+            }
+            return connection.changes == 1
+        }
+    }
+
+    package func isDecided(key: String, now: Date) async throws(StoreError) -> Bool {
+        let keyHash = try StoreKeyDigest.of(key)
+        let nowSeconds = now.timeIntervalSince1970
+        return try locked { connection throws(StoreError) in
+            try connection.withStatement(
+                "SELECT 1 FROM device_decisions WHERE key_hash = ?1 AND expires_at > ?2", operation: "read decision"
+            ) { statement throws(StoreError) -> Bool in
+                try statement.bind(1, blob: keyHash)
+                try statement.bind(2, double: nowSeconds)
+                return try statement.step()
+            }
+        }
+    }
+
     package func sweep(now: Date) async throws(StoreError) -> Int {
         let nowSeconds = now.timeIntervalSince1970
         return try locked { connection throws(StoreError) in
             try connection.inTransaction(operation: "sweep") { () throws(StoreError) in
                 var removed = 0
-                for table in ["used_states", "results", "counters"] {
+                for table in ["used_states", "results", "counters", "device_records", "device_decisions"] {
                     try connection.withStatement(
                         "DELETE FROM \(table) WHERE expires_at <= ?1", operation: "sweep \(table)"
                     ) { statement throws(StoreError) in

@@ -2,15 +2,15 @@ import CSQLite
 import CSQLiteShims
 
 /// A prepared statement lent to the closure of `SQLiteConnection.withStatement`; it must not outlive that call,
-/// which finalizes it.
-struct SQLiteStatement {
+/// which resets it. Package-visible, as the connection is, for every SQLite store of the package.
+package struct SQLiteStatement {
     let raw: OpaquePointer
     let database: OpaquePointer
     /// What the statement does, for error messages (never a bound value).
     let operation: String
 
     /// Binds bytes as a BLOB, copied by SQLite (`SQLITE_TRANSIENT`); an empty array is a zero-length BLOB.
-    func bind(_ index: Int32, blob: [UInt8]) throws(StoreError) {
+    package func bind(_ index: Int32, blob: [UInt8]) throws(StoreError) {
         guard blob.count <= Int(Int32.max) else {
             throw StoreError(.unavailable, detail: "\(operation): a value of \(blob.count) bytes is too large")
         }
@@ -26,18 +26,32 @@ struct SQLiteStatement {
         try check(code, "bind")
     }
 
+    /// Binds UTF-8 text, copied by SQLite (`SQLITE_TRANSIENT`).
+    package func bind(_ index: Int32, text: String) throws(StoreError) {
+        let bytes = Array(text.utf8)
+        guard bytes.count <= Int(Int32.max) else {
+            throw StoreError(.unavailable, detail: "\(operation): a text of \(bytes.count) bytes is too large")
+        }
+        // withCString's pointer is never NULL, so an empty string binds '' rather than NULL; the length excludes the
+        // terminator (https://sqlite.org/c3ref/bind_blob.html).
+        let code = text.withCString { characters in
+            shim_sqlite3_bind_text_transient(raw, index, characters, Int32(bytes.count))
+        }
+        try check(code, "bind")
+    }
+
     /// Binds a REAL.
-    func bind(_ index: Int32, double: Double) throws(StoreError) {
+    package func bind(_ index: Int32, double: Double) throws(StoreError) {
         try check(sqlite3_bind_double(raw, index, double), "bind")
     }
 
     /// Binds an INTEGER.
-    func bind(_ index: Int32, int: Int) throws(StoreError) {
+    package func bind(_ index: Int32, int: Int) throws(StoreError) {
         try check(sqlite3_bind_int64(raw, index, sqlite3_int64(int)), "bind")
     }
 
     /// Advances the statement: true when a row is available, false when it has run to completion.
-    func step() throws(StoreError) -> Bool {
+    package func step() throws(StoreError) -> Bool {
         let code = sqlite3_step(raw)
         switch code {
         case SQLITE_ROW: return true
@@ -47,12 +61,12 @@ struct SQLiteStatement {
     }
 
     /// Steps to completion, discarding rows; this is where an autocommit write commits and reports failure.
-    func finish() throws(StoreError) {
+    package func finish() throws(StoreError) {
         while try step() {}
     }
 
     /// A BLOB column of the current row; empty for a zero-length BLOB or NULL.
-    func blob(_ column: Int32) -> [UInt8] {
+    package func blob(_ column: Int32) -> [UInt8] {
         // Pointer first, then size: https://sqlite.org/c3ref/column_blob.html ("safest policy").
         guard let bytes = sqlite3_column_blob(raw, column) else { return [] }
         let count = Int(sqlite3_column_bytes(raw, column))
@@ -60,17 +74,17 @@ struct SQLiteStatement {
     }
 
     /// A REAL column of the current row.
-    func double(_ column: Int32) -> Double {
+    package func double(_ column: Int32) -> Double {
         sqlite3_column_double(raw, column)
     }
 
     /// An INTEGER column of the current row.
-    func int(_ column: Int32) -> Int {
+    package func int(_ column: Int32) -> Int {
         Int(sqlite3_column_int64(raw, column))
     }
 
     /// A TEXT column of the current row; empty for NULL.
-    func text(_ column: Int32) -> String {
+    package func text(_ column: Int32) -> String {
         sqlite3_column_text(raw, column).map { String(cString: $0) } ?? ""
     }
 

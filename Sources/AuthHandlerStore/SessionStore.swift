@@ -54,21 +54,3 @@ package enum ResultLookup: Sendable, Equatable {
     /// Redeemable, with its (sealed) payload; after `claimResult`, claimed by this caller.
     case available([UInt8])
 }
-
-/// A store failure, with the underlying library's context and never a key or payload.
-package struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    package enum Kind: Sendable, Equatable {
-        /// The store cannot be used (cannot open, disk full, corrupt); the flow answers 503.
-        case unavailable
-    }
-
-    package let kind: Kind
-    package let detail: String
-
-    package init(_ kind: Kind, detail: String) {
-        self.kind = kind
-        self.detail = detail
-    }
-
-    package var description: String { "session store unavailable: \(detail)" }
-}

@@ -11,9 +11,9 @@ import Testing
 /// Device sign-in in process on the memory store (HTTP-API.md §3.9): issuing, the confirmation facts, polls, and a
 /// user code drawn again when the store already holds it.
 struct DeviceFlowTests {
-    /// The memory store, refusing the first `refusals` inserts of a user-code record as a store refuses a key in use,
+    /// The memory store, refusing the first `refusals` user-code records as a store refuses a key in use (`.conflict`),
     /// and every count when `countsFail` (a store that cannot be reached).
-    final class CollidingStore: SessionStore, CounterStore {
+    final class CollidingStore: SessionStore, DeviceStore {
         let inner = MemorySessionStore()
         let refusals: Mutex<Int>
         let countsFail: Bool
@@ -28,15 +28,32 @@ struct DeviceFlowTests {
             try await inner.recordUsedState(key: key, expiresAt: expiresAt)
         }
         func insertResult(code: String, payload: [UInt8], expiresAt: Date) async throws(StoreError) {
-            if code.hasPrefix("device-user:") {
+            try await inner.insertResult(code: code, payload: payload, expiresAt: expiresAt)
+        }
+        func putDeviceRecord(
+            kind: DeviceRecordKind, key: String, payload: [UInt8], expiresAt: Date
+        ) async throws(StoreError) {
+            if kind == .request {
                 userCodeInserts.withLock { $0 += 1 }
                 let refuse = refusals.withLock { left in
                     defer { left -= 1 }
                     return left > 0
                 }
-                if refuse { throw StoreError(.unavailable, detail: "a result with this code exists") }
+                if refuse { throw StoreError(.conflict, detail: "a request record with this key exists") }
             }
-            try await inner.insertResult(code: code, payload: payload, expiresAt: expiresAt)
+            try await inner.putDeviceRecord(kind: kind, key: key, payload: payload, expiresAt: expiresAt)
+        }
+        func deviceRecord(kind: DeviceRecordKind, key: String, now: Date) async throws(StoreError) -> [UInt8]? {
+            try await inner.deviceRecord(kind: kind, key: key, now: now)
+        }
+        func deleteDeviceRecord(kind: DeviceRecordKind, key: String) async throws(StoreError) {
+            try await inner.deleteDeviceRecord(kind: kind, key: key)
+        }
+        func decideOnce(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+            try await inner.decideOnce(key: key, expiresAt: expiresAt)
+        }
+        func isDecided(key: String, now: Date) async throws(StoreError) -> Bool {
+            try await inner.isDecided(key: key, now: now)
         }
         func peekResult(code: String, now: Date) async throws(StoreError) -> ResultLookup {
             try await inner.peekResult(code: code, now: now)
@@ -58,7 +75,7 @@ struct DeviceFlowTests {
     }
 
     static func flow(
-        store: any SessionStore & CounterStore, providers offered: [String] = [], lifetime: Int = 600,
+        store: any SessionStore & DeviceStore, providers offered: [String] = [], lifetime: Int = 600,
         interval: Int = 5,
         clock: TestClock? = nil
     ) throws -> SignInFlow {

@@ -16,12 +16,12 @@ struct InProcessService {
 
     let service: AuthHandlerService
     let http: ScriptedHTTP
-    let store: any SessionStore & CounterStore
+    let store: any SessionStore & DeviceStore
 
     /// A service over a flow with an OIDC (`google.com`) and an OAuth 1.0a (`twitter.com`) provider at
     /// `https://idp.example`, whose calls `http` answers.
     init(
-        http: ScriptedHTTP = ScriptedHTTP(), store: any SessionStore & CounterStore = MemorySessionStore(),
+        http: ScriptedHTTP = ScriptedHTTP(), store: any SessionStore & DeviceStore = MemorySessionStore(),
         startRateLimit: StartRateLimit = .default, device: Bool = false, operationsApart: Bool = false,
         productName: String? = nil
     ) throws {

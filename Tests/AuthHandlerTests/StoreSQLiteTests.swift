@@ -219,7 +219,7 @@ struct StoreSQLiteTests {
 
             let store = try SQLiteSessionStore(path: path)
             let observer = try SQLiteConnection.open(path: path)
-            #expect(try Self.integer("PRAGMA user_version", on: observer) == 3)
+            #expect(try Self.integer("PRAGMA user_version", on: observer) == SQLiteSchema.currentVersion)
             #expect(try Self.integer(Self.tableCount("pending"), on: observer) == 0)
             #expect(try Self.integer(Self.tableCount("used_states"), on: observer) == 1)
             #expect(try Self.integer(Self.tableCount("results"), on: observer) == 1)
@@ -247,21 +247,109 @@ struct StoreSQLiteTests {
                 #expect(try await store.recordUsedState(key: "state-v2", expiresAt: expiresAt))
                 try await store.insertResult(code: "code-v2", payload: storeBytes("sealed"), expiresAt: expiresAt)
             }
-            // What version 2 wrote: the same file without the counters table.
+            // What version 2 wrote: the same file without the counters table, nor anything later.
             do {
                 let old = try SQLiteConnection.open(path: path)
-                try old.execute("DROP TABLE counters; PRAGMA user_version = 2", operation: "test: version 2")
+                try old.execute(
+                    "DROP TABLE counters; DROP TABLE device_records; DROP TABLE device_decisions; "
+                        + "DROP TABLE schema_versions; PRAGMA user_version = 2", operation: "test: version 2")
                 #expect(try Self.integer(Self.tableCount("counters"), on: old) == 0)
             }
 
             let store = try SQLiteSessionStore(path: path)
             let observer = try SQLiteConnection.open(path: path)
-            #expect(try Self.integer("PRAGMA user_version", on: observer) == 3)
+            #expect(try Self.integer("PRAGMA user_version", on: observer) == SQLiteSchema.currentVersion)
             #expect(try Self.integer(Self.tableCount("counters"), on: observer) == 1)
             #expect(try await !store.recordUsedState(key: "state-v2", expiresAt: expiresAt))
             #expect(try await store.peekResult(code: "code-v2", now: Date()) == .available(storeBytes("sealed")))
             #expect(try await store.incrementCounter(key: "address", window: .seconds(60)).count == 1)
             #expect(try await store.incrementCounter(key: "address", window: .seconds(60)).count == 2)
+        }
+    }
+
+    /// A version-3 file, as this release's predecessor made it (its three steps, `PRAGMA user_version` 3 and no
+    /// `schema_versions`), gains the device tables and per-owner versions and keeps its used states, results and counts.
+    @Test func versionThreeFileMigratesToVersionFourKeepingItsRows() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("state.sqlite").path
+            #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
+            let expiresAt = Date() + 600
+            do {
+                let old = try SQLiteConnection.open(path: path)
+                for step in SQLiteSchema.migrations.prefix(3) {
+                    try old.execute(step, operation: "test: a version 3 step")
+                }
+                try old.execute("PRAGMA user_version = 3", operation: "test: version 3")
+                for (sql, key) in [
+                    ("INSERT INTO used_states(state_hash, expires_at) VALUES (?1, ?2)", "state-v3"),
+                    ("INSERT INTO results(code_hash, payload, expires_at) VALUES (?1, X'7365616C6564', ?2)", "code-v3"),
+                    ("INSERT INTO counters(key_hash, count, expires_at) VALUES (?1, 4, ?2)", "address-v3"),
+                ] {
+                    try old.withStatement(sql, operation: "test: a version 3 row") { statement throws(StoreError) in
+                        try statement.bind(1, blob: StoreKeyDigest.of(key))
+                        try statement.bind(2, double: expiresAt.timeIntervalSince1970)
+                        try statement.finish()
+                    }
+                }
+                #expect(try Self.integer(Self.tableCount("schema_versions"), on: old) == 0)
+            }
+
+            let store = try SQLiteSessionStore(path: path)
+            let observer = try SQLiteConnection.open(path: path)
+            #expect(try Self.integer("PRAGMA user_version", on: observer) == 4)
+            #expect(try Self.integer("SELECT version FROM schema_versions WHERE owner = 'sessions'", on: observer) == 4)
+            #expect(try Self.integer(Self.tableCount("device_records"), on: observer) == 1)
+            #expect(try Self.integer(Self.tableCount("device_decisions"), on: observer) == 1)
+            #expect(try await !store.recordUsedState(key: "state-v3", expiresAt: expiresAt))
+            #expect(try await store.peekResult(code: "code-v3", now: Date()) == .available(storeBytes("sealed")))
+            #expect(try await store.incrementCounter(key: "address-v3", window: .seconds(60)).count == 5)
+            try await store.putDeviceRecord(kind: .grant, key: "device:d", payload: [7], expiresAt: expiresAt)
+            #expect(try await store.deviceRecord(kind: .grant, key: "device:d", now: Date()) == [7])
+            #expect(try await store.decideOnce(key: "device-used:r", expiresAt: expiresAt))
+            #expect(try await store.isDecided(key: "device-used:r", now: Date()))
+
+            // Opened again, nothing migrates a second time and every row is there.
+            let again = try SQLiteSessionStore(path: path)
+            #expect(try await again.deviceRecord(kind: .grant, key: "device:d", now: Date()) == [7])
+            #expect(try await !again.decideOnce(key: "device-used:r", expiresAt: expiresAt))
+            #expect(try await again.peekResult(code: "code-v3", now: Date()) == .available(storeBytes("sealed")))
+        }
+    }
+
+    /// A second owner keeps its tables in the session store's file with migrations of its own: neither owner's version
+    /// moves the other's, each migrates only its own steps, and a newer version of either is refused.
+    @Test func aSecondOwnerMigratesItsOwnTablesBesideTheSessionStore() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("state.sqlite").path
+            let store = try SQLiteSessionStore(path: path)
+            try await store.insertResult(code: "code", payload: [1], expiresAt: Date() + 600)
+            let accounts = SQLiteMigrations(
+                owner: "accounts",
+                steps: [
+                    "CREATE TABLE accounts(id BLOB NOT NULL PRIMARY KEY, email TEXT NOT NULL)",
+                    "CREATE UNIQUE INDEX accounts_email ON accounts(email)",
+                ])
+            let connection = try SQLiteConnection.openStore(path: path, busyTimeout: .seconds(2))
+            try accounts.migrate(connection)
+            try accounts.migrate(connection)
+            #expect(
+                try Self.integer("SELECT version FROM schema_versions WHERE owner = 'accounts'", on: connection) == 2)
+            #expect(
+                try Self.integer("SELECT version FROM schema_versions WHERE owner = 'sessions'", on: connection)
+                    == SQLiteSchema.currentVersion)
+            #expect(try Self.integer("PRAGMA user_version", on: connection) == SQLiteSchema.currentVersion)
+            #expect(try Self.integer(Self.tableCount("accounts"), on: connection) == 1)
+
+            // The session store opens the shared file as before, its rows untouched.
+            let reopened = try SQLiteSessionStore(path: path)
+            #expect(try await reopened.peekResult(code: "code", now: Date()) == .available([1]))
+
+            try connection.execute(
+                "UPDATE schema_versions SET version = 9 WHERE owner = 'accounts'", operation: "test: a newer owner")
+            let error = #expect(throws: StoreError.self) { try accounts.migrate(connection) }
+            #expect(error?.detail.contains("accounts schema version 9") == true)
+            // Another owner's newer version is not the session store's business.
+            _ = try SQLiteSessionStore(path: path)
         }
     }
 

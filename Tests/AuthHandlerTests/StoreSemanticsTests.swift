@@ -6,8 +6,8 @@ import Testing
 @testable import AuthHandlerHTTP
 @testable import AuthHandlerStore
 
-/// The one-time semantics every `SessionStore` must give the flow, and the windowed counts of every `CounterStore`,
-/// run against each implementation.
+/// The one-time semantics every `SessionStore` must give the flow, the windowed counts of every `CounterStore` and the
+/// records and decisions of every `DeviceStore`, run against each implementation.
 struct StoreSemanticsTests {
     // MARK: Used states
 
@@ -378,4 +378,195 @@ struct StoreSemanticsTests {
             #expect(await store.isHealthy())
         }
     }
+
+    // MARK: Device records (DeviceStore)
+
+    /// A record reads back as it was put, each kind in a namespace of its own, an empty and a binary payload included;
+    /// an unknown key reads as nil.
+    @Test(arguments: StoreKind.allCases)
+    func deviceRecordsReadBackPerKindAndKey(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        try await withDeviceStore(kind, clock: clock) { store throws in
+            let binary = (0...255).map { UInt8($0) }
+            try await store.putDeviceRecord(
+                kind: .grant, key: "k", payload: storeBytes("grant"), expiresAt: clock.date + 60)
+            #expect(try await store.deviceRecord(kind: .grant, key: "k", now: clock.date) == storeBytes("grant"))
+            #expect(try await store.deviceRecord(kind: .request, key: "k", now: clock.date) == nil)
+            #expect(try await store.deviceRecord(kind: .decision, key: "k", now: clock.date) == nil)
+            try await store.putDeviceRecord(kind: .request, key: "k", payload: binary, expiresAt: clock.date + 60)
+            try await store.putDeviceRecord(kind: .decision, key: "k", payload: [], expiresAt: clock.date + 60)
+            #expect(try await store.deviceRecord(kind: .request, key: "k", now: clock.date) == binary)
+            #expect(try await store.deviceRecord(kind: .decision, key: "k", now: clock.date) == [])
+            #expect(try await store.deviceRecord(kind: .grant, key: "k", now: clock.date) == storeBytes("grant"))
+            #expect(try await store.deviceRecord(kind: .grant, key: "other", now: clock.date) == nil)
+        }
+    }
+
+    /// A second record of one kind under one key is a `.conflict` that leaves the first as it was.
+    @Test(arguments: StoreKind.allCases)
+    func aSecondDeviceRecordUnderOneKeyIsAConflict(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        try await withDeviceStore(kind, clock: clock) { store throws in
+            try await store.putDeviceRecord(kind: .request, key: "user-code", payload: [1], expiresAt: clock.date + 60)
+            let error = await #expect(throws: StoreError.self) {
+                try await store.putDeviceRecord(
+                    kind: .request, key: "user-code", payload: [2], expiresAt: clock.date + 600)
+            }
+            #expect(error?.kind == .conflict)
+            #expect(error?.detail.contains("user-code") == false)
+            #expect(try await store.deviceRecord(kind: .request, key: "user-code", now: clock.date) == [1])
+        }
+    }
+
+    /// Of fifty concurrent records under one key exactly one is kept, and it is the one that was not refused.
+    @Test(arguments: StoreKind.allCases)
+    func fiftyConcurrentDeviceRecordsUnderOneKeyOneIsKept(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        try await withDeviceStore(kind, clock: clock) { store throws in
+            let kept = try await withThrowingTaskGroup(of: UInt8?.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        do throws(StoreError) {
+                            try await store.putDeviceRecord(
+                                kind: .request, key: "race", payload: [UInt8(index)], expiresAt: clock.date + 60)
+                            return UInt8(index)
+                        } catch {
+                            guard error.kind == .conflict else { throw error }
+                            return nil
+                        }
+                    }
+                }
+                var kept: [UInt8] = []
+                for try await index in group { if let index { kept.append(index) } }
+                return kept
+            }
+            #expect(kept.count == 1)
+            #expect(try await store.deviceRecord(kind: .request, key: "race", now: clock.date) == kept)
+        }
+    }
+
+    /// Deleting removes that kind's record only; deleting what is not there is no error.
+    @Test(arguments: StoreKind.allCases)
+    func deletingADeviceRecordRemovesOnlyIt(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        try await withDeviceStore(kind, clock: clock) { store throws in
+            try await store.putDeviceRecord(kind: .grant, key: "k", payload: [1], expiresAt: clock.date + 60)
+            try await store.putDeviceRecord(kind: .decision, key: "k", payload: [2], expiresAt: clock.date + 60)
+            try await store.deleteDeviceRecord(kind: .grant, key: "k")
+            #expect(try await store.deviceRecord(kind: .grant, key: "k", now: clock.date) == nil)
+            #expect(try await store.deviceRecord(kind: .decision, key: "k", now: clock.date) == [2])
+            try await store.deleteDeviceRecord(kind: .grant, key: "k")
+            try await store.deleteDeviceRecord(kind: .request, key: "never-put")
+            // Gone for good: the key may hold a new record.
+            try await store.putDeviceRecord(kind: .grant, key: "k", payload: [3], expiresAt: clock.date + 60)
+            #expect(try await store.deviceRecord(kind: .grant, key: "k", now: clock.date) == [3])
+        }
+    }
+
+    /// A record holds until exactly `expiresAt`; after that it reads as nil and its key may hold a new one.
+    // Moves the test clock: Redis expires by its own.
+    @Test(arguments: StoreKind.followingTestClock)
+    func anExpiredDeviceRecordIsGoneAndItsKeyFree(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        let start = clock.date
+        try await withDeviceStore(kind, clock: clock) { store throws in
+            try await store.putDeviceRecord(kind: .grant, key: "k", payload: [1], expiresAt: start + 10)
+            #expect(try await store.deviceRecord(kind: .grant, key: "k", now: start + 9.5) == [1])
+            #expect(try await store.deviceRecord(kind: .grant, key: "k", now: start + 10) == nil)
+            clock.advance(by: 9.5)
+            await #expect(throws: StoreError.self) {
+                try await store.putDeviceRecord(kind: .grant, key: "k", payload: [2], expiresAt: start + 100)
+            }
+            clock.advance(by: 0.5)
+            try await store.putDeviceRecord(kind: .grant, key: "k", payload: [2], expiresAt: start + 100)
+            #expect(try await store.deviceRecord(kind: .grant, key: "k", now: clock.date) == [2])
+        }
+    }
+
+    // MARK: Decisions (DeviceStore)
+
+    /// A key is decided once; `isDecided` reads the decision without making it, and decisions are apart from used
+    /// states and from device records.
+    @Test(arguments: StoreKind.allCases)
+    func aKeyIsDecidedOnceAndReadWithoutDeciding(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        try await withStore(kind, clock: clock) { store throws in
+            #expect(try await !store.isDecided(key: "used", now: clock.date))
+            #expect(try await !store.isDecided(key: "used", now: clock.date))
+            #expect(try await store.decideOnce(key: "used", expiresAt: clock.date + 60))
+            #expect(try await store.isDecided(key: "used", now: clock.date))
+            #expect(try await !store.decideOnce(key: "used", expiresAt: clock.date + 600))
+            #expect(try await !store.isDecided(key: "other", now: clock.date))
+            #expect(try await store.decideOnce(key: "other", expiresAt: clock.date + 60))
+            // Namespaces of their own: a used state or a record under the same key is another thing.
+            #expect(try await store.recordUsedState(key: "used", expiresAt: clock.date + 60))
+            #expect(try await store.deviceRecord(kind: .decision, key: "used", now: clock.date) == nil)
+            #expect(try await store.decideOnce(key: "fresh", expiresAt: clock.date + 60))
+            #expect(try await store.recordUsedState(key: "fresh", expiresAt: clock.date + 60))
+        }
+    }
+
+    /// Of fifty concurrent decisions of one key exactly one is told it decided.
+    @Test(arguments: StoreKind.allCases)
+    func fiftyConcurrentDecisionsOneWins(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        try await withDeviceStore(kind, clock: clock) { store throws in
+            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await store.decideOnce(key: "race", expiresAt: clock.date + 60) }
+                }
+                var wins = 0
+                for try await won in group where won { wins += 1 }
+                return wins
+            }
+            #expect(wins == 1)
+        }
+    }
+
+    /// A decision holds until exactly `expiresAt` on the store's clock, then it may be made again.
+    // Moves the test clock: Redis expires by its own.
+    @Test(arguments: StoreKind.followingTestClock)
+    func aDecisionExpires(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        let start = clock.date
+        try await withDeviceStore(kind, clock: clock) { store throws in
+            #expect(try await store.decideOnce(key: "k", expiresAt: start + 10))
+            #expect(try await store.isDecided(key: "k", now: start + 9.5))
+            #expect(try await !store.isDecided(key: "k", now: start + 10))
+            clock.advance(by: 9.5)
+            #expect(try await !store.decideOnce(key: "k", expiresAt: start + 100))
+            clock.advance(by: 0.5)
+            #expect(try await store.decideOnce(key: "k", expiresAt: start + 100))
+            #expect(try await store.isDecided(key: "k", now: clock.date))
+        }
+    }
+
+    /// Sweep removes expired device records and decisions, counts them, and keeps the rest.
+    // Moves the test clock: Redis expires by its own.
+    @Test(arguments: StoreKind.followingTestClock)
+    func sweepRemovesExpiredDeviceRecordsAndDecisions(kind: StoreKind) async throws {
+        let clock = TestClock.startingNow()
+        let now = clock.date
+        try await withStore(kind, clock: clock) { store throws in
+            try await store.putDeviceRecord(kind: .grant, key: "short", payload: [1], expiresAt: now + 10)
+            try await store.putDeviceRecord(kind: .request, key: "long", payload: [2], expiresAt: now + 100)
+            #expect(try await store.decideOnce(key: "short", expiresAt: now + 10))
+            #expect(try await store.decideOnce(key: "long", expiresAt: now + 100))
+            #expect(try await store.sweep(now: now + 9) == 0)
+            #expect(try await store.sweep(now: now + 10) == 2)
+            #expect(try await store.deviceRecord(kind: .request, key: "long", now: now) == [2])
+            #expect(try await store.isDecided(key: "long", now: now))
+            // At the store's clock (still `now`), the swept ones are gone: their keys are free again.
+            #expect(try await store.decideOnce(key: "short", expiresAt: now + 10))
+            try await store.putDeviceRecord(kind: .grant, key: "short", payload: [3], expiresAt: now + 10)
+        }
+    }
+}
+
+/// Runs `body` with a new, empty store of `kind`, seen only as a `DeviceStore`: the device cases hold any store of
+/// that protocol (a later PostgreSQL one included) to the same semantics.
+private func withDeviceStore<T>(
+    _ kind: StoreKind, clock: TestClock, _ body: (any DeviceStore) async throws -> T
+) async throws -> T {
+    try await withStore(kind, clock: clock) { store throws in try await body(store) }
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import AuthHandlerStore
 @testable import auth_handler
 
-/// The `SessionStore` (and `CounterStore`) implementations the shared semantics are tested against.
+/// The `SessionStore` (and `DeviceStore`, `CounterStore`) implementations the shared semantics are tested against.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     case memory
     case sqlite
@@ -32,7 +32,7 @@ func withStoreTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throw
 /// Runs `body` with a new, empty store of `kind` on `clock` (an SQLite one in a temporary directory).
 func withStore<T>(
     _ kind: StoreKind, clock: TestClock = .startingNow(),
-    _ body: (any SessionStore & CounterStore) async throws -> T
+    _ body: (any SessionStore & DeviceStore) async throws -> T
 ) async throws -> T {
     switch kind {
     case .memory:

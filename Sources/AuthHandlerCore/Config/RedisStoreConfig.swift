@@ -92,7 +92,7 @@ extension RedisStoreConfig {
 
     /// The store, not connected yet: `serve` starts while Redis is down, and `/readyz` answers 503 until it is
     /// reachable (CONFIG.md `store`).
-    func makeStore(environment: SecretEnvironment) throws(StoreSetupError) -> any SessionStore & CounterStore {
+    func makeStore(environment: SecretEnvironment) throws(StoreSetupError) -> any SessionStore & DeviceStore {
         var secret: Secret?
         if let password {
             do {

@@ -26,7 +26,7 @@ extension SQLiteStoreConfig {
 
     /// Opens (creating it if needed) the file, and answers its path.
     func makeStore(environment: SecretEnvironment) throws(StoreSetupError) -> (
-        store: any SessionStore & CounterStore, sqlitePath: String?
+        store: any SessionStore & DeviceStore, sqlitePath: String?
     ) {
         let directory = environment.variables["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let file = path ?? (directory ?? Self.defaultStateDirectory) + "/state.sqlite"

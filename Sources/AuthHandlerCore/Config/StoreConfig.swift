@@ -43,7 +43,7 @@ package enum StoreConfig: Sendable, Hashable {
     /// Opens the store this config names, and says the SQLite file's path when it is one (`serve` keeps its
     /// generated state key beside it, HTTP-API.md §2.3).
     package func makeStore(environment: SecretEnvironment) throws(StoreSetupError) -> (
-        store: any SessionStore & CounterStore, sqlitePath: String?
+        store: any SessionStore & DeviceStore, sqlitePath: String?
     ) {
         switch self {
         case .memory: (MemorySessionStore(), nil)

@@ -2,18 +2,19 @@ import AuthHandlerCrypto
 import AuthHandlerHTTP
 import Foundation
 
-/// The records of a device sign-in (HTTP-API.md §3.9), each kept in the session store under a key the store only
-/// ever sees as a SHA-256 and with a payload sealed so that a copy of the store reveals no usable code:
+/// The records of a device sign-in (HTTP-API.md §3.9), each kept in the store's `DeviceStore` under a key the store
+/// only ever sees as a SHA-256 and with a payload sealed so that a copy of the store reveals no usable code:
 ///
-/// - ``DeviceGrant``, what the polling device finds by its device code: under `device:` + the device code, sealed
-///   with ``ResultSeal`` under the device code.
-/// - ``DeviceRequest``, what the browser finds by the user code: under `device-user:` + an HMAC of the user code
-///   under the state key (a user code has only 35 bits, so a plain digest could be searched), sealed under the
-///   state key ring.
-/// - The result, under the device's result code (``resultCode(deviceCode:)``), sealed as every result is; the
-///   decline or failure, if any, under `device-decision:` + the result code.
-/// - Once the confirmation form was answered, a marker with no content under `device-decided:` + the result code,
-///   which the confirmation page reads to say the code was used.
+/// - ``DeviceGrant``, what the polling device finds by its device code: the `grant` record under `device:` + the
+///   device code, sealed with ``ResultSeal`` under the device code.
+/// - ``DeviceRequest``, what the browser finds by the user code: the `request` record under `device-user:` + an HMAC
+///   of the user code under the state key (a user code has only 35 bits, so a plain digest could be searched),
+///   sealed under the state key ring.
+/// - The result, under the device's result code (``resultCode(deviceCode:)``), a result of the `SessionStore` sealed
+///   as every result is; the decline or failure, if any, the `decision` record under `device-decision:` + the result
+///   code.
+/// - Once the confirmation form was answered, the decision of `device-used:` + the result code (`decideOnce`), which
+///   the confirmation page reads (`isDecided`) to say the code was used.
 package enum DeviceAuthorization {
     /// RFC 8628 §6.1: consonants only, no vowels (no words) and no look-alikes.
     static let userCodeAlphabet = Array("BCDFGHJKLMNPQRSTVWXZ")
@@ -54,21 +55,15 @@ package enum DeviceAuthorization {
                 info: Array("result code".utf8), length: 32))
     }
 
-    /// The store key of a device code's grant.
+    /// The store key of a device code's grant. The keys keep the prefixes they had when every record shared the
+    /// session store's result codes: the decision's is also the code its payload is sealed under.
     static func grantKey(deviceCode: String) -> String { "device:" + deviceCode }
 
     /// The store key of the decision (decline, cancellation, failure) for a result code.
     static func decisionKey(resultCode: String) -> String { "device-decision:" + resultCode }
 
-    /// The used-state key that lets a user code be confirmed or declined once.
+    /// The decision key (`DeviceStore.decideOnce`) that lets a user code be confirmed or declined once.
     static func usedKey(resultCode: String) -> String { "device-used:" + resultCode }
-
-    /// The store key of the marker that says a user code was continued or cancelled, for its page: the used state
-    /// above cannot be read without recording it.
-    static func decidedKey(resultCode: String) -> String { "device-decided:" + resultCode }
-
-    /// The marker's payload: its presence is all it says.
-    static let decidedMark: [UInt8] = [1]
 
     /// The store keys a user code may be under: its HMAC under a key derived from the current state key, then from
     /// each previous one.

@@ -6,7 +6,7 @@ import Foundation
 /// lands on, and the decision kept for the device's poll. Shared by the confirmation page and the callback.
 struct DeviceOutcomes: Sendable {
     let settings: SignInFlow.Settings
-    let store: any SessionStore
+    let store: any DeviceStore
     let now: WallClock
 
     /// The public URL of the device pages: `{publicURL}/__/auth/device`.
@@ -31,8 +31,8 @@ struct DeviceOutcomes: Sendable {
             throw APIError(.internalError, "the decision could not be stored")
         }
         do {
-            try await store.insertResult(
-                code: key, payload: sealed,
+            try await store.putDeviceRecord(
+                kind: .decision, key: key, payload: sealed,
                 expiresAt: now().addingTimeInterval(TimeInterval(2 * settings.deviceAuthorization.codeLifetimeSeconds)))
         } catch {
             throw SignInFlow.storeFailure(error)

@@ -6,7 +6,7 @@ import Foundation
 /// A device's poll, `POST /__/auth/device/token` (RFC 8628 §3.4, §3.5; HTTP-API.md §3.9): paced per instance, told the
 /// decision kept for it, and given the result through the redemption of HTTP-API.md §3.3.
 struct DevicePolling: Sendable {
-    let store: any SessionStore
+    let store: any SessionStore & DeviceStore
     let pacing: DevicePacing
     let redemption: SignInRedemption
     let now: WallClock
@@ -24,7 +24,7 @@ struct DevicePolling: Sendable {
                     interval: pace.interval)
             }
             let decisionKey = DeviceAuthorization.decisionKey(resultCode: resultCode)
-            if case .available(let sealed) = try await peek(decisionKey),
+            if let sealed = try await deviceRecord(.decision, decisionKey),
                 let plaintext = ResultSeal.open(sealed, code: decisionKey),
                 let decision = SignInFlow.decode(DeviceDecision.self, from: plaintext)
             {
@@ -73,7 +73,7 @@ struct DevicePolling: Sendable {
 
     /// The grant of `deviceCode` and the result code derived from it; `invalid_grant` when there is none.
     private func polledGrant(_ deviceCode: String) async throws(DeviceTokenRefusal) -> (DeviceGrant, String) {
-        guard case .available(let sealed) = try await peek(DeviceAuthorization.grantKey(deviceCode: deviceCode)),
+        guard let sealed = try await deviceRecord(.grant, DeviceAuthorization.grantKey(deviceCode: deviceCode)),
             let plaintext = ResultSeal.open(sealed, code: deviceCode),
             let grant = SignInFlow.decode(DeviceGrant.self, from: plaintext),
             let resultCode = try? DeviceAuthorization.resultCode(deviceCode: deviceCode)
@@ -94,6 +94,16 @@ struct DevicePolling: Sendable {
         }
     }
 
+    /// `store.deviceRecord`, a store failure answered `503 temporarily_unavailable`.
+    private func deviceRecord(_ kind: DeviceRecordKind, _ key: String) async throws(DeviceTokenRefusal) -> [UInt8]? {
+        do {
+            return try await store.deviceRecord(kind: kind, key: key, now: now())
+        } catch {
+            throw DeviceTokenRefusal(
+                "temporarily_unavailable", SignInFlow.storeFailure(error).message, status: 503)
+        }
+    }
+
     /// Redeems the result for the device, as `POST /__/auth/result` would (HTTP-API.md §3.3): the backend runs here,
     /// and a wrong verifier leaves the result deliverable.
     private func deliver(resultCode: String, deviceCode: String, grant: DeviceGrant, fields: [URLFormField]) async
@@ -107,7 +117,7 @@ struct DevicePolling: Sendable {
         do {
             let answer = try await self.redemption.redeem(redemption)
             // The grant goes with the result: a later poll is told invalid_grant (delivered once).
-            try? await store.deleteResult(code: DeviceAuthorization.grantKey(deviceCode: deviceCode))
+            try? await store.deleteDeviceRecord(kind: .grant, key: DeviceAuthorization.grantKey(deviceCode: deviceCode))
             pacing.forget(resultCode)
             return .delivered(answer)
         } catch {

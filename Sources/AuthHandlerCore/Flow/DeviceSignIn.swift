@@ -13,7 +13,7 @@ struct DeviceSignIn: Sendable {
     let settings: SignInFlow.Settings
     let providers: ProviderRegistry
     /// Where device requests, grants and decisions are kept (HTTP-API.md §3.9).
-    let store: any SessionStore
+    let store: any DeviceStore
     /// "Continue" is a start (HTTP-API.md §3.1).
     let starts: SignInStart
     /// The wrong-code limit per address.
@@ -63,8 +63,8 @@ struct DeviceSignIn: Sendable {
         let userCode = try await storeDeviceRequest(request)
         do {
             // Kept one lifetime past expiry, so a late poll is told expired_token rather than invalid_grant.
-            try await store.insertResult(
-                code: DeviceAuthorization.grantKey(deviceCode: deviceCode), payload: sealedGrant,
+            try await store.putDeviceRecord(
+                kind: .grant, key: DeviceAuthorization.grantKey(deviceCode: deviceCode), payload: sealedGrant,
                 expiresAt: expires.addingTimeInterval(TimeInterval(device.codeLifetimeSeconds)))
         } catch {
             throw SignInFlow.storeFailure(error)
@@ -79,8 +79,8 @@ struct DeviceSignIn: Sendable {
     }
 
     /// Keeps `request` under a fresh user code, returned. The store refuses a second record under one key,
-    /// atomically across instances: a user code already in use (one chance in 10^7 with a thousand pending) is drawn
-    /// again, twice at most.
+    /// atomically across instances (`.conflict`): a user code already in use (one chance in 10^7 with a thousand
+    /// pending) is drawn again, twice at most; a third in use is answered as a store that cannot serve, `503`.
     private func storeDeviceRequest(_ request: DeviceRequest) async throws(APIError) -> String {
         for attempt in 1...3 {
             let userCode: String
@@ -95,11 +95,12 @@ struct DeviceSignIn: Sendable {
             guard let requestKey = DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys).first
             else { throw APIError(.internalError, "the device codes could not be made") }
             do {
-                try await store.insertResult(
-                    code: requestKey, payload: Array(sealedRequest.utf8), expiresAt: request.expiresAt)
+                try await store.putDeviceRecord(
+                    kind: .request, key: requestKey, payload: Array(sealedRequest.utf8), expiresAt: request.expiresAt)
                 return userCode
             } catch {
-                if attempt == 3 { throw SignInFlow.storeFailure(error) }
+                guard error.kind == .conflict else { throw SignInFlow.storeFailure(error) }
+                if attempt == 3 { throw SignInFlow.storeFailure(StoreError(.unavailable, detail: error.detail)) }
             }
         }
         throw APIError(.internalError, "the device codes could not be made")
@@ -170,13 +171,12 @@ struct DeviceSignIn: Sendable {
             age: max(0, Int(now().timeIntervalSince(request.createdAt))), formToken: formToken, setCookie: setCookie)
     }
 
-    /// Whether `request` was already continued or cancelled: the store holds its marker
-    /// (``DeviceAuthorization/decidedKey(resultCode:)``).
+    /// Whether `request` was already continued or cancelled: the store holds its decision
+    /// (``DeviceAuthorization/usedKey(resultCode:)``).
     private func deviceDecided(_ request: DeviceRequest) async throws(APIError) -> Bool {
         do {
-            let key = DeviceAuthorization.decidedKey(resultCode: request.resultCode)
-            if case .absent = try await store.peekResult(code: key, now: now()) { return false }
-            return true
+            return try await store.isDecided(
+                key: DeviceAuthorization.usedKey(resultCode: request.resultCode), now: now())
         } catch {
             throw SignInFlow.storeFailure(error)
         }
@@ -197,7 +197,7 @@ struct DeviceSignIn: Sendable {
         }
         let first: Bool
         do {
-            first = try await store.recordUsedState(
+            first = try await store.decideOnce(
                 key: DeviceAuthorization.usedKey(resultCode: request.resultCode), expiresAt: request.expiresAt)
         } catch {
             throw SignInFlow.storeFailure(error)
@@ -206,12 +206,6 @@ struct DeviceSignIn: Sendable {
             throw APIError(
                 .invalidRequest, "this code was already used; run the command on your device again for a new one")
         }
-        // For the page only: the used state just recorded is what refuses a second decision, so a marker the store
-        // could not keep costs only the "already used" page (HTTP-API.md §3.9).
-        try? await store.insertResult(
-            code: DeviceAuthorization.decidedKey(resultCode: request.resultCode),
-            payload: DeviceAuthorization.decidedMark,
-            expiresAt: request.expiresAt)
         guard decision == "continue" else {
             try await outcomes.record(
                 DeviceDecision(outcome: .declined, message: "the sign-in was declined on the confirmation page"),
@@ -301,13 +295,13 @@ struct DeviceSignIn: Sendable {
     /// The device request under a normalized user code, or nil.
     private func deviceRequest(userCode: String) async throws(APIError) -> DeviceRequest? {
         for key in DeviceAuthorization.requestKeys(userCode: userCode, keys: settings.stateKeys) {
-            let lookup: ResultLookup
+            let record: [UInt8]?
             do {
-                lookup = try await store.peekResult(code: key, now: now())
+                record = try await store.deviceRecord(kind: .request, key: key, now: now())
             } catch {
                 throw SignInFlow.storeFailure(error)
             }
-            guard case .available(let payload) = lookup else { continue }
+            guard let payload = record else { continue }
             if let plaintext = settings.stateKeys.open(
                 String(decoding: payload, as: UTF8.self), context: DeviceAuthorization.requestContext),
                 let request = SignInFlow.decode(DeviceRequest.self, from: plaintext)

@@ -84,7 +84,7 @@ package final class SignInFlow: Sendable {
     let devicePolls: DevicePolling
 
     package init(
-        settings: Settings, providers: ProviderRegistry, store: any SessionStore & CounterStore,
+        settings: Settings, providers: ProviderRegistry, store: any SessionStore & DeviceStore,
         backend: any SignInBackend, http: any HTTPFetching, observer: any SignInObserver,
         now: @escaping WallClock = systemWallClock,
         startLimiter: StartRateLimiter? = nil, providerCalls: OutboundCallLimit? = nil,
@@ -164,9 +164,18 @@ package final class SignInFlow: Sendable {
         try? sharedDecoder.decode(type, from: Data(payload))
     }
 
-    /// Maps a store failure to 503, so the client retries.
+    /// The one place a store failure becomes an HTTP answer (HTTP-API.md §5): a store that cannot serve is `503`, so
+    /// the client retries; a conflict, a missing record or a refused constraint that reaches this far is one the flow
+    /// did not expect to meet, so `500`. A step that expects one of those kinds (a user code drawn again on
+    /// `.conflict`) handles it before calling this.
     static func storeFailure(_ error: StoreError) -> APIError {
-        APIError(
-            .unavailable, "the session store is unavailable; try again shortly (the operator should check the logs)")
+        switch error.kind {
+        case .unavailable:
+            APIError(
+                .unavailable,
+                "the session store is unavailable; try again shortly (the operator should check the logs)")
+        case .conflict, .notFound, .constraint:
+            APIError(.internalError, "the session store refused the operation (the operator should check the logs)")
+        }
     }
 }

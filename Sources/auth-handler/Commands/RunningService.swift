@@ -23,7 +23,7 @@ final class RunningService: Sendable {
     /// The parts of a running service a reload does not rebuild, and the config they were made from.
     struct KeptParts: Sendable {
         let config: AuthHandlerConfig
-        let store: any SessionStore & CounterStore
+        let store: any SessionStore & DeviceStore
         let sqlitePath: String?
         let http: HTTPClient
         let log: EventLog
@@ -57,14 +57,14 @@ final class RunningService: Sendable {
     ) async throws(ServiceStartError) -> RunningService {
         let http = try prepareProcess()
         let storeConfig = config.store.opened(defaultKind: defaultStore)
-        let (bareStore, sqlitePath): (any SessionStore & CounterStore, String?)
+        let (bareStore, sqlitePath): (any SessionStore & DeviceStore, String?)
         do {
             (bareStore, sqlitePath) = try storeConfig.makeStore(environment: environment)
         } catch {
             throw ServiceStartError(exitCode: .config, message: error.description)
         }
         let metrics = Metrics()
-        let store = MeasuredSessionStore(bareStore, store: storeConfig.kind.rawValue, metrics: metrics)
+        let store = measuredStore(bareStore, store: storeConfig.kind.rawValue, metrics: metrics)
         let parts = try ConfiguredParts(
             config: config, environment: environment, http: http, sqlitePath: sqlitePath, drawnStateKey: nil)
 
