@@ -79,6 +79,45 @@ struct ObservabilityMeasuredSessionStoreTests {
         #expect(!after.contains(#"auth_handler_store_errors_total{store="sqlite",operation="is_healthy"}"#))
     }
 
+    /// A base that is a `SessionStore` and `CounterStore` only declares exactly the operations it declared before
+    /// `DeviceStore` existed; a `DeviceStore` base adds its own, measured through the same helper, a conflict counted
+    /// as the error it is.
+    @Test func eachStoreProtocolOfTheBaseIsMeasuredAndDeclared() async throws {
+        let clock = TestClock()
+        let before = Metrics()
+        _ = MeasuredSessionStore(SlowSessionStore(clock: clock), store: "redis", metrics: before, clock: clock)
+        let declared = before.render().split(separator: "\n").filter {
+            $0.hasPrefix("auth_handler_store_errors_total{")
+        }
+        #expect(
+            declared.map { String($0) }
+                == [
+                    "claim_result", "decrement_counter", "delete_result", "increment_counter", "insert_result",
+                    "peek_result", "record_used_state", "release_result", "sweep",
+                ].map { "auth_handler_store_errors_total{store=\"redis\",operation=\"\($0)\"} 0" })
+
+        let metrics = Metrics()
+        let store = MeasuredSessionStore(
+            MemorySessionStore(now: clock.read), store: "memory", metrics: metrics, clock: clock)
+        try await store.putDeviceRecord(kind: .request, key: "k", payload: [1], expiresAt: clock.date + 60)
+        await #expect(throws: StoreError.self) {
+            try await store.putDeviceRecord(kind: .request, key: "k", payload: [2], expiresAt: clock.date + 60)
+        }
+        #expect(try await store.deviceRecord(kind: .request, key: "k", now: clock.date) == [1])
+        #expect(try await store.decideOnce(key: "d", expiresAt: clock.date + 60))
+        #expect(try await store.isDecided(key: "d", now: clock.date))
+        try await store.deleteDeviceRecord(kind: .request, key: "k")
+        let text = metrics.render()
+        func labels(_ operation: String) -> String { "store=\"memory\",operation=\"\(operation)\"" }
+        #expect(text.contains("auth_handler_store_operation_seconds_count{\(labels("put_device_record"))} 2\n"))
+        #expect(text.contains("auth_handler_store_errors_total{\(labels("put_device_record"))} 1\n"))
+        for operation in ["device_record", "decide_once", "is_decided", "delete_device_record"] {
+            #expect(text.contains("auth_handler_store_operation_seconds_count{\(labels(operation))} 1\n"))
+            #expect(text.contains("auth_handler_store_errors_total{\(labels(operation))} 0\n"))
+        }
+        #expect(text.contains("auth_handler_store_errors_total{\(labels("record_used_state"))} 0\n"))
+    }
+
     @Test func storeLabelsAreEscapedPerTheExpositionFormat() {
         let metrics = Metrics()
         metrics.observeStore(store: "a\"b\\c\nd", operation: "peek_result", seconds: 0.001)
