@@ -123,7 +123,8 @@ package final class SQLiteSessionStore: SessionStore, DeviceStore {
         try runOnResult("DELETE FROM results WHERE code_hash = ?1", code: code, operation: "delete result")
     }
 
-    /// Runs `sql` for its effect on the result of `code`, whose hash is bound to `?1`; `bind` binds the rest.
+    /// Runs `sql` for its effect on the row of `code` (a result's, or any key's), whose hash is bound to `?1`; `bind`
+    /// binds the rest.
     private func runOnResult(
         _ sql: String, code: String, operation: String,
         bind: (SQLiteStatement) throws(StoreError) -> Void = { _ in }
@@ -238,15 +239,10 @@ package final class SQLiteSessionStore: SessionStore, DeviceStore {
     }
 
     package func deleteDeviceRecord(kind: DeviceRecordKind, key: String) async throws(StoreError) {
-        let keyHash = try StoreKeyDigest.of(key)
-        try locked { connection throws(StoreError) in
-            try connection.withStatement(
-                "DELETE FROM device_records WHERE kind = ?1 AND key_hash = ?2", operation: "delete device record"
-            ) { statement throws(StoreError) in
-                try statement.bind(1, text: kind.rawValue)
-                try statement.bind(2, blob: keyHash)
-                try statement.finish()
-            }
+        try runOnResult(
+            "DELETE FROM device_records WHERE key_hash = ?1 AND kind = ?2", code: key, operation: "delete device record"
+        ) { statement throws(StoreError) in
+            try statement.bind(2, text: kind.rawValue)
         }
     }
 
