@@ -1,5 +1,6 @@
-/// A public JSON Web Key (RFC 7517) as published in an IdP's JWKS; members we do not use are ignored.
-package struct JWK: Codable, Sendable, Equatable, Hashable {
+/// A public JSON Web Key (RFC 7517) as published in an IdP's JWKS; members we do not use are ignored. Written by
+/// its `JSONWritable` conformance (AuthHandlerProtocols, `JWK+JSON.swift`).
+package struct JWK: Decodable, Sendable, Equatable, Hashable {
     /// Key type: `"RSA"` or `"EC"` (RFC 7518 §6.1).
     package var kty: String
     /// Key ID, matched against a JWS header's `kid`.

@@ -2,9 +2,10 @@ import AuthHandlerSystem
 
 extension JSONValue {
     /// The value as compact JSON text (RFC 8259), in one pass without an `Encoder`: strings escape `"`, `\` and the
-    /// control characters (§7), whole numbers below 2^53 are written as integers (as `encode(to:)` writes them), object
-    /// members in the dictionary's order. For the daemon's own stored formats and its JSON answers, which any JSON
-    /// reader reads back.
+    /// control characters (§7) and nothing else (`/` as is), whole numbers below 2^53 are written as integers, other
+    /// numbers in Swift's shortest round-trip form, object members in the dictionary's order. The daemon's one JSON
+    /// serializer (``JSONWritable``): the text is byte for byte what `JSONEncoder` with `.withoutEscapingSlashes`
+    /// wrote for the same members, so answers and stored forms did not change when it replaced that encoder.
     package var serialized: [UInt8] { serialized(sortingKeys: false) }
 
     /// ``serialized``, with every object's members in the order of their names' Unicode scalars when `sortingKeys`
@@ -66,6 +67,9 @@ extension JSONValue {
                 case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
                 case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
                 case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                // Backspace and form feed by their short escapes too, as `JSONEncoder` wrote them (RFC 8259 §7).
+                case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+                case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
                 case 0x22, 0x5C: bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
                 default:
                     bytes.append(contentsOf: Array("\\u00".utf8))

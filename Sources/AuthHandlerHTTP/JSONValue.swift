@@ -5,8 +5,9 @@ import Foundation
 /// every problem is reported with its path.
 ///
 /// A number written without a fraction or exponent that fits in 64 bits is `integer`, any other `number`, so that
-/// config validation can tell `600` from `1.5`; `integer(7)` and `number(7)` are equal, as they are in JSON.
-package enum JSONValue: Sendable, Hashable, Codable {
+/// config validation can tell `600` from `1.5`; `integer(7)` and `number(7)` are equal, as they are in JSON. Written
+/// only by `serialized(sortingKeys:)` (``JSONWritable``): it is not `Encodable`, so no `JSONEncoder` writes it.
+package enum JSONValue: Sendable, Hashable, Decodable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -34,25 +35,6 @@ package enum JSONValue: Sendable, Hashable, Codable {
             self = .object(value)
         } else {
             self = .array(try container.decode([JSONValue].self))
-        }
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .null: try container.encodeNil()
-        case .bool(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .number(let value):
-            // Integers (ids, timestamps) are written without a fraction, as they were received.
-            if value.rounded() == value, abs(value) < 9_007_199_254_740_992 {
-                try container.encode(Int64(value))
-            } else {
-                try container.encode(value)
-            }
-        case .string(let value): try container.encode(value)
-        case .array(let value): try container.encode(value)
-        case .object(let value): try container.encode(value)
         }
     }
 

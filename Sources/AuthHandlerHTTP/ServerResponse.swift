@@ -26,12 +26,10 @@ package struct ServerResponse: Sendable {
         ServerResponse(status: status, headers: ["Content-Type": "text/html; charset=utf-8"], body: Array(html.utf8))
     }
 
-    /// An `application/json` response holding `value` encoded by `encoder`.
-    package static func json(
-        _ value: some Encodable, status: Int = 200, encoder: JSONEncoder = JSONEncoder()
-    ) throws -> ServerResponse {
-        let data = try encoder.encode(value)
-        return ServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(data))
+    /// An `application/json` response holding `value`, its members sorted by name (``JSONWritable``).
+    package static func json(_ value: some JSONWritable, status: Int = 200) -> ServerResponse {
+        ServerResponse(
+            status: status, headers: ["Content-Type": "application/json"], body: value.serialized(sortingKeys: true))
     }
 
     /// A redirect (302 by default; 303 after a POST) to `location`, with an empty body.

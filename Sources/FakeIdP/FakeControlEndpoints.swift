@@ -25,10 +25,7 @@ extension FakeIdPRouter {
             return await listFailures()
         case ("GET", "__fake/requests"):
             let requests = await state.recordedRequests()
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            return (try? ServerResponse.json(requests, encoder: encoder))
-                ?? .text("fake-idp: cannot encode requests\n", status: 500)
+            return ServerResponse.json(JSONValue.array(requests.map(\.json)))
         case ("DELETE", "__fake/requests"):
             await state.clearRequests()
             return Self.json(["reset": true])
@@ -50,10 +47,7 @@ extension FakeIdPRouter {
     }
 
     private func listFailures() async -> ServerResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? ServerResponse.json(await state.pendingFailures(), encoder: encoder))
-            ?? .text("fake-idp: cannot encode failures\n", status: 500)
+        ServerResponse.json(JSONValue.array(await state.pendingFailures().map(\.json)))
     }
 
     /// One failure object, or an array of them.

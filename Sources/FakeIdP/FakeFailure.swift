@@ -1,4 +1,5 @@
 import AuthHandlerCore
+import AuthHandlerHTTP
 
 /// An endpoint of the fake IdP that a failure can be queued for.
 package enum FakeEndpoint: String, Codable, Sendable, CaseIterable {
@@ -76,7 +77,7 @@ package struct FakeFailure: Sendable, Equatable {
     }
 }
 
-extension FakeFailure: Codable {
+extension FakeFailure: Decodable {
     enum CodingKeys: String, CodingKey {
         case endpoint, kind, count, error, errorDescription = "error_description", status, delayMs
     }
@@ -125,20 +126,23 @@ extension FakeFailure: Codable {
                     + "short-coordinate-key or callback-unconfirmed")
         }
     }
+}
 
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(endpoint, forKey: .endpoint)
-        try container.encode(kind.name, forKey: .kind)
-        try container.encode(count, forKey: .count)
+extension FakeFailure: JSONWritable {
+    /// The failure as `GET /__fake/failures` lists it: the members `init(from:)` reads.
+    package var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "endpoint": .string(endpoint.rawValue), "kind": .string(kind.name), "count": .integer(Int64(count)),
+        ]
         switch kind {
         case .oauthError(let code, let description):
-            try container.encode(code, forKey: .error)
-            try container.encodeIfPresent(description, forKey: .errorDescription)
-        case .httpStatus(let status): try container.encode(status, forKey: .status)
-        case .delay(let milliseconds): try container.encode(milliseconds, forKey: .delayMs)
+            members["error"] = .string(code)
+            if let description { members["error_description"] = .string(description) }
+        case .httpStatus(let status): members["status"] = .integer(Int64(status))
+        case .delay(let milliseconds): members["delayMs"] = .integer(Int64(milliseconds))
         default: break
         }
+        return .object(members)
     }
 }
 

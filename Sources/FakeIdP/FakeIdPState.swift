@@ -4,7 +4,7 @@ import AuthHandlerHTTP
 import Foundation
 
 /// A request the fake IdP received, kept for test assertions (`GET /__fake/requests`).
-package struct FakeRecordedRequest: Codable, Sendable, Equatable {
+package struct FakeRecordedRequest: Decodable, Sendable, Equatable {
     package var method: String
     package var path: String
     package var query: String
@@ -12,6 +12,16 @@ package struct FakeRecordedRequest: Codable, Sendable, Equatable {
     package var body: String
     /// Seconds since 1970 on the fake IdP's clock.
     package var time: Double
+}
+
+extension FakeRecordedRequest: JSONWritable {
+    /// The request as `GET /__fake/requests` lists it.
+    package var json: JSONValue {
+        .object([
+            "method": .string(method), "path": .string(path), "query": .string(query),
+            "headers": .object(headers.mapValues(JSONValue.string)), "body": .string(body), "time": .number(time),
+        ])
+    }
 }
 
 /// An OAuth 1.0a request token between `request_token` and `access_token`.

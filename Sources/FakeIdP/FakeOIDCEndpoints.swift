@@ -44,16 +44,12 @@ extension FakeIdPRouter {
         if case .oauthError(let code, let description) = failure {
             return FakeOIDCError(code: code, description: description ?? "queued failure").tokenResponse
         }
-        struct KeySet: Encodable { var keys: [JWK] }
         var jwk = await state.signingKey.publicKey.jwk
         jwk.alg = JWSAlgorithm.rs256.rawValue
         jwk.use = "sig"
         var keys = [jwk]
         if let defective = await state.shortCoordinateKey?.published { keys.append(defective) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? ServerResponse.json(KeySet(keys: keys), encoder: encoder))
-            ?? .text("fake-idp: cannot encode the JWKS\n", status: 500)
+        return ServerResponse.json(JSONValue.object(["keys": .array(keys.map(\.json))]))
     }
 
     /// `GET|POST /oidc/userinfo` with `Authorization: Bearer` (OIDC Core §5.3, RFC 6750 §2.1).

@@ -4,8 +4,8 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerHTTP
 
-/// The cookie's plaintext and the redemption answer written through `JSONValue` instead of `JSONEncoder`: the same JSON
-/// as before, so cookies sealed by older releases still open and the answer keeps HTTP-API.md §3.3's members.
+/// The cookie's plaintext and the redemption answer written by `JSONValue` (``JSONWritable``): cookies sealed by older
+/// releases with `JSONEncoder` still open, and the answer keeps HTTP-API.md §3.3's members and bytes.
 struct FlowHotPathJSONTests {
     static let created = Date(timeIntervalSinceReferenceDate: 786_312_345.678_9)
 
@@ -87,35 +87,38 @@ struct FlowHotPathJSONTests {
     }
 
     @Test(arguments: [oauth2, oauth1, device])
-    func theWrittenPlaintextIsTheEncodersJSONAndOpens(_ session: PendingSession) throws {
-        let written = session.plaintext
-        #expect(PendingSession.decoding(written) == session)
-        let encoded = try SignInFlow.encode(session)
-        #expect(JSONValue.parse(written) == JSONValue.parse(encoded))
-        #expect(written.count == encoded.count)
+    func theWrittenPlaintextOpens(_ session: PendingSession) throws {
+        #expect(PendingSession.decoding(session.plaintext) == session)
+        #expect(SignInFlow.decode(PendingSession.self, from: try SignInFlow.encode(session)) == session)
     }
 
-    @Test func theRedemptionAnswerIsTheEncodersJSONByteForByte() throws {
+    @Test func theWrittenPlaintextIsPinned() {
+        #expect(
+            String(decoding: Self.oauth1.serialized(sortingKeys: true), as: UTF8.self)
+                == #"{"a":"signInViaRedirect","ct":786312000,"p":"twitter.com","r":"https://app.example.com/","sc":[],"#
+                + #""t":"request-1","ts":"secret-1","x":786312600}"#)
+    }
+
+    /// HTTP-API.md §3.3's members, byte for byte what `JSONEncoder` (`.sortedKeys`, `.withoutEscapingSlashes`) wrote
+    /// for this answer before the answer was written by `JSONValue`: apps that compare bytes see no change.
+    @Test func theRedemptionAnswerIsPinned() throws {
+        let stored = FlowStoredResultTests.before
         let answer = RedemptionAnswer(
-            providerId: "oidc.test", authType: .reauthViaRedirect, eventId: nil,
-            credential: IdPCredential(
-                accessToken: "access/1", secret: nil, idToken: "id.token.sig", refreshToken: nil, expiresIn: 3600,
-                scope: "openid email", nonce: "nonce-1"),
-            profile: ProviderProfile(
-                id: "248289761001", screenName: nil, displayName: "Ålice \"A\"", email: "a@example.com",
-                raw: .object([
-                    "sub": .string("248289761001"), "email_verified": .bool(true), "groups": .array([.string("a")]),
-                    "updated_at": .integer(1_700_000_000), "picture": .null,
-                ])),
-            signIn: nil)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let before = Array(try encoder.encode(answer))
-        let written = answer.json.serialized(sortingKeys: true)
-        #expect(String(decoding: written, as: UTF8.self) == String(decoding: before, as: UTF8.self))
-        let members = try #require(JSONValue.parse(written)?.objectValue)
-        #expect(members["eventId"] == .null)
-        #expect(members["signIn"] == .null)
-        #expect(members["credential"]?.objectValue?["secret"] == .null)
+            providerId: stored.providerID, authType: stored.authType, eventId: nil, credential: stored.credential,
+            profile: stored.profile, signIn: nil)
+        let written = String(decoding: answer.serialized(sortingKeys: true), as: UTF8.self)
+        #expect(
+            written
+                == #"{"authType":"signInViaRedirect","credential":{"accessToken":"ya29/a","expiresIn":3599,"#
+                + #""idToken":"eyJ.x.y","nonce":"n-0","refreshToken":null,"scope":"openid email","secret":null},"#
+                + #""eventId":null,"profile":{"displayName":"Ünïcode","email":"a@example.com","id":"1234","#
+                + #""raw":{"email_verified":true,"iat":1700000000,"sub":"1234"},"screenName":null},"#
+                + #""providerId":"google.com","signIn":null}"#)
+        var signedIn = answer
+        signedIn.eventId = "e1"
+        signedIn.signIn = .object(["isNewUser": .bool(false), "localId": .string("u/1")])
+        let members = try #require(JSONValue.parse(signedIn.serialized(sortingKeys: true))?.objectValue)
+        #expect(members["eventId"] == .string("e1"))
+        #expect(members["signIn"]?["localId"] == .string("u/1"))
     }
 }

@@ -4,8 +4,8 @@ import Testing
 @testable import AuthHandlerCore
 @testable import AuthHandlerHTTP
 
-/// A stored result is written and read through `JSONValue` (`StoredResult+JSON`); its JSON must stay the one the
-/// synthesized `Codable` conformance reads and writes, so results written by either form open in the other.
+/// A stored result is written and read through `JSONValue` (`StoredResult+JSON`); results the previous release stored
+/// with `JSONEncoder` must still open.
 struct FlowStoredResultTests {
     static let claims: JSONValue = .object([
         "sub": .string("1234"), "email_verified": .bool(true), "exp": .integer(1_700_000_000), "ratio": .number(0.25),
@@ -29,13 +29,47 @@ struct FlowStoredResultTests {
             createdAt: Date(timeIntervalSinceReferenceDate: 5)),
     ]
 
+    /// A result as the previous release sealed it: `JSONEncoder` (`.withoutEscapingSlashes`) over the synthesized
+    /// `Codable` conformance, members in its order. Results stored during an upgrade must still open.
+    static let storedBefore =
+        #"{"authType":"signInViaRedirect","requestURI":"https://auth.example/__/auth/handler","#
+        + #""createdAt":786543210.1234567,"eventID":"event-1","providerID":"google.com","profile":{"screenName":null,"#
+        + #""raw":{"iat":1700000000,"sub":"1234","email_verified":true},"id":"1234","displayName":"Ünïcode","#
+        + #""email":"a@example.com"},"credential":{"nonce":"n-0","refreshToken":null,"scope":"openid email","#
+        + #""accessToken":"ya29/a","idToken":"eyJ.x.y","expiresIn":3599,"secret":null}}"#
+
+    static let before = StoredResult(
+        providerID: "google.com", authType: .signInViaRedirect, eventID: "event-1", resultChallenge: nil,
+        credential: IdPCredential(
+            accessToken: "ya29/a", idToken: "eyJ.x.y", expiresIn: 3599, scope: "openid email", nonce: "n-0"),
+        profile: ProviderProfile(
+            id: "1234", displayName: "Ünïcode", email: "a@example.com",
+            raw: .object(["sub": .string("1234"), "email_verified": .bool(true), "iat": .integer(1_700_000_000)])),
+        requestURI: "https://auth.example/__/auth/handler",
+        createdAt: Date(timeIntervalSinceReferenceDate: 786_543_210.123_456_7))
+
+    @Test func aResultStoredByThePreviousReleaseStillOpens() throws {
+        #expect(StoredResult(parsing: Array(Self.storedBefore.utf8)) == Self.before)
+        // A default `JSONEncoder` escaped every slash; RFC 8259 §7 reads `\/` as `/`.
+        let escaped = Self.storedBefore.replacingOccurrences(of: "/", with: #"\/"#)
+        #expect(StoredResult(parsing: Array(escaped.utf8)) == Self.before)
+    }
+
+    @Test func theWrittenJSONIsPinned() {
+        let written = String(decoding: Self.before.serialized(sortingKeys: true), as: UTF8.self)
+        #expect(
+            written
+                == #"{"authType":"signInViaRedirect","createdAt":786543210.1234567,"credential":{"accessToken":"ya29/a","#
+                + #""expiresIn":3599,"idToken":"eyJ.x.y","nonce":"n-0","refreshToken":null,"scope":"openid email","#
+                + #""secret":null},"eventID":"event-1","profile":{"displayName":"Ünïcode","email":"a@example.com","#
+                + #""id":"1234","raw":{"email_verified":true,"iat":1700000000,"sub":"1234"},"screenName":null},"#
+                + #""providerID":"google.com","requestURI":"https://auth.example/__/auth/handler"}"#)
+    }
+
     @Test(arguments: results)
-    func readsAndWritesWhatCodableDoes(_ result: StoredResult) throws {
-        let written = result.json.serialized
-        #expect(try JSONDecoder().decode(StoredResult.self, from: Data(written)) == result)
-        let encoded = Array(try JSONEncoder().encode(result))
-        #expect(JSONValue.parse(encoded).flatMap(StoredResult.init(json:)) == result)
-        #expect(JSONValue.parse(written).flatMap(StoredResult.init(json:)) == result)
+    func readsBackWhatItWrites(_ result: StoredResult) throws {
+        #expect(StoredResult(parsing: result.serialized) == result)
+        #expect(StoredResult(parsing: result.serialized(sortingKeys: true)) == result)
     }
 
     @Test func refusesAMemberOfTheWrongType() throws {

@@ -31,10 +31,24 @@ struct HTTPJSONValueTests {
     @Test func encodingIsAsReceived() throws {
         let text = #"[1,1.5,-2,123456789012,0.25,true,null,"x",{"a":[]}]"#
         let value = try #require(JSONValue.parse(Data(text.utf8)))
-        let encoded = try JSONEncoder().encode(value)
-        #expect(String(decoding: encoded, as: UTF8.self) == text)
+        #expect(String(decoding: value.serialized, as: UTF8.self) == text)
         let built = JSONValue.array([.number(1), .number(1.5), .integer(-2)])
-        #expect(String(decoding: try JSONEncoder().encode(built), as: UTF8.self) == "[1,1.5,-2]")
+        #expect(String(decoding: built.serialized, as: UTF8.self) == "[1,1.5,-2]")
+    }
+
+    /// The one serializer writes what `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` wrote for the
+    /// same value (RFC 8259 §7): `/` and non-ASCII as they are, short escapes for the control characters that have
+    /// them, `\u00XX` for the others, names in the order of their Unicode scalars.
+    @Test func theWriterWritesWhatJSONEncoderWrote() throws {
+        let value = JSONValue.object([
+            "a_b": .string("\u{8}\u{c}\n\r\t\u{7f}\u{1}\u{1f}/é\"\\"), "aB": .number(786_312_345.678_9),
+            "ab": .number(786_312_000), "A": .number(1e-7), "Z": .number(1e300), "_": .integer(-2), "a1": .null,
+            "a10": .array([]), "a2": .object([:]), "z": .bool(false),
+        ])
+        #expect(
+            String(decoding: value.serialized(sortingKeys: true), as: UTF8.self)
+                == #"{"A":1e-07,"Z":1e+300,"_":-2,"a1":null,"a10":[],"a2":{},"aB":786312345.6789,"#
+                + #""a_b":"\b\f\n\r\t\#u{7f}\u0001\u001f/é\"\\","ab":786312000,"z":false}"#)
     }
 
     @Test func parsingResolvesEscapesAndSurrogatePairs() throws {

@@ -8,7 +8,7 @@ import TestSupport
 extension ScriptedHTTP {
     /// Serves a JWKS of `keys` at `url`.
     func serveKeys(_ url: String, _ keys: [JWK]) {
-        let body = (try? JSONEncoder().encode(["keys": keys])).map { [UInt8]($0) } ?? []
+        let body = JSONValue.object(["keys": .array(keys.map(\.json))]).serialized
         serve(url, OutboundResponse(status: 200, body: body))
     }
 }
@@ -39,7 +39,7 @@ enum OIDCTestTokens {
     }
 
     static func payload(_ claims: [String: JSONValue]) throws -> Data {
-        try JSONEncoder().encode(JSONValue.object(claims))
+        Data(JSONValue.object(claims).serialized)
     }
 
     /// Expectations matching `claims(now:)`.

@@ -35,6 +35,13 @@ struct ProviderAppleClientSecretTests {
                     "iss": .string("DEF123GHIJ"), "iat": .number(1_790_000_000), "exp": .number(1_790_003_600),
                     "aud": .string("https://appleid.apple.com"), "sub": .string("com.example.web"),
                 ]))
+        // The signed header and claims as `JSONEncoder` (`.sortedKeys`, `.withoutEscapingSlashes`) wrote them.
+        let parts = secret.reveal().split(separator: ".").map { Base64.urlDecode(String($0)) ?? [] }
+        #expect(String(decoding: parts[0], as: UTF8.self) == #"{"alg":"ES256","kid":"ABC123DEFG"}"#)
+        #expect(
+            String(decoding: parts[1], as: UTF8.self)
+                == #"{"aud":"https://appleid.apple.com","exp":1790003600,"iat":1790000000,"iss":"DEF123GHIJ","#
+                + #""sub":"com.example.web"}"#)
     }
 
     @Test func theSecretIsCachedAndRenewedBeforeExpiry() throws {

@@ -58,7 +58,7 @@ package final class ScriptedHTTP: HTTPFetching {
 
     /// Serves `value` as a 200 JSON answer at `url`.
     package func serve(_ url: String, json value: JSONValue) {
-        let body = (try? JSONEncoder().encode(value)).map { [UInt8]($0) } ?? []
+        let body = value.serialized
         serve(url, OutboundResponse(status: 200, headers: ["Content-Type": "application/json"], body: body))
     }
 

@@ -48,18 +48,9 @@ package struct IdentityToolkitBackend: SignInBackend {
         let response = try await exchange.post(
             to: baseURL + "/accounts:signInWithIdp?key=" + FormURLEncoding.percentEncode(exchange.secret.reveal()),
             headers: ["Content-Type": "application/json", "Accept": "application/json"],
-            body: try Self.encode(.object(body)), scrubbing: sensitive)
+            body: JSONValue.object(body).serialized(sortingKeys: true), scrubbing: sensitive)
         return try IdentityToolkitAnswer.interpret(
             status: response.status, body: response.body, request: request, scrubbing: sensitive)
     }
 
-    static func encode(_ value: JSONValue) throws(BackendError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(value))
-        } catch {
-            throw .rejected(reason: "the request body could not be encoded as JSON")
-        }
-    }
 }

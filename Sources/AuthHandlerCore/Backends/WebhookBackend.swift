@@ -29,14 +29,7 @@ package struct WebhookBackend: SignInBackend {
         } catch {
             throw .transient(reason: "no delivery id could be drawn: \(error.description)")
         }
-        let body: [UInt8]
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = Array(try encoder.encode(WebhookPayload(request: request, deliveryId: deliveryId)))
-        } catch {
-            throw .rejected(reason: "the webhook body could not be encoded as JSON")
-        }
+        let body = WebhookPayload(request: request, deliveryId: deliveryId).serialized(sortingKeys: true)
         let timestamp = String(Int64(now().timeIntervalSince1970.rounded(.down)))
         let signature: String
         do {

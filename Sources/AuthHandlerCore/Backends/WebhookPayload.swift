@@ -1,3 +1,5 @@
+import AuthHandlerHTTP
+
 /// The JSON body POSTed to a webhook backend: what the IdP said and what the app asked for, and which delivery of which
 /// result this is.
 ///
@@ -8,21 +10,18 @@
 ///
 /// `resultId` is the same for every delivery of one result (``BackendSignInRequest/resultId``); a request without one
 /// (one not built by the flow's redemption) counts as its own result. `deliveryId` is drawn afresh for every delivery.
-struct WebhookPayload: Encodable {
+struct WebhookPayload: JSONWritable {
     var request: BackendSignInRequest
     var deliveryId: String
 
-    private enum CodingKeys: String, CodingKey {
-        case resultId, deliveryId, providerId, authType, eventId, credential, profile, idToken
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeMembers([
-            .resultId: request.resultId ?? deliveryId, .deliveryId: deliveryId, .providerId: request.providerId,
-            .authType: request.authType, .eventId: request.eventId, .credential: request.credential,
-            .profile: request.profile,
-        ])
-        try container.encodeIfPresent(request.authType.requiresIDToken ? request.idToken : nil, forKey: .idToken)
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "resultId": .string(request.resultId ?? deliveryId), "deliveryId": .string(deliveryId),
+            "providerId": .string(request.providerId), "authType": .string(request.authType.rawValue),
+            "eventId": .nullable(request.eventId), "credential": request.credential.json,
+            "profile": request.profile.json,
+        ]
+        if request.authType.requiresIDToken, let idToken = request.idToken { members["idToken"] = .string(idToken) }
+        return .object(members)
     }
 }

@@ -90,7 +90,7 @@ package enum DeviceAuthorization {
 }
 
 /// What the polling device's code finds.
-struct DeviceGrant: Codable, Sendable {
+struct DeviceGrant: Sendable {
     var expiresAt: Date
     var interval: Int
     /// The ID token a link or reauth presented when it asked (HTTP-API.md §3.3's `idToken`).
@@ -98,7 +98,7 @@ struct DeviceGrant: Codable, Sendable {
 }
 
 /// What the user code finds: the request the confirmation page describes and "Continue" starts.
-struct DeviceRequest: Codable, Sendable {
+struct DeviceRequest: Sendable {
     var providerID: String
     var scopes: [String]
     var customParameters: String?
@@ -112,8 +112,8 @@ struct DeviceRequest: Codable, Sendable {
 }
 
 /// A device sign-in that ended without a result.
-struct DeviceDecision: Codable, Sendable {
-    enum Outcome: String, Codable, Sendable {
+struct DeviceDecision: Sendable {
+    enum Outcome: String, Sendable {
         /// "Cancel" on the confirmation page.
         case declined
         /// Cancelled at the provider.
@@ -124,6 +124,75 @@ struct DeviceDecision: Codable, Sendable {
 
     var outcome: Outcome
     var message: String
+}
+
+/// The device records' sealed JSON: member names and dates (seconds since 2001-01-01) as `JSONEncoder` wrote them in
+/// earlier releases, so records they stored still open (`DeviceRecordJSONTests` keeps one of each).
+extension DeviceGrant: JSONWritable, JSONReadable {
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "expiresAt": .number(expiresAt.timeIntervalSinceReferenceDate), "interval": .integer(Int64(interval)),
+        ]
+        if let idToken { members["idToken"] = .string(idToken) }
+        return .object(members)
+    }
+
+    init?(json: JSONValue) {
+        guard case .object(let members) = json,
+            let expiresAt = members["expiresAt"]?.numberValue,
+            let interval = members["interval"].optionalInt, let interval,
+            let idToken = members["idToken"].optionalString
+        else { return nil }
+        self.init(
+            expiresAt: Date(timeIntervalSinceReferenceDate: expiresAt), interval: interval, idToken: idToken)
+    }
+}
+
+extension DeviceRequest: JSONWritable, JSONReadable {
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "providerID": .string(providerID), "scopes": .array(scopes.map(JSONValue.string)),
+            "authType": .string(authType.rawValue), "client": .string(client),
+            "createdAt": .number(createdAt.timeIntervalSinceReferenceDate),
+            "expiresAt": .number(expiresAt.timeIntervalSinceReferenceDate), "resultCode": .string(resultCode),
+        ]
+        let optionals = [("customParameters", customParameters), ("resultChallenge", resultChallenge)]
+        for case (let name, let value?) in optionals { members[name] = .string(value) }
+        return .object(members)
+    }
+
+    /// The request in `json`; nil when a member is missing or of the wrong type, as `JSONDecoder` refused it.
+    init?(json: JSONValue) {
+        guard case .object(let members) = json,
+            let providerID = members["providerID"]?.stringValue,
+            let scopeValues = members["scopes"]?.arrayValue,
+            let customParameters = members["customParameters"].optionalString,
+            let authType = members["authType"]?.stringValue.flatMap(AuthType.init(rawValue:)),
+            let resultChallenge = members["resultChallenge"].optionalString,
+            let client = members["client"]?.stringValue,
+            let createdAt = members["createdAt"]?.numberValue,
+            let expiresAt = members["expiresAt"]?.numberValue,
+            let resultCode = members["resultCode"]?.stringValue
+        else { return nil }
+        let scopes = scopeValues.compactMap(\.stringValue)
+        guard scopes.count == scopeValues.count else { return nil }
+        self.init(
+            providerID: providerID, scopes: scopes, customParameters: customParameters, authType: authType,
+            resultChallenge: resultChallenge, client: client,
+            createdAt: Date(timeIntervalSinceReferenceDate: createdAt),
+            expiresAt: Date(timeIntervalSinceReferenceDate: expiresAt), resultCode: resultCode)
+    }
+}
+
+extension DeviceDecision: JSONWritable, JSONReadable {
+    var json: JSONValue { .object(["outcome": .string(outcome.rawValue), "message": .string(message)]) }
+
+    init?(json: JSONValue) {
+        guard let outcome = json["outcome"]?.stringValue.flatMap(Outcome.init(rawValue:)),
+            let message = json["message"]?.stringValue
+        else { return nil }
+        self.init(outcome: outcome, message: message)
+    }
 }
 
 /// The `200` answer of `POST /__/auth/device` (RFC 8628 §3.2): the server writes it, `login` reads it.

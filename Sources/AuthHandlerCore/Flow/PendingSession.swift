@@ -4,7 +4,7 @@ import Foundation
 /// A sign-in between its start and the IdP's callback, sealed into the browser's cookie (HTTP-API.md §3.1) and found
 /// again by its `state` (OAuth 2) or its request token (OAuth 1.0a). Everything the callback checks against comes
 /// from here, never from the callback.
-package struct PendingSession: Codable, Sendable, Equatable {
+package struct PendingSession: Sendable, Equatable {
     var providerID: String
     /// OAuth 2 / OIDC: the `state` sent to the IdP; the callback's must equal it.
     var state: String?
@@ -30,8 +30,9 @@ package struct PendingSession: Codable, Sendable, Equatable {
     /// as in every cookie sealed before this member existed, is the query.
     var resultDelivery: ResultDelivery? = nil
 
-    /// Short names: the sealed session must fit in a cookie of ``SignInCookie/maximumLength`` bytes.
-    enum CodingKeys: String, CodingKey {
+    /// The members' names in the sealed JSON, short: the sealed session must fit in a cookie of
+    /// ``SignInCookie/maximumLength`` bytes.
+    enum Member: String {
         case providerID = "p"
         case state = "s"
         case redirectURL = "r"
@@ -54,7 +55,7 @@ package struct PendingSession: Codable, Sendable, Equatable {
 }
 
 /// A completed sign-in waiting for the app to redeem its one-time result code.
-struct StoredResult: Codable, Sendable, Equatable {
+struct StoredResult: Sendable, Equatable {
     var providerID: String
     var authType: AuthType
     var eventID: String?
@@ -78,48 +79,50 @@ extension PendingSession {
         keys.open(value, context: cookieName).flatMap(decoding)
     }
 
-    /// The plaintext sealed into the cookie, written through `JSONValue` rather than `JSONEncoder` (a measurable part
-    /// of a start, BENCHMARKS.md) as the same JSON `JSONEncoder` wrote: the short ``CodingKeys`` names, absent
-    /// optionals left out, the dates as seconds since 2001-01-01 (its default date strategy), slashes not escaped. So
-    /// ``decoding(_:)`` reads it, and cookies sealed by either form open (HTTP-API.md §3.1, §3.2).
-    var plaintext: [UInt8] {
+    /// The plaintext sealed into the cookie: the JSON earlier releases sealed with `JSONEncoder`, so cookies sealed by
+    /// either open (HTTP-API.md §3.1, §3.2; `FlowHotPathJSONTests` keeps one).
+    var plaintext: [UInt8] { serialized }
+
+    /// The pending sign-in from the plaintext of its opened cookie; nil when it does not decode (``init(json:)``).
+    package static func decoding(_ plaintext: [UInt8]) -> PendingSession? {
+        PendingSession(parsing: plaintext)
+    }
+}
+
+extension PendingSession: JSONWritable, JSONReadable {
+    /// The session as the JSON sealed into the cookie: the short ``Member`` names, absent optionals left out, the
+    /// dates as seconds since 2001-01-01 (the form `JSONEncoder`'s default date strategy gave earlier releases'
+    /// cookies), written through `JSONValue` (a measurable part of a start, BENCHMARKS.md).
+    package var json: JSONValue {
         var members: [String: JSONValue] = [
-            CodingKeys.providerID.rawValue: .string(providerID), CodingKeys.redirectURL.rawValue: .string(redirectURL),
-            CodingKeys.authType.rawValue: .string(authType.rawValue),
-            CodingKeys.scopes.rawValue: .array(scopes.map { .string($0) }),
-            CodingKeys.createdAt.rawValue: .number(createdAt.timeIntervalSinceReferenceDate),
-            CodingKeys.expiresAt.rawValue: .number(expiresAt.timeIntervalSinceReferenceDate),
+            Member.providerID.rawValue: .string(providerID), Member.redirectURL.rawValue: .string(redirectURL),
+            Member.authType.rawValue: .string(authType.rawValue),
+            Member.scopes.rawValue: .array(scopes.map { .string($0) }),
+            Member.createdAt.rawValue: .number(createdAt.timeIntervalSinceReferenceDate),
+            Member.expiresAt.rawValue: .number(expiresAt.timeIntervalSinceReferenceDate),
         ]
-        let optionals: [(CodingKeys, String?)] = [
+        let optionals: [(Member, String?)] = [
             (.state, state), (.eventID, eventID), (.resultChallenge, resultChallenge), (.codeVerifier, codeVerifier),
             (.nonce, nonce), (.requestToken, requestToken), (.requestTokenSecret, requestTokenSecret),
             (.deviceResultCode, deviceResultCode), (.resultDelivery, resultDelivery?.rawValue),
         ]
         for case (let key, let value?) in optionals { members[key.rawValue] = .string(value) }
-        return JSONValue.object(members).serialized
+        return .object(members)
     }
 
-    /// The pending sign-in from the plaintext of its opened cookie; nil when it does not decode: a required member
-    /// missing, or any member of the wrong type (absent and `null` optionals are nil, unknown members ignored, as
-    /// `JSONDecoder` read it). Read through `JSONValue.parse` rather than `JSONDecoder`, a measurable part of every
-    /// callback (BENCHMARKS.md).
-    package static func decoding(_ plaintext: [UInt8]) -> PendingSession? {
-        guard case .object(let members)? = JSONValue.parse(plaintext) else { return nil }
-        /// An optional string member: `.some(nil)` when absent or null, nil when of another type.
-        func optional(_ key: CodingKeys) -> String?? {
-            switch members[key.rawValue] {
-            case nil, .null?: .some(nil)
-            case .string(let value)?: .some(value)
-            default: nil
-            }
-        }
-        func date(_ key: CodingKeys) -> Date? {
+    /// The session in `json`; nil when a required member is missing or any member is of the wrong type (absent and
+    /// `null` optionals are nil, unknown members ignored, as `JSONDecoder` read earlier releases' cookies). Read
+    /// through `JSONValue.parse` rather than `JSONDecoder`, a measurable part of every callback (BENCHMARKS.md).
+    package init?(json: JSONValue) {
+        guard case .object(let members) = json else { return nil }
+        func optional(_ key: Member) -> String?? { members[key.rawValue].optionalString }
+        func date(_ key: Member) -> Date? {
             members[key.rawValue]?.numberValue.map { Date(timeIntervalSinceReferenceDate: $0) }
         }
-        guard let providerID = members[CodingKeys.providerID.rawValue]?.stringValue,
-            let redirectURL = members[CodingKeys.redirectURL.rawValue]?.stringValue,
-            let authType = members[CodingKeys.authType.rawValue]?.stringValue.flatMap(AuthType.init(rawValue:)),
-            case .array(let scopeValues)? = members[CodingKeys.scopes.rawValue],
+        guard let providerID = members[Member.providerID.rawValue]?.stringValue,
+            let redirectURL = members[Member.redirectURL.rawValue]?.stringValue,
+            let authType = members[Member.authType.rawValue]?.stringValue.flatMap(AuthType.init(rawValue:)),
+            case .array(let scopeValues)? = members[Member.scopes.rawValue],
             let createdAt = date(.createdAt), let expiresAt = date(.expiresAt),
             let state = optional(.state), let eventID = optional(.eventID),
             let resultChallenge = optional(.resultChallenge), let codeVerifier = optional(.codeVerifier),
@@ -132,7 +135,7 @@ extension PendingSession {
         guard resultDelivery != .some(nil) else { return nil }
         let scopes = scopeValues.compactMap(\.stringValue)
         guard scopes.count == scopeValues.count else { return nil }
-        return PendingSession(
+        self.init(
             providerID: providerID, state: state, redirectURL: redirectURL, authType: authType, eventID: eventID,
             resultChallenge: resultChallenge, scopes: scopes, codeVerifier: codeVerifier, nonce: nonce,
             requestToken: requestToken, requestTokenSecret: requestTokenSecret, createdAt: createdAt,

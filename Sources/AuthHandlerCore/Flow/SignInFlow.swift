@@ -141,27 +141,17 @@ package final class SignInFlow: Sendable {
         value.count <= limit ? value : String(value.prefix(limit)) + "…"
     }
 
-    /// One encoder and decoder for the flow's own state: their settings never change, and making one per call was a
-    /// measurable part of a start (BENCHMARKS.md). The cookie is now written by `PendingSession.plaintext`; `encode`
-    /// is the form earlier releases sealed, which that plaintext must stay readable beside (and is checked against).
-    private static let sharedEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        // A `redirectUrl` is sealed into the cookie; `\/` for every slash would only make it longer.
-        encoder.outputFormatting = .withoutEscapingSlashes
-        return encoder
-    }()
-    private static let sharedDecoder = JSONDecoder()
-
-    static func encode<T: Encodable>(_ value: T) throws(APIError) -> [UInt8] {
-        do {
-            return Array(try sharedEncoder.encode(value))
-        } catch {
-            throw APIError(.internalError, "could not encode the sign-in state")
-        }
+    /// The flow's own state (device grants, requests and decisions; a cookie's session) as the JSON that is sealed,
+    /// written by the one serializer (``JSONWritable``). Its `throws` stays for the callers that sealed with
+    /// `JSONEncoder`, which could fail.
+    static func encode(_ value: some JSONWritable) throws(APIError) -> [UInt8] {
+        value.serialized
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from payload: [UInt8]) -> T? {
-        try? sharedDecoder.decode(type, from: Data(payload))
+    /// The state sealed by ``encode(_:)``, or by `JSONEncoder` in earlier releases (the same JSON); nil when it does not
+    /// read as `type`.
+    static func decode<T: JSONReadable>(_ type: T.Type, from payload: [UInt8]) -> T? {
+        T(parsing: payload)
     }
 
     /// The one place a store failure becomes an HTTP answer (HTTP-API.md §5): a store that cannot serve is `503`, so

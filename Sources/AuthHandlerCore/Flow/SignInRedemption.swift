@@ -195,7 +195,7 @@ struct RedeemFailure: Error {
 }
 
 /// The `200` answer of `POST /__/auth/result` (HTTP-API.md §3.3).
-package struct RedemptionAnswer: Sendable, Encodable {
+package struct RedemptionAnswer: Sendable {
     package var providerId: String
     package var authType: AuthType
     package var eventId: String?
@@ -203,16 +203,4 @@ package struct RedemptionAnswer: Sendable, Encodable {
     package var profile: ProviderProfile
     /// The backend's answer; null for backend `none`.
     package var signIn: JSONValue?
-
-    enum CodingKeys: String, CodingKey {
-        case providerId, authType, eventId, credential, profile, signIn
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeMembers([
-            .providerId: providerId, .authType: authType, .eventId: eventId, .credential: credential,
-            .profile: profile, .signIn: signIn,
-        ])
-    }
 }

@@ -92,9 +92,7 @@ package final class AppleClientSecret: Sendable, CustomStringConvertible, Custom
             "aud": .string(Self.audience), "sub": .string(clientID),
         ])
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let payload = try encoder.encode(claims)
+            let payload = claims.serialized(sortingKeys: true)
             let token = try CompactJWS.sign(
                 header: JOSEHeader(alg: JWSAlgorithm.es256.rawValue, kid: keyID, typ: nil), payload: payload, key: key)
             return Cached(

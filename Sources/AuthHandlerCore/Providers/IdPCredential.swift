@@ -1,10 +1,11 @@
+import AuthHandlerHTTP
 import AuthHandlerProtocols
 
 /// The credential an identity provider issued, as the result JSON carries it (HTTP-API.md §3.3 `credential`).
 ///
 /// OAuth 1.0a fills `accessToken` and `secret`; OAuth 2 `accessToken` (and the optional members); OIDC also
 /// `idToken`. Absent members are written as JSON `null`, as HTTP-API.md §3.3 shows.
-package struct IdPCredential: Sendable, Hashable, Codable {
+package struct IdPCredential: Sendable, Hashable {
     package var accessToken: String?
     /// OAuth 1.0a token secret.
     package var secret: String?
@@ -19,16 +20,35 @@ package struct IdPCredential: Sendable, Hashable, Codable {
     /// 1.0a and plain OAuth 2.
     package var nonce: String?
 
-    enum CodingKeys: String, CodingKey {
-        case accessToken, secret, idToken, refreshToken, expiresIn, scope, nonce
+}
+
+extension IdPCredential: JSONWritable, JSONReadable {
+    /// The credential as the result JSON carries it (HTTP-API.md §3.3), every member present, absent ones `null`.
+    package var json: JSONValue { .object(members) }
+
+    /// The members of ``json``.
+    var members: [String: JSONValue] {
+        [
+            "accessToken": .nullable(accessToken), "secret": .nullable(secret), "idToken": .nullable(idToken),
+            "refreshToken": .nullable(refreshToken), "expiresIn": expiresIn.map { .integer(Int64($0)) } ?? .null,
+            "scope": .nullable(scope), "nonce": .nullable(nonce),
+        ]
     }
 
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeMembers([
-            .accessToken: accessToken, .secret: secret, .idToken: idToken, .refreshToken: refreshToken,
-            .expiresIn: expiresIn, .scope: scope, .nonce: nonce,
-        ])
+    /// The credential in `json`: absent and `null` members alike nil, any member of the wrong type refused.
+    package init?(json: JSONValue) {
+        guard case .object(let members) = json,
+            let accessToken = members["accessToken"].optionalString,
+            let secret = members["secret"].optionalString,
+            let idToken = members["idToken"].optionalString,
+            let refreshToken = members["refreshToken"].optionalString,
+            let expiresIn = members["expiresIn"].optionalInt,
+            let scope = members["scope"].optionalString,
+            let nonce = members["nonce"].optionalString
+        else { return nil }
+        self.init(
+            accessToken: accessToken, secret: secret, idToken: idToken, refreshToken: refreshToken,
+            expiresIn: expiresIn, scope: scope, nonce: nonce)
     }
 }
 

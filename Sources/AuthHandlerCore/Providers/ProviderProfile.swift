@@ -1,7 +1,7 @@
 import AuthHandlerHTTP
 
 /// Who signed in, as the provider describes them (HTTP-API.md §3.3 `profile`).
-package struct ProviderProfile: Sendable, Hashable, Codable {
+package struct ProviderProfile: Sendable, Hashable {
     /// The provider's stable user id (`sub`, Twitter `id_str`, GitHub `id`, Facebook `id`).
     package var id: String
     /// A handle where the provider has one (Twitter `screen_name`, GitHub `login`).
@@ -12,14 +12,29 @@ package struct ProviderProfile: Sendable, Hashable, Codable {
     /// The provider's profile document(s) as received, for apps that need more.
     package var raw: JSONValue = .object([:])
 
-    enum CodingKeys: String, CodingKey {
-        case id, screenName, displayName, email, raw
+}
+
+extension ProviderProfile: JSONWritable, JSONReadable {
+    /// The profile as the result JSON carries it (HTTP-API.md §3.3), every member present, absent ones `null`.
+    package var json: JSONValue { .object(members) }
+
+    /// The members of ``json``.
+    var members: [String: JSONValue] {
+        [
+            "id": .string(id), "screenName": .nullable(screenName), "displayName": .nullable(displayName),
+            "email": .nullable(email), "raw": raw,
+        ]
     }
 
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeMembers([
-            .id: id, .screenName: screenName, .displayName: displayName, .email: email, .raw: raw,
-        ])
+    /// The profile in `json`: absent and `null` optional members alike nil, any member of the wrong type refused.
+    package init?(json: JSONValue) {
+        guard case .object(let members) = json,
+            let id = members["id"]?.stringValue,
+            let screenName = members["screenName"].optionalString,
+            let displayName = members["displayName"].optionalString,
+            let email = members["email"].optionalString,
+            let raw = members["raw"]
+        else { return nil }
+        self.init(id: id, screenName: screenName, displayName: displayName, email: email, raw: raw)
     }
 }

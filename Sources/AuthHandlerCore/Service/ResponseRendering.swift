@@ -83,11 +83,7 @@ package enum ResponseRendering {
 
     /// A JSON response with the security headers.
     package static func json(_ value: JSONValue, status: Int = 200) -> ServerResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return secured(
-            ServerResponse(status: status, headers: ["Content-Type": "application/json"], body: Array(body)))
+        secured(ServerResponse.json(value, status: status))
     }
 
     /// Whether an `Accept` header prefers `application/json` over `text/html` (RFC 9110 §12.5.1 q-values).

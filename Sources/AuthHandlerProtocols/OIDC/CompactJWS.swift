@@ -1,4 +1,5 @@
 import AuthHandlerCrypto
+import AuthHandlerHTTP
 import Foundation
 
 /// A JWS in compact serialization (RFC 7515 §7.1): `BASE64URL(header).BASE64URL(payload).BASE64URL(signature)`.
@@ -63,9 +64,6 @@ package struct CompactJWS: Sendable {
     }
 
     private static func encodedSigningInput(header: JOSEHeader, payload: some ContiguousBytes) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let headerJSON = try encoder.encode(header)
-        return Base64.urlEncode(headerJSON) + "." + Base64.urlEncode(payload)
+        Base64.urlEncode(header.serialized(sortingKeys: true)) + "." + Base64.urlEncode(payload)
     }
 }

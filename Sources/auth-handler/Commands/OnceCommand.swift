@@ -179,10 +179,8 @@ enum OnceCommand {
         if !options.parameters.isEmpty {
             var members: [String: JSONValue] = [:]
             for parameter in options.parameters { members[parameter.name] = .string(parameter.value) }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let text = (try? encoder.encode(JSONValue.object(members))).map { String(decoding: $0, as: UTF8.self) }
-            fields.append(URLFormField(name: "customParameters", value: text ?? "{}"))
+            let text = String(decoding: JSONValue.object(members).serialized(sortingKeys: true), as: UTF8.self)
+            fields.append(URLFormField(name: "customParameters", value: text))
         }
         if let linking = options.linking {
             let authType: AuthType = linking.action == .link ? .linkViaRedirect : .reauthViaRedirect

@@ -77,18 +77,7 @@ final class OnceDonePage: Sendable {
         if let idToken { form.append(URLFormField(name: "idToken", value: idToken)) }
         do {
             let answer = try await flow.redeem(form)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let body = try? encoder.encode(answer) else {
-                finish(
-                    .failed(
-                        .providerError, message: "the result could not be encoded; report this as a bug", document: nil)
-                )
-                return ResponseRendering.error(
-                    APIError(.internalError, "the result could not be encoded"), accept: accept,
-                    audience: audience)
-            }
-            finish(.signedIn(result: Array(body)))
+            finish(.signedIn(result: answer.serialized(sortingKeys: true)))
             return .html(Self.signedInPage(providerName: flow.providers[providerID]?.displayName, audience: audience))
         } catch {
             finish(
@@ -168,9 +157,7 @@ final class OnceDonePage: Sendable {
         var members = error.details
         members["code"] = .string(error.code.rawValue)
         members["message"] = .string(error.message)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(JSONValue.object(["error": .object(members)]))).map { Array($0) }
+        return JSONValue.object(["error": .object(members)]).serialized(sortingKeys: true)
     }
 
     /// A value from the URL cut to printable ASCII and 300 characters, safe for a terminal line.
