@@ -45,11 +45,18 @@ package final class MemorySessionStore: SessionStore, DeviceStore {
     }
 
     package func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        try recordOnce(key: key, expiresAt: expiresAt, in: \.usedStates)
+    }
+
+    /// Records `key` in `table` until `expiresAt` unless it is recorded there and not yet expired; says whether it did.
+    private func recordOnce(
+        key: String, expiresAt: Date, in table: WritableKeyPath<State, [[UInt8]: Date]>
+    ) throws(StoreError) -> Bool {
         let keyHash = try StoreKeyDigest.of(key)
         let now = self.now()
         return state.withLock { state in
-            if let recorded = state.usedStates[keyHash], recorded > now { return false }
-            state.usedStates[keyHash] = expiresAt
+            if let recorded = state[keyPath: table][keyHash], recorded > now { return false }
+            state[keyPath: table][keyHash] = expiresAt
             return true
         }
     }
@@ -146,13 +153,7 @@ package final class MemorySessionStore: SessionStore, DeviceStore {
     }
 
     package func decideOnce(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
-        let keyHash = try StoreKeyDigest.of(key)
-        let now = self.now()
-        return state.withLock { state in
-            if let decided = state.deviceDecisions[keyHash], decided > now { return false }
-            state.deviceDecisions[keyHash] = expiresAt
-            return true
-        }
+        try recordOnce(key: key, expiresAt: expiresAt, in: \.deviceDecisions)
     }
 
     package func isDecided(key: String, now: Date) async throws(StoreError) -> Bool {

@@ -55,14 +55,17 @@ package final class RedisSessionStore: SessionStore, DeviceStore {
     }
 
     package func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
-        let stateKey = try self.key("state", key)
+        try await setOnce(try self.key("state", key), expiresAt: expiresAt, operation: "SET (record used state)")
+    }
+
+    /// Sets `redisKey` until `expiresAt` unless it is set; says whether it did.
+    private func setOnce(_ redisKey: [UInt8], expiresAt: Date, operation: String) async throws(StoreError) -> Bool {
         // SET NX is atomic: of two callers exactly one sets (https://redis.io/docs/latest/commands/set/).
-        let reply = try await run(
-            "SET (record used state)", ["SET", .raw(stateKey), "1", "NX", "PXAT", Self.milliseconds(expiresAt)])
+        let reply = try await run(operation, ["SET", .raw(redisKey), "1", "NX", "PXAT", Self.milliseconds(expiresAt)])
         switch reply {
         case .status("OK"): return true
         case .null: return false
-        default: throw Self.unexpected(reply, "SET (record used state)")
+        default: throw Self.unexpected(reply, operation)
         }
     }
 
@@ -211,14 +214,7 @@ package final class RedisSessionStore: SessionStore, DeviceStore {
     }
 
     package func decideOnce(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
-        let decidedKey = try self.key("device-decided", key)
-        let reply = try await run(
-            "SET (decide once)", ["SET", .raw(decidedKey), "1", "NX", "PXAT", Self.milliseconds(expiresAt)])
-        switch reply {
-        case .status("OK"): return true
-        case .null: return false
-        default: throw Self.unexpected(reply, "SET (decide once)")
-        }
+        try await setOnce(try self.key("device-decided", key), expiresAt: expiresAt, operation: "SET (decide once)")
     }
 
     package func isDecided(key: String, now: Date) async throws(StoreError) -> Bool {

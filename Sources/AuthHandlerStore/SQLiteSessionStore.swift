@@ -34,17 +34,24 @@ package final class SQLiteSessionStore: SessionStore, DeviceStore {
     }
 
     package func recordUsedState(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
+        try upsertUnlessLive(
+            """
+            INSERT INTO used_states(state_hash, expires_at) VALUES (?1, ?2)
+            ON CONFLICT(state_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE used_states.expires_at <= ?3
+            """,
+            key: key, expiresAt: expiresAt, operation: "record used state"
+        )
+    }
+
+    /// Runs the upsert `sql` with `key`'s hash bound to `?1`, `expiresAt` to `?2` and now to `?3`, and says whether it
+    /// inserted a row (or revived an expired one). One statement, so one transaction: of two callers only one does.
+    private func upsertUnlessLive(
+        _ sql: String, key: String, expiresAt: Date, operation: String
+    ) throws(StoreError) -> Bool {
         let keyHash = try StoreKeyDigest.of(key)
         let now = self.now().timeIntervalSince1970
-        // One statement, so one transaction: of two callers only one inserts (or revives an expired row).
         return try locked { connection throws(StoreError) in
-            try connection.withStatement(
-                """
-                INSERT INTO used_states(state_hash, expires_at) VALUES (?1, ?2)
-                ON CONFLICT(state_hash) DO UPDATE SET expires_at = excluded.expires_at WHERE used_states.expires_at <= ?3
-                """,
-                operation: "record used state"
-            ) { statement throws(StoreError) in
+            try connection.withStatement(sql, operation: operation) { statement throws(StoreError) in
                 try statement.bind(1, blob: keyHash)
                 try statement.bind(2, double: expiresAt.timeIntervalSince1970)
                 try statement.bind(3, double: now)
@@ -247,25 +254,15 @@ package final class SQLiteSessionStore: SessionStore, DeviceStore {
     }
 
     package func decideOnce(key: String, expiresAt: Date) async throws(StoreError) -> Bool {
-        let keyHash = try StoreKeyDigest.of(key)
-        let now = self.now().timeIntervalSince1970
         // As recordUsedState: one upsert, which only an expired decision lets through again.
-        return try locked { connection throws(StoreError) in
-            try connection.withStatement(
-                """
-                INSERT INTO device_decisions(key_hash, expires_at) VALUES (?1, ?2)
-                ON CONFLICT(key_hash) DO UPDATE SET expires_at = excluded.expires_at
-                WHERE device_decisions.expires_at <= ?3
-                """,
-                operation: "decide once"
-            ) { statement throws(StoreError) in
-                try statement.bind(1, blob: keyHash)
-                try statement.bind(2, double: expiresAt.timeIntervalSince1970)
-                try statement.bind(3, double: now)
-                try statement.finish()
-            }
-            return connection.changes == 1
-        }
+        try upsertUnlessLive(
+            """
+            INSERT INTO device_decisions(key_hash, expires_at) VALUES (?1, ?2)
+            ON CONFLICT(key_hash) DO UPDATE SET expires_at = excluded.expires_at
+            WHERE device_decisions.expires_at <= ?3
+            """,
+            key: key, expiresAt: expiresAt, operation: "decide once"
+        )
     }
 
     package func isDecided(key: String, now: Date) async throws(StoreError) -> Bool {
