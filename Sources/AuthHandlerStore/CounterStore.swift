@@ -22,9 +22,4 @@ package struct CounterReading: Sendable, Equatable {
     package var count: Int
     /// How long until the window closes (more than zero): the time a caller over a limit is told to wait.
     package var remaining: Duration
-
-    package init(count: Int, remaining: Duration) {
-        self.count = count
-        self.remaining = remaining
-    }
 }
