@@ -37,7 +37,8 @@ extension FakeIdPRouter {
         if let responseMode = parameters["response_mode"] {
             guard let mode = FakeOIDCAuthorizationResponse.Mode(rawValue: responseMode) else {
                 return reply.error(
-                    .invalidRequest("response_mode \"\(responseMode)\" is not supported; use query or form_post"))
+                    FakeOIDCError(
+                        .invalidRequest, "response_mode \"\(responseMode)\" is not supported; use query or form_post"))
             }
             reply.mode = mode
         }
@@ -59,7 +60,7 @@ extension FakeIdPRouter {
         case .approve(let approved):
             user = approved
         case .deny(let reason):
-            return reply.error(.accessDenied(reason))
+            return reply.error(FakeOIDCError(.accessDenied, reason))
         case .refuse(let error):
             return reply.error(error)
         case .showLoginPage(let title):
@@ -78,7 +79,7 @@ extension FakeIdPRouter {
         do {
             return reply.code(try await state.issueCode(code))
         } catch {
-            return reply.error(.serverError("cannot issue a code: \(error)"))
+            return reply.error(FakeOIDCError(.serverError, "cannot issue a code: \(error)"))
         }
     }
 
@@ -95,7 +96,7 @@ extension FakeIdPRouter {
         _ parameters: FakeOIDCParameters, client: FakeIdPConfiguration.OAuth2Client, redirectURI: String
     ) throws(FakeOIDCError) -> FakeAuthorizationCode {
         if let repeated = parameters.repeatedNames.first {
-            throw .invalidRequest("the parameter \(repeated) is sent more than once (RFC 6749 §3.1)")
+            throw FakeOIDCError(.invalidRequest, "the parameter \(repeated) is sent more than once (RFC 6749 §3.1)")
         }
         if parameters["request"] != nil {
             throw FakeOIDCError(code: "request_not_supported", description: "request objects are not supported")
@@ -104,7 +105,7 @@ extension FakeIdPRouter {
             throw FakeOIDCError(code: "request_uri_not_supported", description: "request_uri is not supported")
         }
         guard let responseType = parameters["response_type"] else {
-            throw .invalidRequest("response_type is missing; send response_type=code")
+            throw FakeOIDCError(.invalidRequest, "response_type is missing; send response_type=code")
         }
         guard responseType == "code" else {
             throw FakeOIDCError(
@@ -113,27 +114,29 @@ extension FakeIdPRouter {
         }
         let scope = parameters["scope"] ?? ""
         if !scope.isEmpty, FakeOIDCParameters.scopeTokens(scope) == nil {
-            throw .invalidScope("scope must be scope tokens separated by single spaces (RFC 6749 §3.3)")
+            throw FakeOIDCError(.invalidScope, "scope must be scope tokens separated by single spaces (RFC 6749 §3.3)")
         }
         let challenge = parameters["code_challenge"]
         if let method = parameters["code_challenge_method"] {
             guard method == PKCE.challengeMethod else {
-                throw .invalidRequest("code_challenge_method \"\(method)\" is refused; use S256")
+                throw FakeOIDCError(.invalidRequest, "code_challenge_method \"\(method)\" is refused; use S256")
             }
             guard challenge != nil else {
-                throw .invalidRequest("code_challenge_method is sent without code_challenge")
+                throw FakeOIDCError(.invalidRequest, "code_challenge_method is sent without code_challenge")
             }
         }
         if let challenge {
             // RFC 7636 §4.3: a challenge without a method means plain, which this IdP refuses.
             guard parameters["code_challenge_method"] != nil else {
-                throw .invalidRequest("code_challenge_method is missing, which means plain; send S256")
+                throw FakeOIDCError(.invalidRequest, "code_challenge_method is missing, which means plain; send S256")
             }
             guard PKCE.isValidVerifier(challenge) else {
-                throw .invalidRequest("code_challenge must be 43-128 characters of [A-Za-z0-9-._~] (RFC 7636 §4.2)")
+                throw FakeOIDCError(
+                    .invalidRequest, "code_challenge must be 43-128 characters of [A-Za-z0-9-._~] (RFC 7636 §4.2)")
             }
         } else if client.secret == nil {
-            throw .invalidRequest("a public client must send code_challenge and code_challenge_method=S256 (PKCE)")
+            throw FakeOIDCError(
+                .invalidRequest, "a public client must send code_challenge and code_challenge_method=S256 (PKCE)")
         }
         return FakeAuthorizationCode(
             grant: FakeOAuth2Grant(clientID: client.id, scope: scope, userID: ""), redirectURI: redirectURI,
@@ -157,7 +160,7 @@ extension FakeIdPRouter {
                 }
                 return .approve(user)
             default:
-                return .refuse(.invalidRequest("decision must be approve or deny"))
+                return .refuse(FakeOIDCError(.invalidRequest, "decision must be approve or deny"))
             }
         }
         if configuration.autoApprove, let hint = parameters["login_hint"] {

@@ -19,31 +19,37 @@ enum FakeOIDCClientAuthentication: String, Equatable {
         headers: HTTPHeaders, parameters: FakeOIDCParameters, configuration: FakeIdPConfiguration
     ) throws(FakeOIDCError) -> (client: FakeIdPConfiguration.OAuth2Client, method: Self) {
         let authorization = headers.values(for: "Authorization")
-        guard authorization.count <= 1 else { throw .invalidRequest("send at most one Authorization header") }
+        guard authorization.count <= 1 else {
+            throw FakeOIDCError(.invalidRequest, "send at most one Authorization header")
+        }
         if let header = authorization.first {
             guard let (id, secret) = basicCredentials(header) else {
-                throw .invalidClient(
+                throw FakeOIDCError(
+                    .invalidClient,
                     "the Authorization header must be Basic base64(urlencode(client_id):urlencode(client_secret))")
             }
             if parameters["client_secret"] != nil {
-                throw .invalidRequest("client_secret is sent both in Authorization and in the body; use one method")
+                throw FakeOIDCError(
+                    .invalidRequest, "client_secret is sent both in Authorization and in the body; use one method")
             }
             if let bodyID = parameters["client_id"], bodyID != id {
-                throw .invalidClient("client_id in the body differs from the one in Authorization")
+                throw FakeOIDCError(.invalidClient, "client_id in the body differs from the one in Authorization")
             }
             return (try confidentialClient(id: id, secret: secret, configuration: configuration), .clientSecretBasic)
         }
         guard let id = parameters["client_id"] else {
-            throw .invalidClient("no client authentication: use client_secret_basic, client_secret_post or client_id")
+            throw FakeOIDCError(
+                .invalidClient, "no client authentication: use client_secret_basic, client_secret_post or client_id")
         }
         if let secret = parameters["client_secret"] {
             return (try confidentialClient(id: id, secret: secret, configuration: configuration), .clientSecretPost)
         }
         guard let client = configuration.oauth2Client(id: id) else {
-            throw .invalidClient("client_id \"\(id)\" is not registered")
+            throw FakeOIDCError(.invalidClient, "client_id \"\(id)\" is not registered")
         }
         guard client.secret == nil else {
-            throw .invalidClient("client \"\(id)\" is confidential: authenticate with its secret (basic or post)")
+            throw FakeOIDCError(
+                .invalidClient, "client \"\(id)\" is confidential: authenticate with its secret (basic or post)")
         }
         return (client, .publicClient)
     }
@@ -52,13 +58,14 @@ enum FakeOIDCClientAuthentication: String, Equatable {
         id: String, secret: String, configuration: FakeIdPConfiguration
     ) throws(FakeOIDCError) -> FakeIdPConfiguration.OAuth2Client {
         guard let client = configuration.oauth2Client(id: id) else {
-            throw .invalidClient("client_id \"\(id)\" is not registered")
+            throw FakeOIDCError(.invalidClient, "client_id \"\(id)\" is not registered")
         }
         guard let expected = client.secret else {
-            throw .invalidClient("client \"\(id)\" is public and has no secret; send only client_id and PKCE")
+            throw FakeOIDCError(
+                .invalidClient, "client \"\(id)\" is public and has no secret; send only client_id and PKCE")
         }
         guard ConstantTime.equals(secret, expected) else {
-            throw .invalidClient("wrong client secret for \"\(id)\"")
+            throw FakeOIDCError(.invalidClient, "wrong client secret for \"\(id)\"")
         }
         return client
     }

@@ -9,28 +9,14 @@ struct FakeOIDCError: Error, Equatable {
     /// The `error_description`: what failed and what to send instead.
     var description: String
 
-    static func invalidRequest(_ description: String) -> FakeOIDCError {
-        FakeOIDCError(code: "invalid_request", description: description)
-    }
-
-    static func invalidClient(_ description: String) -> FakeOIDCError {
-        FakeOIDCError(code: "invalid_client", description: description)
-    }
-
-    static func invalidGrant(_ description: String) -> FakeOIDCError {
-        FakeOIDCError(code: "invalid_grant", description: description)
-    }
-
-    static func invalidScope(_ description: String) -> FakeOIDCError {
-        FakeOIDCError(code: "invalid_scope", description: description)
-    }
-
-    static func accessDenied(_ description: String) -> FakeOIDCError {
-        FakeOIDCError(code: "access_denied", description: description)
-    }
-
-    static func serverError(_ description: String) -> FakeOIDCError {
-        FakeOIDCError(code: "server_error", description: description)
+    /// The `error` codes the fake answers by itself; a queued failure (`FakeFailureKind.oauthError`) may name any other.
+    enum Code: String {
+        case invalidRequest = "invalid_request"
+        case invalidClient = "invalid_client"
+        case invalidGrant = "invalid_grant"
+        case invalidScope = "invalid_scope"
+        case accessDenied = "access_denied"
+        case serverError = "server_error"
     }
 
     /// The error as the token endpoint answers it: JSON, 401 with a Basic challenge for `invalid_client`,
@@ -55,5 +41,12 @@ struct FakeOIDCError: Error, Equatable {
     /// The `error` and `error_description` fields of an authorization error response.
     var redirectFields: [URLFormField] {
         [URLFormField(name: "error", value: code), URLFormField(name: "error_description", value: description)]
+    }
+}
+
+extension FakeOIDCError {
+    /// An error with one of the fake's own codes; declared apart so that the memberwise initialiser stays.
+    init(_ code: Code, _ description: String) {
+        self.init(code: code.rawValue, description: description)
     }
 }
