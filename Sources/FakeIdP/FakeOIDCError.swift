@@ -23,9 +23,9 @@ struct FakeOIDCError: Error, Equatable {
     /// 400 otherwise (RFC 6749 §5.2), 500 for `server_error`.
     var tokenResponse: ServerResponse {
         let status =
-            switch code {
-            case "invalid_client": 401
-            case "server_error": 500
+            switch Code(rawValue: code) {
+            case .invalidClient: 401
+            case .serverError: 500
             default: 400
             }
         var response = FakeIdPRouter.json(["error": code, "error_description": description], status: status)
