@@ -7,12 +7,13 @@ import FakeIdP
 import Foundation
 import Synchronization
 
-/// A started service: the HTTP server, the flow behind it, and the store sweeper.
-final class RunningService: Sendable {
+/// A started service: the HTTP server, the flow behind it, and the store sweeper. A value: what it holds are references
+/// to the running parts, which every copy shares.
+struct RunningService: Sendable {
     /// `http://HOST:PORT` of the first listen address (with the real port).
     let baseURL: String
     /// `http://HOST:PORT` of the first `opsListen` address; nil without an operations listener.
-    let opsBaseURL: String?
+    var opsBaseURL: String? { opsServer.map { "http://\($0.addresses[0])" } }
     let service: AuthHandlerService
     let server: HTTPServer
     private let opsServer: HTTPServer?
@@ -34,19 +35,6 @@ final class RunningService: Sendable {
         let adoptedSockets: Bool
         /// The key drawn at start when neither the config nor a file holds one (memory store): a reload keeps it.
         let drawnStateKey: [UInt8]?
-    }
-
-    private init(
-        baseURL: String, service: AuthHandlerService, server: HTTPServer, opsServer: HTTPServer?,
-        sweeper: Task<Void, Never>, kept: KeptParts
-    ) {
-        self.baseURL = baseURL
-        self.opsBaseURL = opsServer.map { "http://\($0.addresses[0])" }
-        self.service = service
-        self.server = server
-        self.opsServer = opsServer
-        self.sweeper = sweeper
-        self.kept = kept
     }
 
     /// Builds everything the config describes and starts listening; `extraRoutes` are served beside HTTP-API.md's.
