@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // Argon2id password hashing (RFC 9106) for the accounts backend: libargon2, the reference implementation.
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
         // The QR code `login` draws on a terminal (HTTP-API.md §1.7).
         .systemLibrary(
             name: "CQREncode",
@@ -58,10 +64,11 @@ let package = Package(
             name: "AuthHandlerSystem",
             dependencies: ["COpenSSL", "CProcessShims"]
         ),
-        // OpenSSL's primitives behind Swift types, and `Secret`, the redacted value Config and Store both hold.
+        // OpenSSL's primitives behind Swift types, Argon2id through libargon2, and `Secret`, the redacted value Config
+        // and Store both hold.
         .target(
             name: "AuthHandlerCrypto",
-            dependencies: ["AuthHandlerSystem", "COpenSSL"]
+            dependencies: ["AuthHandlerSystem", "COpenSSL", "CArgon2"]
         ),
         // The listener (libmicrohttpd), the outbound client (libcurl) and the request, form and JSON values.
         .target(

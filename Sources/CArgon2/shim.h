@@ -1,0 +1,4 @@
+#ifndef AUTH_HANDLER_CARGON2_SHIM_H
+#define AUTH_HANDLER_CARGON2_SHIM_H
+#include <argon2.h>
+#endif
