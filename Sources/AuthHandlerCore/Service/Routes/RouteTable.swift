@@ -51,11 +51,13 @@ struct RouteTable: Sendable {
 
     /// The route for `method` at `path` on `listener`: a route of that method first, then one that takes every method.
     func lookup(method: String, path: String, on listener: AuthHandlerService.ListenerRole) -> Lookup {
-        guard let candidates = routes[path]?.filter({ $0.listeners.contains(listener) }), !candidates.isEmpty else {
+        // Per request: one dictionary lookup and a walk over the path's few routes, with no array built.
+        guard let candidates = routes[path], candidates.contains(where: { $0.listeners.contains(listener) }) else {
             return .notFound
         }
-        if let exact = candidates.first(where: { $0.method == method }) { return .route(exact) }
-        if let any = candidates.first(where: { $0.method == nil }) { return .route(any) }
+        let served = candidates.lazy.filter { $0.listeners.contains(listener) }
+        if let exact = served.first(where: { $0.method == method }) { return .route(exact) }
+        if let any = served.first(where: { $0.method == nil }) { return .route(any) }
         return .methodNotAllowed(
             otherMethods[path] ?? MethodRefusal(message: "this path does not take that method", starter: nil))
     }
