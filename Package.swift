@@ -39,6 +39,12 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // E-mail domains as IDNA2008 A-labels (RFC 5891) for the accounts backend's one normal form of an address.
+        .systemLibrary(
+            name: "CIDN2",
+            pkgConfig: "libidn2",
+            providers: [.apt(["libidn2-dev"])]
+        ),
         // The QR code `login` draws on a terminal (HTTP-API.md §1.7).
         .systemLibrary(
             name: "CQREncode",
@@ -85,6 +91,12 @@ let package = Package(
             name: "AuthHandlerStore",
             dependencies: ["AuthHandlerCrypto", "AuthHandlerSystem", "CSQLite", "CHiredis", "CSQLiteShims"]
         ),
+        // The accounts backend (docs/ACCOUNTS.md): users, passwords, identities, sessions and ID tokens, their store
+        // protocol and its SQLite engine, and the mail they send. It knows no sign-in flow and no configuration file.
+        .target(
+            name: "AuthHandlerAccounts",
+            dependencies: ["AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerStore", "CIDN2"]
+        ),
         // Configuration, providers, the sign-in flow, backends, observability and the HTTP service.
         .target(
             name: "AuthHandlerCore",
@@ -121,7 +133,7 @@ let package = Package(
             name: "AuthHandlerTests",
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
-                "AuthHandlerCore", "auth-handler", "TestSupport", "CProcessShims",
+                "AuthHandlerAccounts", "AuthHandlerCore", "auth-handler", "TestSupport", "CProcessShims",
             ]
         ),
         // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, loopback sockets.

@@ -6,12 +6,15 @@ set -euo pipefail
 
 level=${1:-test}
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libhiredis-dev libqrencode-dev
-    libargon2-dev)
+    libargon2-dev libidn2-dev)
 if [[ $level == test || $level == bench ]]; then
     # Independent reference implementations the test suite checks our protocol code against.
     packages+=(python3 python3-oauthlib python3-jwt)
     # Debian's argon2 command: the Argon2id hashes are checked against it (CryptoArgon2idTests).
     packages+=(argon2)
+    # The accounts tests (Tests/EndToEndTests, docs/ACCOUNTS.md): a real SMTP server receives the daemon's mail, and
+    # PyJWT with cryptography verifies its ID tokens by discovery.
+    packages+=(python3-aiosmtpd python3-cryptography)
     # The Redis store's tests start their own redis-server (Tests/AuthHandlerTests/RedisTestServer.swift); the
     # scale-out tests (Tests/EndToEndTests/EndToEndScaleOutTests.swift) also read its keys with redis-cli and put
     # nginx in front of two instances; the browser-module test (Tests/Browser/browser_client_test.py) serves its app

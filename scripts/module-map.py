@@ -12,7 +12,7 @@ import sys
 
 # The order the map lists targets in: top to bottom, the executable first.
 ORDER = [
-    'auth-handler', 'FakeIdP', 'AuthHandlerCore', 'AuthHandlerStore', 'AuthHandlerProtocols', 'AuthHandlerHTTP',
+    'auth-handler', 'FakeIdP', 'AuthHandlerCore', 'AuthHandlerAccounts', 'AuthHandlerStore', 'AuthHandlerProtocols', 'AuthHandlerHTTP',
     'AuthHandlerCrypto', 'AuthHandlerSystem', 'AuthHandlerClient',
 ]
 DOC = 'docs/ARCHITECTURE.md'
