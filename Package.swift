@@ -95,7 +95,10 @@ let package = Package(
         // protocol and its SQLite engine, and the mail they send. It knows no sign-in flow and no configuration file.
         .target(
             name: "AuthHandlerAccounts",
-            dependencies: ["AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerStore", "CIDN2"]
+            dependencies: [
+                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
+                "CIDN2",
+            ]
         ),
         // Configuration, providers, the sign-in flow, backends, observability and the HTTP service.
         .target(
@@ -126,7 +129,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "auth-handler-bench",
-            dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerCore"],
+            dependencies: [
+                "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerAccounts", "AuthHandlerCore",
+            ],
             path: "bench/Sources/auth-handler-bench"
         ),
         .testTarget(
