@@ -85,6 +85,10 @@ actor FakeIdPState {
     /// The RS256 key that signs ID tokens (and the fake backend's tokens); only its public half is in the JWKS.
     private(set) var signingKey: SigningKey
     private var keyGeneration = 1
+    /// Keys made when a `rotate-keys` failure was queued, taken in order by the rotations.
+    private(set) var preparedKeys: [SigningKey] = []
+    /// The most keys one queued failure prepares; further rotations make theirs when they happen.
+    static let preparedKeyLimit = 4
 
     init(configuration: FakeIdPConfiguration) throws {
         self.configuration = configuration
@@ -101,9 +105,23 @@ actor FakeIdPState {
     }
 
     /// Replaces the signing key: a new `kid`, and the old key leaves the JWKS.
+    ///
+    /// The key was made when the failure was queued (`prepareRotation`), so the answer that rotates is not held up
+    /// by RSA key generation, whose time varies widely (tens of milliseconds, seconds on a loaded machine) and could
+    /// otherwise push the answer past the daemon's provider time-out.
     func rotateKeys() throws {
         keyGeneration += 1
-        signingKey = try SigningKey.generate(.rs256, keyID: "fake-key-\(keyGeneration)")
+        signingKey =
+            preparedKeys.isEmpty
+            ? try SigningKey.generate(.rs256, keyID: "fake-key-\(keyGeneration)") : preparedKeys.removeFirst()
+    }
+
+    /// Makes the keys `count` queued rotations will install, named by the generations they will be.
+    private func prepareRotation(count: Int) throws {
+        for _ in 0..<count {
+            let generation = keyGeneration + preparedKeys.count + 1
+            preparedKeys.append(try SigningKey.generate(.rs256, keyID: "fake-key-\(generation)"))
+        }
     }
 
     /// The `short-coordinate-key` failure's ES256 key and its JWK as published, with the x coordinate's leading zero
@@ -141,6 +159,8 @@ actor FakeIdPState {
     // MARK: Control API
 
     func queue(_ failure: FakeFailure) {
+        // A key that cannot be made now is made by the rotation, which answers 500 with the error.
+        if failure.kind == .rotateKeys { try? prepareRotation(count: min(failure.count, Self.preparedKeyLimit)) }
         failures.add(failure)
     }
 
@@ -164,6 +184,7 @@ actor FakeIdPState {
     /// Forgets queued failures only.
     func clearFailures() {
         failures.removeAll()
+        preparedKeys.removeAll()
     }
 
     /// Forgets recorded requests only.
@@ -174,6 +195,7 @@ actor FakeIdPState {
     /// Forgets queued failures and recorded requests (tokens and codes stay valid).
     func reset() {
         failures.removeAll()
+        preparedKeys.removeAll()
         recorded.removeAll()
         shortCoordinateKey = nil
     }

@@ -328,7 +328,9 @@ struct EndToEndClientTests {
                 #expect(error.map(failure.expected) == true, "\(failure.name) → \(String(describing: error))")
                 #expect(error?.message.isEmpty == false, "\(failure.name): the daemon's error_description")
                 let left = try await e2e.get(e2e.idpURL + "/__fake/failures").json?.arrayValue
-                #expect(left?.isEmpty == true, "\(failure.name): every queued failure happened")
+                #expect(
+                    left?.isEmpty == true,
+                    "\(failure.name): every queued failure happened; left: \(String(describing: left))")
             }
         }
     }

@@ -172,6 +172,19 @@ import Testing
         }
     }
 
+    @Test("a queued rotate-keys makes its key when queued, so the rotating answer does no key generation")
+    func rotateKeysIsPreparedWhenQueued() async throws {
+        let state = try FakeIdPState(configuration: FakeIdPConfiguration())
+        await state.queue(FakeFailure(endpoint: .oidcToken, kind: .rotateKeys, count: 2))
+        let prepared = await state.preparedKeys.map(\.publicKey.keyID)
+        #expect(prepared == ["fake-key-2", "fake-key-3"])
+        try await state.rotateKeys()
+        #expect(await state.signingKey.publicKey.keyID == "fake-key-2")
+        #expect(await state.preparedKeys.count == 1)
+        await state.clearFailures()
+        #expect(await state.preparedKeys.isEmpty)
+    }
+
     @Test func wrongIssuerInDiscovery() async throws {
         try await withFakeIdP { idp, client in
             await idp.queue(FakeFailure(endpoint: .oidcDiscovery, kind: .wrongIssuer, count: 1))
