@@ -1,0 +1,151 @@
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import Foundation
+
+/// Backend `accounts`'s keys (CONFIG.md `backend`, kind `accounts`), each nested section checked with its path.
+extension ConfigValidator {
+    static let accountsKeys = [
+        "database", "signingKey", "nextSigningKey", "previousSigningKeys", "idTokenTTLSeconds", "refreshToken",
+        "audience", "password", "email", "claims", "introspectionSecret",
+    ]
+    static let accountsDatabaseKeys = ["kind", "path"]
+    static let refreshTokenKeys = ["idleDays", "absoluteDays", "lostAnswerSeconds"]
+    static let passwordKeys = ["enabled", "minLength", "argon2id", "blockList", "rateLimit"]
+    static let argon2idKeys = ["memoryKiB", "iterations", "parallelism"]
+    static let emailKeys = ["from", "smtp", "outbox"]
+    static let smtpKeys = ["url", "username", "password"]
+    static let claimsKeys = ["identities"]
+
+    /// The `accounts` settings among `fields` (the `backend` section's members).
+    mutating func accounts(_ fields: [String: JSONValue], at path: ConfigPath) -> AccountsConfig {
+        var config = AccountsConfig()
+        if let value = fields["database"] { config.databasePath = accountsDatabase(value, at: path.key("database")) }
+        if let value = fields["signingKey"] { config.signingKey = signingKey(value, at: path.key("signingKey")) }
+        if let value = fields["nextSigningKey"] {
+            config.nextSigningKey = signingKey(value, at: path.key("nextSigningKey"))
+        }
+        if let value = fields["previousSigningKeys"] {
+            config.previousSigningKeys = previousSigningKeys(value, at: path.key("previousSigningKeys"))
+        }
+        if let value = fields["idTokenTTLSeconds"],
+            let seconds = integer(value, in: 300...86400, at: path.key("idTokenTTLSeconds"), counting: "seconds")
+        {
+            config.idTokenTTLSeconds = seconds
+        }
+        if let value = fields["refreshToken"] {
+            config.refreshToken = refreshToken(value, at: path.key("refreshToken"))
+        }
+        if let value = fields["audience"] { config.audience = string(value, at: path.key("audience")) }
+        if let value = fields["password"] { config.password = password(value, at: path.key("password")) }
+        if let value = fields["email"] { config.email = email(value, at: path.key("email")) }
+        if let value = fields["claims"],
+            let claims = object(value, at: path.key("claims"), allowedKeys: Self.claimsKeys),
+            let identities = claims["identities"]
+        {
+            config.includeIdentities = boolean(identities, at: path.key("claims").key("identities")) ?? true
+        }
+        if let value = fields["introspectionSecret"] {
+            config.introspectionSecret = secret(value, at: path.key("introspectionSecret"))
+        }
+        return config
+    }
+
+    /// What `accounts` needs of the rest of the config: the result challenge (without the verifier a planted result
+    /// code signs the victim in as the attacker: login CSRF, and link CSRF with `linkViaRedirect`), and no OIDC
+    /// provider whose issuer is this daemon's (its own ID tokens would sign people in to themselves).
+    mutating func checkAccounts(in config: AuthHandlerConfig) {
+        if !config.requireResultChallenge {
+            fail(
+                ConfigPath.root.key("requireResultChallenge"),
+                "is false, which backend kind \"accounts\" refuses: without the verifier a result code planted in "
+                    + "someone's browser signs them in to the attacker's account (login CSRF); remove the key")
+        }
+        guard let publicURL = config.publicURL else { return }
+        let ownIssuer = publicURL.absoluteString.trimmingSuffix("/") + "/__/auth"
+        for (id, provider) in config.providers.sorted(by: { $0.key < $1.key }) {
+            guard let issuer = provider.issuer?.absoluteString.trimmingSuffix("/"), issuer == ownIssuer else {
+                continue
+            }
+            fail(
+                ConfigPath.root.key("providers").entry(id).key("issuer"),
+                "is this daemon's own issuer (\(ownIssuer)), which backend kind \"accounts\" refuses: its own ID "
+                    + "tokens would sign people in; remove the provider")
+        }
+    }
+
+    /// `database`: `{"kind": "sqlite", "path": ...}`; answers the path, absolute, when given.
+    private mutating func accountsDatabase(_ value: JSONValue, at path: ConfigPath) -> String? {
+        guard let fields = object(value, at: path, allowedKeys: Self.accountsDatabaseKeys) else { return nil }
+        if let kind = fields["kind"], let text = string(kind, at: path.key("kind")), text != "sqlite" {
+            fail(path.key("kind"), "\(Self.quote(text)) is not a database kind this release has; expected \"sqlite\"")
+        }
+        guard let value = fields["path"], let text = string(value, at: path.key("path")) else { return nil }
+        return absolutePath(text)
+    }
+
+    /// A signing key: a secret reference, whose file need not exist yet (`serve` makes it, 0600).
+    private mutating func signingKey(_ value: JSONValue, at path: ConfigPath) -> SecretReference? {
+        if case .object(let fields) = value, fields.count == 1, case .string(let name)? = fields["file"], !name.isEmpty
+        {
+            let file = absolutePath(name)
+            if FileManager.default.fileExists(atPath: file) { return secret(value, at: path) }
+            return .file(file)
+        }
+        return secret(value, at: path)
+    }
+
+    private mutating func previousSigningKeys(_ value: JSONValue, at path: ConfigPath) -> [SecretReference] {
+        guard case .array(let items) = value else {
+            fail(path, "expected an array of secret references, got \(value.typeName)")
+            return []
+        }
+        return items.enumerated().compactMap { index, item in secret(item, at: path.index(index)) }
+    }
+
+    private mutating func refreshToken(_ value: JSONValue, at path: ConfigPath) -> RefreshTokenSettings {
+        var settings = RefreshTokenSettings()
+        guard let fields = object(value, at: path, allowedKeys: Self.refreshTokenKeys) else { return settings }
+        if let days = fields["idleDays"].flatMap({
+            integer($0, in: 1...3650, at: path.key("idleDays"), counting: "days")
+        }) {
+            settings.idleDays = days
+        }
+        if let days = fields["absoluteDays"].flatMap({
+            integer($0, in: 1...3650, at: path.key("absoluteDays"), counting: "days")
+        }) {
+            settings.absoluteDays = days
+        }
+        if let seconds = fields["lostAnswerSeconds"].flatMap({
+            integer($0, in: 0...3600, at: path.key("lostAnswerSeconds"), counting: "seconds")
+        }) {
+            settings.lostAnswerSeconds = seconds
+        }
+        if settings.idleDays > settings.absoluteDays {
+            fail(
+                path.key("idleDays"),
+                "is \(settings.idleDays), longer than absoluteDays (\(settings.absoluteDays)); expected at most that")
+        }
+        return settings
+    }
+
+    /// A whole number in `range`, or nil after reporting why not.
+    mutating func integer(
+        _ value: JSONValue, in range: ClosedRange<Int>, at path: ConfigPath, counting unit: String
+    ) -> Int? {
+        let expected = "expected a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)"
+        guard let number = Self.wholeNumber(value) else {
+            return refuse(path, "\(expected), got \(value.typeName)")
+        }
+        guard number >= range.lowerBound, number <= range.upperBound else {
+            return refuse(path, "is \(number); \(expected)")
+        }
+        return Int(number)
+    }
+}
+
+extension String {
+    /// The string without one trailing `suffix`.
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}
