@@ -135,10 +135,12 @@ package final class SQLiteAccountStore: AccountStore {
             guard try Self.userExists(localID, connection) else {
                 throw StoreError(.notFound, detail: "take over user: no user with this localId")
             }
+            for table in ["account_identities", "account_codes", "account_pending_credentials"] {
+                try connection.run("DELETE FROM \(table) WHERE local_id = ?1", operation: "take over user") {
+                    statement throws(StoreError) in try statement.bind(1, text: localID.value)
+                }
+            }
             for sql in [
-                "DELETE FROM account_identities WHERE local_id = ?1",
-                "DELETE FROM account_codes WHERE local_id = ?1",
-                "DELETE FROM account_pending_credentials WHERE local_id = ?1",
                 "UPDATE account_sessions SET revoked_at = ?2 WHERE local_id = ?1 AND revoked_at IS NULL",
                 """
                 UPDATE account_users SET password_hash = NULL, password_version = password_version + 1,
