@@ -45,6 +45,39 @@ struct AccountStoreSQLiteTests {
         }
     }
 
+    /// Four stores on one file are four connections, which only SQLite's own locking keeps apart: the rotation's read
+    /// and writes must be one transaction there too (two processes on one file).
+    @Test func rotationsThroughSeveralConnectionsYieldOneSuccessor() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("accounts.sqlite").path
+            let stores = try (0..<4).map { _ in try SQLiteAccountStore(path: path) }
+            let alice = try Fixture.user("alice")
+            try await stores[0].insertUser(alice, identity: nil)
+            for round in 0..<100 {
+                let sid = "s\(round)"
+                let token = try Fixture.digest("rt-\(round)")
+                try await stores[0].insertSession(
+                    Fixture.session(sid, of: alice.localID),
+                    firstToken: RefreshTokenRecord(digest: token, sessionID: sid, issuedAt: Fixture.start))
+                let rotated = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<16 {
+                        let store = stores[index % stores.count]
+                        let successor = try Fixture.digest("rt-\(round)-\(index)")
+                        group.addTask {
+                            try await store.rotateRefreshToken(
+                                digest: token, successorDigest: successor, sealedSuccessor: [UInt8(index)],
+                                at: Fixture.start) == .rotated
+                        }
+                    }
+                    var rotated = 0
+                    for try await outcome in group where outcome { rotated += 1 }
+                    return rotated
+                }
+                #expect(rotated == 1, "round \(round)")
+            }
+        }
+    }
+
     /// The store is given digests: a token, code or credential never given to it cannot be in its file, and the
     /// digest that stands for it is (which shows the search can find what is there).
     @Test func theFileHoldsDigestsNotSecrets() async throws {
