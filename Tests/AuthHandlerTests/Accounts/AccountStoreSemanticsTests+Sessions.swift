@@ -134,6 +134,13 @@ extension AccountStoreSemanticsTests {
                 }
                 #expect(error?.kind == expected, "\(session.id)")
             }
+            // A first token of another session is refused.
+            let mismatch = await accountStoreError {
+                try await store.insertSession(
+                    Fixture.session("s5", of: alice.localID), firstToken: try Fixture.token("rt-5", session: "s1"))
+            }
+            #expect(mismatch?.kind == .constraint("session"))
+            #expect(try await store.session(id: "s5") == nil)
             #expect(try await store.session(id: "s2") == nil)
             #expect(try await store.session(id: "s4") == nil)
             #expect(try await store.refreshToken(digest: try Fixture.digest("rt-3")) == nil)

@@ -138,6 +138,13 @@ struct AccountStoreSemanticsTests {
             #expect(taken?.kind == .constraint("identity"))
             #expect(try await store.user(localID: carol.localID) == nil)
             #expect(try await store.user(normalizedEmail: "carol@example.com") == nil)
+            // So is one whose first identity names another user.
+            let foreign = await accountStoreError {
+                try await store.insertUser(carol, identity: Fixture.identity("apple.com", "7", of: bob.localID))
+            }
+            #expect(foreign?.kind == .constraint("identity"))
+            #expect(try await store.user(localID: carol.localID) == nil)
+            #expect(try await store.identity(providerID: "apple.com", providerUserID: "7") == nil)
 
             #expect(try await store.unlinkIdentity(localID: alice.localID, providerID: "google.com"))
             #expect(try await !store.unlinkIdentity(localID: alice.localID, providerID: "google.com"))
