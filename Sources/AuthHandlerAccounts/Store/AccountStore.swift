@@ -15,14 +15,17 @@ import Foundation
 package protocol AccountStore: CounterStore {
     // MARK: Users
 
-    /// Inserts `user` and, when given, its first identity (whose ``AccountIdentity/localID`` must be the user's).
+    /// Inserts `user` and, when given, its first identity: `.conflict` for a `localId` that exists,
+    /// `.constraint("email")`, `.constraint("identity")` (also for an identity whose ``AccountIdentity/localID`` is
+    /// not the user's); nothing is inserted when any is refused.
     func insertUser(_ user: AccountUser, identity: AccountIdentity?) async throws(StoreError)
 
     func user(localID: LocalID) async throws(StoreError) -> AccountUser?
 
     func user(normalizedEmail: String) async throws(StoreError) -> AccountUser?
 
-    /// Writes the whole record over the stored one with the same ``AccountUser/localID``.
+    /// Writes the whole record over the stored one with the same ``AccountUser/localID``: `.notFound` for no such
+    /// user, `.constraint("email")` for a normalised e-mail another user has.
     func updateUser(_ user: AccountUser) async throws(StoreError)
 
     /// Deletes the user with its identities, sessions, refresh tokens, codes and pending credentials; false when there
@@ -34,8 +37,9 @@ package protocol AccountStore: CounterStore {
 
     /// The pre-hijacking rule (docs/ACCOUNTS.md "Storage", issue 25 §2.2): removes the user's password (bumping
     /// ``AccountUser/passwordVersion``), every identity, code and pending credential, revokes every session, sets
-    /// ``AccountUser/validSince`` to `at`, marks the e-mail verified and links `identity`; answers the user as it now
-    /// is. `.notFound` for no such user, `.constraint("identity")` when another user has `identity`.
+    /// ``AccountUser/validSince`` to `at`, marks the e-mail verified and links `identity` to the user (whatever its
+    /// own ``AccountIdentity/localID``); answers the user as it now is. `.notFound` for no such user,
+    /// `.constraint("identity")` when another user has `identity`.
     func takeOver(localID: LocalID, identity: AccountIdentity, at: Date) async throws(StoreError) -> AccountUser
 
     // MARK: Identities
@@ -54,8 +58,9 @@ package protocol AccountStore: CounterStore {
 
     // MARK: Sessions and refresh tokens
 
-    /// Inserts a session with the first refresh token of its family (whose ``RefreshTokenRecord/sessionID`` must be the
-    /// session's): `.notFound` for no such user, `.conflict` for a session id or digest that exists.
+    /// Inserts a session with the first refresh token of its family: `.notFound` for no such user, `.conflict` for a
+    /// session id or digest that exists, `.constraint("session")` for a token whose ``RefreshTokenRecord/sessionID``
+    /// is not the session's.
     func insertSession(_ session: AccountSession, firstToken: RefreshTokenRecord) async throws(StoreError)
 
     func session(id: String) async throws(StoreError) -> AccountSession?
