@@ -35,7 +35,7 @@ package protocol AccountStore: CounterStore {
     /// Up to `limit` users ordered by ``AccountUser/localID``, starting after `after` (nil: from the first).
     func listUsers(after: LocalID?, limit: Int) async throws(StoreError) -> [AccountUser]
 
-    /// The pre-hijacking rule (docs/ACCOUNTS.md "Storage", issue 25 §2.2): removes the user's password (bumping
+    /// The pre-hijacking rule (docs/ACCOUNTS.md "Storage", "Take-over"): removes the user's password (bumping
     /// ``AccountUser/passwordVersion``), every identity, code and pending credential, revokes every session, sets
     /// ``AccountUser/validSince`` to `at`, marks the e-mail verified and links `identity` to the user (whatever its
     /// own ``AccountIdentity/localID``); answers the user as it now is. `.notFound` for no such user,

@@ -7,7 +7,7 @@ import Testing
 
 /// One-time codes, pending credentials, expiry and counters of every `AccountStore` engine.
 extension AccountStoreSemanticsTests {
-    /// A GET of an action page peeks; only the POST takes, once (issue 25 §3).
+    /// A GET of an action page peeks; only the POST takes, once (docs/ACCOUNTS.md "Storage", "One-time use").
     @Test(arguments: AccountStoreKind.allCases)
     func aCodeIsPeekedFreelyAndTakenOnce(kind: AccountStoreKind) async throws {
         try await withAccountStore(kind) { store in

@@ -7,7 +7,7 @@ import Testing
 
 /// Take-over, sessions and refresh-token rotation of every `AccountStore` engine.
 extension AccountStoreSemanticsTests {
-    /// Issue 25 §2.2: a provider's verified identity takes a never-verified password account over, in one step.
+    /// docs/ACCOUNTS.md "Storage", "Take-over": a provider's verified identity takes a never-verified password account over, in one step.
     @Test(arguments: AccountStoreKind.allCases)
     func takeOverLeavesOnlyTheProvidersIdentity(kind: AccountStoreKind) async throws {
         try await withAccountStore(kind) { store in
@@ -148,7 +148,7 @@ extension AccountStoreSemanticsTests {
         }
     }
 
-    /// Issue 25 §4: each token has exactly one successor, fixed at its first use.
+    /// docs/ACCOUNTS.md "Storage", "One successor per refresh token": each token has exactly one successor, fixed at its first use.
     @Test(arguments: AccountStoreKind.allCases)
     func aTokenHasOneSuccessor(kind: AccountStoreKind) async throws {
         try await withAccountStore(kind) { store in
