@@ -35,7 +35,10 @@ package struct SQLiteMigrations: Sendable {
 
     /// Brings the owner's tables to ``currentVersion`` in one transaction, with the version recorded in it; refuses a
     /// file from a newer version. Other owners' tables and versions are left as they are.
-    package func migrate(_ connection: SQLiteConnection) throws(StoreError) {
+    ///
+    /// - Parameter file: the file's path, for the message that refuses a newer file; without it the message says
+    ///   "the file".
+    package func migrate(_ connection: SQLiteConnection, file: String? = nil) throws(StoreError) {
         try connection.inTransaction(operation: "migrate the \(owner) schema") { () throws(StoreError) in
             try connection.execute(
                 """
@@ -46,10 +49,16 @@ package struct SQLiteMigrations: Sendable {
                 """, operation: "create schema_versions")
             let version = try recordedVersion(connection)
             guard version <= currentVersion else {
+                guard let file else {
+                    throw StoreError(
+                        .unavailable,
+                        detail: "the file has \(owner) schema version \(version), newer than this auth-handler's "
+                            + "\(currentVersion); run the newer version or point store.path at another file")
+                }
                 throw StoreError(
                     .unavailable,
-                    detail: "the file has \(owner) schema version \(version), newer than this auth-handler's "
-                        + "\(currentVersion); run the newer version or point store.path at another file")
+                    detail: "\(file) was written by a newer auth-handler (\(owner) schema v\(version), this binary "
+                        + "knows v\(currentVersion)); upgrade the binary or restore a backup")
             }
             guard version < currentVersion else { return }
             for next in version..<currentVersion {

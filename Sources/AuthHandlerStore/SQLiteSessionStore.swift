@@ -147,54 +147,19 @@ package final class SQLiteSessionStore: SessionStore, DeviceStore {
     }
 
     package func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
-        let keyHash = try StoreKeyDigest.of(key)
-        let now = self.now().timeIntervalSince1970
-        // One statement, so one transaction, also across processes on the file: an expired row starts a new window.
-        // In an upsert's SET every column reads the row as it was (https://sqlite.org/lang_upsert.html).
+        let now = self.now()
         return try locked { connection throws(StoreError) in
-            try connection.withStatement(
-                """
-                INSERT INTO counters(key_hash, count, expires_at) VALUES (?1, 1, ?2)
-                ON CONFLICT(key_hash) DO UPDATE SET
-                    count = CASE WHEN counters.expires_at <= ?3 THEN 1 ELSE counters.count + 1 END,
-                    expires_at = CASE WHEN counters.expires_at <= ?3 THEN excluded.expires_at ELSE counters.expires_at END
-                RETURNING count, expires_at
-                """,
-                operation: "increment counter"
-            ) { statement throws(StoreError) -> CounterReading in
-                try statement.bind(1, blob: keyHash)
-                try statement.bind(2, double: now + window.timeInterval)
-                try statement.bind(3, double: now)
-                guard try statement.step() else {
-                    throw StoreError(.unavailable, detail: "increment counter: the upsert returned no row")
-                }
-                let reading = CounterReading(count: statement.int(0), remaining: .seconds(statement.double(1) - now))
-                // Stepped to the end, or a commit error would be lost (RETURNING: https://sqlite.org/lang_returning.html).
-                try statement.finish()
-                return reading
-            }
+            try Self.counters.increment(key: key, window: window, now: now, on: connection)
         }
     }
 
     package func decrementCounter(key: String) async throws(StoreError) {
-        let keyHash = try StoreKeyDigest.of(key)
-        let now = self.now().timeIntervalSince1970
-        try locked { connection throws(StoreError) in
-            // Two statements in one transaction, so no other process's count falls between them.
-            try connection.inTransaction(operation: "decrement counter") { () throws(StoreError) in
-                for sql in [
-                    "DELETE FROM counters WHERE key_hash = ?1 AND expires_at > ?2 AND count <= 1",
-                    "UPDATE counters SET count = count - 1 WHERE key_hash = ?1 AND expires_at > ?2 AND count > 1",
-                ] {
-                    try connection.withStatement(sql, operation: "decrement counter") { statement throws(StoreError) in
-                        try statement.bind(1, blob: keyHash)
-                        try statement.bind(2, double: now)
-                        try statement.finish()
-                    }
-                }
-            }
-        }
+        let now = self.now()
+        try locked { connection throws(StoreError) in try Self.counters.decrement(key: key, now: now, on: connection) }
     }
+
+    /// The `counters` table of schema version 3.
+    private static let counters = SQLiteCounterTable(name: "counters")
 
     // MARK: - DeviceStore
 

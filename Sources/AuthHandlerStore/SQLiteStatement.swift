@@ -50,6 +50,11 @@ package struct SQLiteStatement {
         try check(sqlite3_bind_int64(raw, index, sqlite3_int64(int)), "bind")
     }
 
+    /// Binds SQL NULL.
+    package func bindNull(_ index: Int32) throws(StoreError) {
+        try check(sqlite3_bind_null(raw, index), "bind")
+    }
+
     /// Advances the statement: true when a row is available, false when it has run to completion.
     package func step() throws(StoreError) -> Bool {
         let code = sqlite3_step(raw)
@@ -81,6 +86,11 @@ package struct SQLiteStatement {
     /// An INTEGER column of the current row.
     package func int(_ column: Int32) -> Int {
         Int(sqlite3_column_int64(raw, column))
+    }
+
+    /// Whether a column of the current row is NULL, which ``blob(_:)``, ``text(_:)`` and the numbers cannot tell.
+    package func isNull(_ column: Int32) -> Bool {
+        sqlite3_column_type(raw, column) == SQLITE_NULL
     }
 
     /// A TEXT column of the current row; empty for NULL.
