@@ -25,10 +25,10 @@ package struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch kind {
-        case .unavailable: "session store unavailable: \(detail)"
-        case .conflict: "session store conflict: \(detail)"
-        case .notFound: "session store record not found: \(detail)"
-        case .constraint(let name): "session store constraint \(name) refused the write: \(detail)"
+        case .unavailable: "store unavailable: \(detail)"
+        case .conflict: "store conflict: \(detail)"
+        case .notFound: "store record not found: \(detail)"
+        case .constraint(let name): "store constraint \(name) refused the write: \(detail)"
         }
     }
 }
