@@ -1,0 +1,121 @@
+import AuthHandlerCrypto
+import AuthHandlerStore
+import Foundation
+
+/// E-mail and password sign-up and sign-in (HTTP-API.md §3.10, docs/ACCOUNTS.md "Passwords").
+extension AccountsEngine {
+    /// What a password sign-in answers beside the grant: the device cookie to set (OWASP's device-cookie defence).
+    package struct PasswordSignIn: Sendable {
+        package var grant: Grant
+        package var deviceCookie: String
+    }
+
+    /// Creates a user with `email` and `password`, signed in. `409 email-already-in-use` when the address has an
+    /// account (as Firebase answers); the hash is made first, so the answer costs the same either way and counts
+    /// against the client's hashing budget.
+    package func signUp(email text: String, password: String, displayName: String?, client: ClientKey)
+        async throws(AccountsError) -> Grant
+    {
+        try requirePasswords()
+        let email = try Self.email(text)
+        let normalized: NormalizedPassword
+        do {
+            normalized = try policy.check(password)
+        } catch {
+            throw AccountsError(
+                .weakPassword, error.description, details: ["reason": .string(error.reason)])
+        }
+        let hash = try await hashing { () async throws(CryptoError) in try await hasher.hash(normalized, client: client) }
+        let at = now()
+        let localID = try Self.crypto { () throws(CryptoError) in try LocalID.generate() }
+        let user = AccountUser(
+            localID: localID, email: email.given, normalizedEmail: email.normalized, displayName: displayName,
+            passwordHash: hash, passwordVersion: 1, createdAt: at, validSince: at)
+        do {
+            try await store.insertUser(user, identity: nil)
+        } catch {
+            if case .constraint("email") = error.kind {
+                throw AccountsError(
+                    .emailAlreadyInUse, "an account with this e-mail address exists; sign in instead")
+            }
+            throw Self.storeFailure(error)
+        }
+        return try await startSession(for: user, provider: "password", isNewUser: true)
+    }
+
+    /// Signs in with `email` and `password`. An unknown e-mail and a wrong password are the same
+    /// `400 invalid-credential` in the same time (a dummy hash); `403 user-disabled` only after a correct password.
+    package func signIn(email text: String, password: String, client: ClientKey, deviceCookie: String?)
+        async throws(AccountsError) -> PasswordSignIn
+    {
+        try requirePasswords()
+        let email = try Self.email(text)
+        let normalized: NormalizedPassword
+        do {
+            normalized = try NormalizedPassword(password)
+        } catch {
+            throw AccountsError(.invalidCredential, "the e-mail address or the password is wrong")
+        }
+        if case .throttled(let seconds) = throttle.check(
+            email: email.normalized, client: client, deviceCookie: deviceCookie)
+        {
+            throw AccountsError(
+                .tooManyRequests, "too many failed sign-ins for this address; wait and try again",
+                retryAfterSeconds: seconds)
+        }
+        let user = try await Self.storing { () throws(StoreError) in
+            try await store.user(normalizedEmail: email.normalized)
+        }
+        let check = try await hashing { () async throws(CryptoError) in
+            try await hasher.verify(normalized, against: user?.passwordHash, client: client)
+        }
+        guard case .match(let rehashed) = check, var user else {
+            throttle.recordFailure(email: email.normalized, client: client)
+            throw AccountsError(.invalidCredential, "the e-mail address or the password is wrong")
+        }
+        throttle.recordSuccess(email: email.normalized, client: client)
+        guard !user.disabled else { throw AccountsError(.userDisabled, "this account is disabled") }
+        if let rehashed { user.passwordHash = rehashed }
+        let grant = try await startSession(for: user, provider: "password", isNewUser: false)
+        let cookie = try Self.crypto { () throws(CryptoError) in try deviceCookies.issue(email: email.normalized) }
+        return PasswordSignIn(grant: grant, deviceCookie: cookie)
+    }
+
+    /// `operation-not-allowed` unless `password.enabled`.
+    func requirePasswords() throws(AccountsError) {
+        guard settings.passwordsEnabled else {
+            throw AccountsError(.operationNotAllowed, "e-mail and password sign-in is turned off on this server")
+        }
+    }
+
+    /// `text` as an address, or `400 invalid-email` with the reason.
+    static func email(_ text: String) throws(AccountsError) -> EmailAddress {
+        do {
+            return try EmailAddress(parsing: text)
+        } catch {
+            throw AccountsError(.invalidEmail, "the e-mail address is not valid: \(error)")
+        }
+    }
+
+    /// Runs a hashing call: its budget refusal `429`, its full queue `503`, both with `Retry-After`.
+    func hashing<Value: Sendable>(_ call: () async throws(CryptoError) -> HashingOutcome<Value>)
+        async throws(AccountsError) -> Value
+    {
+        let outcome: HashingOutcome<Value>
+        do {
+            outcome = try await call()
+        } catch {
+            throw AccountsError(.internalError, "password hashing failed: \(error)")
+        }
+        switch outcome {
+        case .done(let value): return value
+        case .limited(let seconds):
+            throw AccountsError(
+                .tooManyRequests, "too many password attempts from this address; wait and try again",
+                retryAfterSeconds: seconds)
+        case .busy(let seconds):
+            throw AccountsError(
+                .unavailable, "the server is busy checking passwords; try again shortly", retryAfterSeconds: seconds)
+        }
+    }
+}
