@@ -38,7 +38,8 @@ final class CountingEngine: PasswordHashingEngine {
         counts.withLock { $0.verifies += 1 }
         if held.withLock({ $0 }) {
             startedContinuation.yield()
-            gate.wait()
+            // Bounded, so that a defect that queues what should be refused fails the test instead of hanging it.
+            _ = gate.wait(timeout: .now() + 10)
         }
         return try inner.verify(password, encoded: encoded)
     }
