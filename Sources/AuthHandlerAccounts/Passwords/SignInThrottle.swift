@@ -3,8 +3,8 @@ import Foundation
 import Synchronization
 
 /// The in-memory ``SignInThrottling`` of one instance (issue 25 §3; OWASP Authentication Cheat Sheet, "Protect
-/// Against Automated Attacks"; Lampson, Jeffrey and others' device-cookie defence as OWASP describes it, "Slow Down
-/// Online Guessing Attacks with Device Cookies"). Counters key on the normalised e-mail whether or not an account
+/// Against Automated Attacks"; NIST SP 800-63B-4 §3.2.2; OWASP's "Slow Down Online Guessing Attacks with Device
+/// Cookies"). Counters key on the normalised e-mail whether or not an account
 /// has it, so that the answers do not say which e-mails exist, and nobody can lock an owner out:
 ///
 /// - **One e-mail from one client:** the `pairFailures`-th failure (10) within `window` (15 minutes) refuses that
