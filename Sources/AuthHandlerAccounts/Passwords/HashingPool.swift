@@ -18,9 +18,13 @@ final class HashingPool: @unchecked Sendable {
         case clientFull
     }
 
+    /// A job's work, run on a pool thread; it returns what delivers its result, which the pool calls after it has
+    /// freed the job's place, so that a caller answered at once may queue its next job.
+    typealias Work = @Sendable () -> @Sendable () -> Void
+
     private struct Job {
         let client: ClientKey
-        let work: @Sendable () -> Void
+        let work: Work
     }
 
     /// The number of threads.
@@ -35,6 +39,7 @@ final class HashingPool: @unchecked Sendable {
     private var perClient: [ClientKey: Int] = [:]
     private var running = 0
     private var stopped = false
+    private var workers: Set<pthread_t> = []
 
     init(size: Int, maxPerClient: Int = 2, name: String = "argon2id") {
         self.size = max(1, size)
@@ -46,6 +51,7 @@ final class HashingPool: @unchecked Sendable {
                 // Named from inside as well: swift-corelibs-foundation gives the OS thread (top -H, /proc's comm)
                 // the name only when it is set on the running thread.
                 Thread.current.name = threadName
+                registerWorker()
                 runWorker()
             }
             thread.name = threadName
@@ -54,7 +60,7 @@ final class HashingPool: @unchecked Sendable {
     }
 
     /// Queues `work` for `client`, or says why not; `work` runs later on one of the pool's threads.
-    func submit(client: ClientKey, _ work: @escaping @Sendable () -> Void) -> Refusal? {
+    func submit(client: ClientKey, _ work: @escaping Work) -> Refusal? {
         condition.lock()
         defer { condition.unlock() }
         guard !stopped, waiting.count + running < size + maxWaiting else { return .queueFull }
@@ -80,14 +86,28 @@ final class HashingPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the calling thread is one of this pool's.
+    var isCurrentThreadWorker: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return workers.contains(pthread_self())
+    }
+
+    private func registerWorker() {
+        condition.lock()
+        workers.insert(pthread_self())
+        condition.unlock()
+    }
+
     private func runWorker() {
         while let job = next() {
-            job.work()
+            let deliver = job.work()
             condition.lock()
             running -= 1
             let remaining = perClient[job.client, default: 1] - 1
             perClient[job.client] = remaining > 0 ? remaining : nil
             condition.unlock()
+            deliver()
         }
     }
 

@@ -18,7 +18,7 @@ package final class PasswordHasher: Sendable {
     package let parameters: Argon2id.Parameters
     private let budget: HashingBudget
     private let engine: any PasswordHashingEngine
-    private let pool: HashingPool
+    let pool: HashingPool
     private let dummy: String
     private let reporter: (@Sendable (Duration) -> Void)?
     private let stats: Mutex<Stats>
@@ -124,7 +124,7 @@ package final class PasswordHasher: Sendable {
                 let started = clock.now
                 let result = Result { () throws(CryptoError) in try work() }
                 record(clock.now - started)
-                continuation.resume(returning: result)
+                return { continuation.resume(returning: result) }
             }
             if refusal != nil { continuation.resume(returning: nil) }
         }

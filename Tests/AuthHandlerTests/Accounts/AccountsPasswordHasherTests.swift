@@ -33,16 +33,30 @@ import Testing
         #expect(snapshot.completed == 5)
         #expect(snapshot.totalDuration > .zero)
         #expect(snapshot.queued == 0 && snapshot.running == 0)
+        // The place is freed before the answer: a client answered at once may queue again at once.
+        let pool = HashingPool(size: 1, maxPerClient: 1)
+        defer { pool.shutdown() }
+        let answered = await withCheckedContinuation { continuation in
+            _ = pool.submit(client: alice) { { continuation.resume(returning: true) } }
+        }
+        #expect(answered && pool.submit(client: alice) { {} } == nil)
     }
 
     @Test("a hash runs on the pool's own thread, and the reporter hears each duration")
     func ownThread() async throws {
-        let names = Mutex<[String]>([])
+        let slot = Mutex<PasswordHasher?>(nil)
+        let onPool = Mutex<[Bool]>([])
         let hasher = try PasswordHasher(
             parameters: .cheap, budget: Self.generousBudget(), poolSize: 1,
-            reporter: { _ in names.withLock { $0.append(Thread.current.name ?? "") } })
+            reporter: { _ in
+                let worker = slot.withLock { $0?.pool.isCurrentThreadWorker ?? false }
+                onPool.withLock { $0.append(worker) }
+            })
+        slot.withLock { $0 = hasher }
+        #expect(!hasher.pool.isCurrentThreadWorker)
         _ = try await hasher.verify(try NormalizedPassword("whatever password"), against: nil, client: alice)
-        #expect(names.withLock { $0 } == ["argon2id-0"])
+        #expect(onPool.withLock { $0 } == [true])
+        slot.withLock { $0 = nil }
     }
 
     @Test("rehash when the stored hash has less memory or fewer passes than configured")
@@ -82,10 +96,22 @@ import Testing
         defer { pool.shutdown() }
         let gate = DispatchSemaphore(value: 0)
         let clients = (1...4).map { ClientKey(resolved: "192.0.2.\($0)") }
-        #expect(pool.submit(client: clients[0]) { gate.wait() } == nil)
-        #expect(pool.submit(client: clients[1]) { gate.wait() } == nil)
-        #expect(pool.submit(client: clients[2]) { gate.wait() } == nil)
-        #expect(pool.submit(client: clients[3]) { gate.wait() } == .queueFull)
+        #expect(
+            pool.submit(client: clients[0]) {
+                gate.wait(); return {}
+            } == nil)
+        #expect(
+            pool.submit(client: clients[1]) {
+                gate.wait(); return {}
+            } == nil)
+        #expect(
+            pool.submit(client: clients[2]) {
+                gate.wait(); return {}
+            } == nil)
+        #expect(
+            pool.submit(client: clients[3]) {
+                gate.wait(); return {}
+            } == .queueFull)
         for _ in 0..<3 { gate.signal() }
     }
 
@@ -94,10 +120,22 @@ import Testing
         let pool = HashingPool(size: 4)
         defer { pool.shutdown() }
         let gate = DispatchSemaphore(value: 0)
-        #expect(pool.submit(client: alice) { gate.wait() } == nil)
-        #expect(pool.submit(client: alice) { gate.wait() } == nil)
-        #expect(pool.submit(client: alice) { gate.wait() } == .clientFull)
-        #expect(pool.submit(client: bob) { gate.wait() } == nil)
+        #expect(
+            pool.submit(client: alice) {
+                gate.wait(); return {}
+            } == nil)
+        #expect(
+            pool.submit(client: alice) {
+                gate.wait(); return {}
+            } == nil)
+        #expect(
+            pool.submit(client: alice) {
+                gate.wait(); return {}
+            } == .clientFull)
+        #expect(
+            pool.submit(client: bob) {
+                gate.wait(); return {}
+            } == nil)
         for _ in 0..<3 { gate.signal() }
     }
 
