@@ -48,8 +48,8 @@ final class HashingPool: @unchecked Sendable {
         for index in 0..<self.size {
             let threadName = "\(name)-\(index)"
             let thread = Thread { [self] in
-                // Named from inside as well: swift-corelibs-foundation gives the OS thread (top -H, /proc's comm)
-                // the name only when it is set on the running thread.
+                // Named on the running thread too, which is how swift-corelibs-foundation passes a name to the OS
+                // thread (top -H). Nothing depends on the name: `isCurrentThreadWorker` knows the threads by id.
                 Thread.current.name = threadName
                 registerWorker()
                 runWorker()

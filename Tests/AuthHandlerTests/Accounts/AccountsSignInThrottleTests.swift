@@ -148,3 +148,15 @@ import Testing
         #expect(throttle.entries.emails == 1)
     }
 }
+
+extension AccountsSignInThrottleTests {
+    @Test("through the protocol the endpoint uses")
+    func throughProtocol() async {
+        let clock = TestClock()
+        let throttling: any SignInThrottling = throttle(clock).0
+        for _ in 0..<10 { await throttling.recordFailure(email: email, client: attacker) }
+        #expect(await throttling.check(email: email, client: attacker, deviceCookie: nil) != .allowed)
+        await throttling.recordSuccess(email: email, client: attacker)
+        #expect(await throttling.check(email: email, client: attacker, deviceCookie: nil) == .allowed)
+    }
+}
