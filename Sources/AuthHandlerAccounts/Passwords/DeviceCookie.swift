@@ -98,7 +98,9 @@ package struct DeviceCookie: Sendable, CustomStringConvertible, CustomReflectabl
 /// The device cookie as the response sets it (RFC 6265 §4.1): `HttpOnly` (no script reads it), `SameSite=Strict`,
 /// `Path=/__/auth/` (only the daemon's endpoints receive it), `Secure` when `publicURL` is https, and `Max-Age` the
 /// cookie's lifetime. Its textual forms never show the value.
-package struct DeviceCookieHeader: Sendable, Equatable, CustomStringConvertible {
+package struct DeviceCookieHeader: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     package let name = DeviceCookie.name
     package let value: String
     package let maxAge: Int
@@ -114,4 +116,7 @@ package struct DeviceCookieHeader: Sendable, Equatable, CustomStringConvertible 
         "\(name)=\(Redaction.marker); Max-Age=\(maxAge); Path=\(path); HttpOnly" + (secure ? "; Secure" : "")
             + "; SameSite=Strict"
     }
+
+    package var debugDescription: String { description }
+    package var customMirror: Mirror { Mirror(self, children: [:]) }
 }

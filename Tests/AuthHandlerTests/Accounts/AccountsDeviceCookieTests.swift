@@ -62,6 +62,10 @@ import Testing
         #expect(!cookies.setCookie(value, secure: false).fieldValue.contains("Secure"))
         #expect(!"\(secure)".contains(value))
         #expect("\(secure)".contains(Redaction.marker))
+        #expect(!String(reflecting: secure).contains(value))
+        var dumped = ""
+        dump(secure, to: &dumped)
+        #expect(!dumped.contains(value))
         #expect(!"\(cookies)".contains("42"))
     }
 }
