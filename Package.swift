@@ -105,6 +105,7 @@ let package = Package(
             name: "AuthHandlerCore",
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
+                "AuthHandlerAccounts",
             ],
             // The browser module served at /__/auth/client.js (HTTP-API.md §3.8), compiled into the binary as bytes:
             // nothing to install beside it, and the static release binary stays one file. The path is a symbolic
@@ -124,7 +125,7 @@ let package = Package(
             name: "auth-handler",
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
-                "AuthHandlerCore", "FakeIdP", "CQREncode",
+                "AuthHandlerAccounts", "AuthHandlerCore", "FakeIdP", "CQREncode",
             ]
         ),
         .executableTarget(

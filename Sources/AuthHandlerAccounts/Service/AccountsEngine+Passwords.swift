@@ -56,7 +56,7 @@ extension AccountsEngine {
         } catch {
             throw AccountsError(.invalidCredential, "the e-mail address or the password is wrong")
         }
-        if case .throttled(let seconds) = throttle.check(
+        if case .throttled(let seconds) = await throttle.check(
             email: email.normalized, client: client, deviceCookie: deviceCookie)
         {
             throw AccountsError(
@@ -70,10 +70,10 @@ extension AccountsEngine {
             try await hasher.verify(normalized, against: user?.passwordHash, client: client)
         }
         guard case .match(let rehashed) = check, var user else {
-            throttle.recordFailure(email: email.normalized, client: client)
+            await throttle.recordFailure(email: email.normalized, client: client)
             throw AccountsError(.invalidCredential, "the e-mail address or the password is wrong")
         }
-        throttle.recordSuccess(email: email.normalized, client: client)
+        await throttle.recordSuccess(email: email.normalized, client: client)
         guard !user.disabled else { throw AccountsError(.userDisabled, "this account is disabled") }
         if let rehashed { user.passwordHash = rehashed }
         let grant = try await startSession(for: user, provider: "password", isNewUser: false)

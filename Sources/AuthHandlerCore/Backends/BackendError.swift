@@ -26,6 +26,9 @@ package enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
     case transient(reason: String)
     /// The backend refused the request for another reason (other 4xx, unreadable answer). 502 `backend-error`.
     case rejected(reason: String)
+    /// The accounts backend's own answer (docs/ACCOUNTS.md "Linking"): its §5 code, message and members as they are;
+    /// `unavailable` (the database, a full hashing queue) leaves the code redeemable.
+    case accounts(code: APIError.Code, message: String, details: [String: JSONValue])
 
     /// The HTTP status `POST /__/auth/result` answers with.
     package var httpStatus: Int { code.status }
@@ -40,13 +43,17 @@ package enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
         case .emailExists: .emailAlreadyInUse
         case .invalidIDToken: .invalidIDToken
         case .transient, .rejected: .backendError
+        case .accounts(let code, _, _): code
         }
     }
 
     /// True when trying again later may succeed, so the result code must stay redeemable.
     package var isTransient: Bool {
-        if case .transient = self { return true }
-        return false
+        switch self {
+        case .transient: true
+        case .accounts(let code, _, _): code == .unavailable || code == .internalError
+        default: false
+        }
     }
 
     /// Extra members of the JSON error object: `email`, `verifiedProviders`, `mfaPendingCredential`, `mfaInfo`.
@@ -61,6 +68,7 @@ package enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
             ["email": email.map(JSONValue.string) ?? .null]
         case .secondFactorRequired(let pending, let info):
             ["mfaPendingCredential": .string(pending), "mfaInfo": info]
+        case .accounts(_, _, let details): details
         case .userDisabled, .invalidIDToken, .transient, .rejected:
             [:]
         }
@@ -87,6 +95,8 @@ package enum BackendError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the sign-in backend is unavailable, try again: \(reason)"
         case .rejected(let reason):
             return "the sign-in backend refused the request: \(reason)"
+        case .accounts(_, let message, _):
+            return message
         }
     }
 }

@@ -16,12 +16,15 @@ package struct BackendSignInRequest: Sendable, Hashable {
     /// The result being redeemed, the same for every redemption attempt of one result code and never the code itself:
     /// the webhook's `resultId`, by which a receiver recognises a delivery it already processed (HTTP-API.md §2.8).
     package var resultId: String?
+    /// The redemption's `verifier` (HTTP-API.md §3.3): the accounts backend binds a pending credential to it, so that
+    /// only the browser that ran this sign-in can link it. Other backends do not send it anywhere.
+    package var verifier: String?
 
     /// Every token-like value of this request, for scrubbing them out of error messages.
     var sensitiveValues: [String?] {
         [
             credential.accessToken, credential.secret, credential.idToken, credential.refreshToken, credential.nonce,
-            idToken,
+            idToken, verifier,
         ]
     }
 }

@@ -29,6 +29,18 @@ extension APIError {
         case providerError = "provider-error"
         case backendError = "backend-error"
         case unavailable = "unavailable"
+        // The accounts backend's (docs/ACCOUNTS.md, HTTP-API.md §3.10).
+        case invalidEmail = "invalid-email"
+        case weakPassword = "weak-password"
+        case invalidCredential = "invalid-credential"
+        case requiresRecentLogin = "requires-recent-login"
+        case emailNotVerified = "email-not-verified"
+        case providerAlreadyLinked = "provider-already-linked"
+        case userMismatch = "user-mismatch"
+        case lastSignInMethod = "last-sign-in-method"
+        case invalidPendingCredential = "invalid-pending-credential"
+        case invalidActionCode = "invalid-action-code"
+        case operationNotAllowed = "operation-not-allowed"
 
         /// The HTTP status the code is answered with (HTTP-API.md §5). `user-cancelled`, `interaction-required`,
         /// `internal-error` and `provider-error` after a callback's state is recorded reach the app as an `error` on
@@ -37,14 +49,17 @@ extension APIError {
         package var status: Int {
             switch self {
             case .invalidRequest, .invalidProvider, .unauthorizedRedirectURL, .unsupportedAuthType,
-                .reservedCustomParameter, .invalidState, .invalidResultCode:
+                .reservedCustomParameter, .invalidState, .invalidResultCode, .invalidEmail, .weakPassword,
+                .invalidCredential, .lastSignInMethod, .invalidPendingCredential, .invalidActionCode:
                 400
-            case .invalidIDToken, .secondFactorRequired, .interactionRequired: 401
-            case .userDisabled, .userCancelled, .navigationRequired: 403
+            case .invalidIDToken, .secondFactorRequired, .interactionRequired, .requiresRecentLogin: 401
+            case .userDisabled, .userCancelled, .navigationRequired, .emailNotVerified, .userMismatch,
+                .operationNotAllowed:
+                403
             case .notFound: 404
             case .methodNotAllowed: 405
             case .accountExistsWithDifferentCredential, .credentialAlreadyInUse, .emailAlreadyInUse,
-                .redemptionInProgress:
+                .redemptionInProgress, .providerAlreadyLinked:
                 409
             case .tooManyRequests: 429
             case .internalError: 500

@@ -155,7 +155,7 @@ struct SignInRedemption: Sendable {
             providerId: result.providerID, protocolKind: provider.protocolKind, credential: result.credential,
             profile: result.profile, authType: result.authType, requestUri: result.requestURI,
             idToken: result.authType.requiresIDToken ? idToken : nil, eventId: result.eventID,
-            resultId: resultId)
+            resultId: resultId, verifier: fields.first(named: "verifier"))
         let signIn: JSONValue?
         do {
             signIn = try await backend.signIn(request)

@@ -97,6 +97,28 @@ extension APIError.Code {
             "Your account could not be reached to finish the sign-in."
         case .unavailable:
             "The sign-in service is busy. Wait a moment, then try again."
+        case .invalidEmail:
+            "That email address does not look right."
+        case .weakPassword:
+            "That password cannot be used. Choose a longer or less common one."
+        case .invalidCredential:
+            "The email address or the password is wrong."
+        case .requiresRecentLogin:
+            "For this change, sign in again first."
+        case .emailNotVerified:
+            "Confirm your email address first, using the link we sent you."
+        case .providerAlreadyLinked:
+            "Your account already has a sign-in of this kind."
+        case .userMismatch:
+            "This sign-in belongs to another account than the one you are signed in to."
+        case .lastSignInMethod:
+            "This is the only way left to sign in to your account, so it cannot be removed."
+        case .invalidPendingCredential:
+            "This sign-in took too long or was already used. Start again."
+        case .invalidActionCode:
+            "This link has expired or was already used. Ask for a new one."
+        case .operationNotAllowed:
+            "This way of signing in is not offered here."
         }
     }
 }
