@@ -35,18 +35,18 @@ package enum MailContent: Sendable, Equatable {
         switch self {
         case .resetPassword(let link):
             lines = [
-                "Follow this link to reset your \(app) password:", "", Self.shown(link), "",
+                "Follow this link to reset your \(app) password:", "", Self.oneLine(link), "",
                 "If you did not ask to reset your password, you can ignore this e-mail.",
             ]
         case .verifyEmail(let link):
             lines = [
-                "Follow this link to verify your e-mail address for \(app):", "", Self.shown(link), "",
+                "Follow this link to verify your e-mail address for \(app):", "", Self.oneLine(link), "",
                 "If you did not ask to verify this address, you can ignore this e-mail.",
             ]
         case .verifyNewEmail(let link):
             lines = [
                 "Follow this link to make this address the sign-in e-mail of your \(app) account:", "",
-                Self.shown(link), "", "If you did not ask to change your e-mail address, you can ignore this e-mail.",
+                Self.oneLine(link), "", "If you did not ask to change your e-mail address, you can ignore this e-mail.",
             ]
         case .emailChanged(let recoverLink, let newAddress):
             let changed =
@@ -55,20 +55,25 @@ package enum MailContent: Sendable, Equatable {
             lines = [
                 changed, "",
                 "If you did not change it, follow this link to restore this address and sign out everywhere:", "",
-                Self.shown(recoverLink),
+                Self.oneLine(recoverLink),
             ]
         case .identityLinked(let providerName, let link):
             lines = [
                 "\(Self.shown(providerName)) was added as a way to sign in to your \(app) account.", "",
-                "If you did not add it, follow this link to reset your password:", "", Self.shown(link),
+                "If you did not add it, follow this link to reset your password:", "", Self.oneLine(link),
             ]
         }
         return ([greeting, ""] + lines + ["", "Thanks,", "The \(app) team"]).joined(separator: "\n") + "\n"
     }
 
-    /// `value` on one line: control characters (CR, LF, NUL, …) and Unicode line and paragraph separators removed,
-    /// cut to `maximumShownLength` characters.
+    /// A user's `value` as the body shows it: on one line (``oneLine(_:)``), cut to `maximumShownLength` characters.
     static func shown(_ value: String) -> String {
+        String(oneLine(value).prefix(maximumShownLength))
+    }
+
+    /// `value` without control characters (CR, LF, NUL, …) and Unicode line and paragraph separators; a link is
+    /// shown so, whole.
+    static func oneLine(_ value: String) -> String {
         var kept = String.UnicodeScalarView()
         for scalar in value.unicodeScalars {
             switch scalar.properties.generalCategory {
@@ -76,6 +81,6 @@ package enum MailContent: Sendable, Equatable {
             default: kept.append(scalar)
             }
         }
-        return String(String(kept).prefix(maximumShownLength))
+        return String(kept)
     }
 }

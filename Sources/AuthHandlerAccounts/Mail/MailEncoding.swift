@@ -7,9 +7,9 @@ import Foundation
 
 /// How text that is not plain ASCII goes into a header field, and the `Date` field's format.
 enum MailHeaderEncoding {
-    /// The most UTF-8 bytes one encoded word carries: 45 bytes are 60 base64 characters, and with `=?utf-8?B?` and
-    /// `?=` the word is 72 characters, within RFC 2047 §2's 75.
-    static let bytesPerWord = 45
+    /// The most UTF-8 bytes one encoded word carries: 39 bytes are 52 base64 characters, with `=?utf-8?B?` and `?=` a
+    /// word of 64 characters, so that even after `From: ` the line is within RFC 2047 §2's 76.
+    static let bytesPerWord = 39
 
     /// `text` as RFC 2047 encoded words (`=?utf-8?B?…?=`, §4.1), split between characters so that no word ends inside
     /// a UTF-8 sequence (§5: each word must stand alone).

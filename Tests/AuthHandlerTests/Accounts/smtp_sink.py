@@ -5,7 +5,8 @@ Usage: smtp_sink.py DIRECTORY [--auth USER:PASSWORD] [--fail COUNT:REPLY]
 
 Prints "port N" once listening. Every message accepted is written to DIRECTORY as NNNN.eml (the data as received,
 dot-stuffing already undone by the server, RFC 5321 section 4.5.2) and NNNN.json (the envelope: MAIL FROM, RCPT TO,
-their ESMTP parameters and the login that authenticated, if any), then "received NNNN" is printed. With --auth the
+their ESMTP parameters and the login that authenticated, if any; and the message as Python's e-mail parser reads it:
+its header fields decoded, its text body decoded, its defects), then "received NNNN" is printed. With --auth the
 server offers AUTH PLAIN and LOGIN without TLS (loopback only) and refuses mail without it. With --fail, the first
 COUNT transactions are answered REPLY (e.g. "451 4.3.0 try later") at RCPT TO, as a server in trouble would.
 """
@@ -15,6 +16,8 @@ import asyncio
 import json
 import os
 import sys
+from email import policy
+from email.parser import BytesParser
 
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
@@ -45,6 +48,7 @@ class Sink:
             "rcpt_options": envelope.rcpt_options,
             "login": login,
         }
+        record.update(parsed(envelope.original_content))
         self.write(name + ".eml", envelope.original_content)
         self.write(name + ".json", json.dumps(record).encode())
         print("received " + name, flush=True)
@@ -57,10 +61,26 @@ class Sink:
         os.rename(temporary, os.path.join(self.directory, name))
 
 
+def readable(text):
+    """Text the parser left with surrogate escapes (raw UTF-8 in a header) as UTF-8, so that JSON can carry it."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def parsed(data):
+    """The message as Python's own e-mail parser reads it: an independent check of the encoding."""
+    message = BytesParser(policy=policy.default).parsebytes(data)
+    return {
+        "headers": [[name, readable(str(value))] for name, value in message.items()],
+        "body": message.get_content() if message.get_content_maintype() == "text" else None,
+        "defects": [type(defect).__name__ for defect in message.defects],
+    }
+
+
 def authenticator(user, password):
     def check(server, session, envelope, mechanism, auth_data):
         ok = isinstance(auth_data, LoginPassword) and auth_data.login == user and auth_data.password == password
-        return AuthResult(success=ok, auth_data=auth_data)
+        # handled=False: aiosmtpd then answers a failure 535 itself (its default, True, sends nothing).
+        return AuthResult(success=ok, handled=False, auth_data=auth_data)
 
     return check
 
