@@ -1,20 +1,22 @@
 #!/usr/bin/python3
 """A real SMTP server for the mail tests: Debian's aiosmtpd on 127.0.0.1, port 0.
 
-Usage: smtp_sink.py DIRECTORY [--auth USER:PASSWORD] [--fail COUNT:REPLY]
+Usage: smtp_sink.py DIRECTORY [--auth USER:PASSWORD] [--fail COUNT:REPLY] [--tls CERT:KEY]
 
 Prints "port N" once listening. Every message accepted is written to DIRECTORY as NNNN.eml (the data as received,
 dot-stuffing already undone by the server, RFC 5321 section 4.5.2) and NNNN.json (the envelope: MAIL FROM, RCPT TO,
 their ESMTP parameters and the login that authenticated, if any; and the message as Python's e-mail parser reads it:
 its header fields decoded, its text body decoded, its defects), then "received NNNN" is printed. With --auth the
 server offers AUTH PLAIN and LOGIN without TLS (loopback only) and refuses mail without it. With --fail, the first
-COUNT transactions are answered REPLY (e.g. "451 4.3.0 try later") at RCPT TO, as a server in trouble would.
+COUNT transactions are answered REPLY (e.g. "451 4.3.0 try later") at RCPT TO, as a server in trouble would. With
+--tls, the server speaks TLS from the first byte (smtps, RFC 8314) with the certificate and key in those PEM files.
 """
 
 import argparse
 import asyncio
 import json
 import os
+import ssl
 import sys
 from email import policy
 from email.parser import BytesParser
@@ -90,6 +92,7 @@ async def main():
     parser.add_argument("directory")
     parser.add_argument("--auth")
     parser.add_argument("--fail")
+    parser.add_argument("--tls")
     arguments = parser.parse_args()
     failures, reply = 0, ""
     if arguments.fail:
@@ -104,8 +107,13 @@ async def main():
             auth_required=True,
             auth_require_tls=False,
         )
+    context = None
+    if arguments.tls:
+        certificate, key = arguments.tls.split(":", 1)
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(certificate, key)
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: SMTP(sink, **options), "127.0.0.1", 0)
+    server = await loop.create_server(lambda: SMTP(sink, **options), "127.0.0.1", 0, ssl=context)
     print("port %d" % server.sockets[0].getsockname()[1], flush=True)
     await asyncio.Event().wait()
 
