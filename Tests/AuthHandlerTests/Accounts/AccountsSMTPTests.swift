@@ -119,6 +119,48 @@ import Testing
         }
     }
 
+    @Test("smtps: TLS from the first byte, the peer verified against the CA file and the host name checked")
+    func implicitTLS() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtps-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        // A self-signed certificate for the name localhost only (no IP address in it).
+        let openssl = try TestProcess(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                "-out", certificate, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
+            ], package: "openssl")
+        #expect(await openssl.exitCode() == 0)
+        let sink = try await SMTPSink.start(["--tls", "\(certificate):\(key)"])
+        try await withCleanup({ await sink.stop() }) {
+            let message = Array("Subject: tls\r\n\r\nover TLS\r\n".utf8)
+            let trusted = try SMTPClient(
+                configuration: SMTPClientConfiguration(url: "smtps://localhost:\(sink.port)", caFile: certificate))
+            #expect(trusted.server.security == .implicitTLS)
+            try await trusted.send(from: "a@example.com", to: "b@example.com", message: message)
+            #expect(try await sink.nextMail().rawText == String(decoding: message, as: UTF8.self))
+
+            for (url, caFile) in [
+                ("smtps://localhost:\(sink.port)", nil),  // the system store does not trust it
+                ("smtps://127.0.0.1:\(sink.port)", certificate),  // trusted, but not for this host name
+            ] as [(String, String?)] {
+                let client = try SMTPClient(configuration: SMTPClientConfiguration(url: url, caFile: caFile))
+                let error = await #expect(throws: SMTPClientError.self) {
+                    try await client.send(from: "a@example.com", to: "b@example.com", message: message)
+                }
+                guard case .transfer(let code, _, _, _)? = error?.kind else {
+                    Issue.record("not a transfer error: \(String(describing: error))")
+                    continue
+                }
+                #expect(code == 60)  // CURLE_PEER_FAILED_VERIFICATION
+            }
+            #expect(try sink.messageNames().count == 1)
+        }
+    }
+
     @Test(
         "the TLS rule: smtps is TLS, smtp to any host but loopback requires STARTTLS",
         arguments: [
