@@ -28,3 +28,7 @@ CURLcode shim_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, c
     return curl_easy_setopt(handle, option, callback);
 }
 
+
+CURLcode shim_curl_easy_setopt_read_callback(CURL *handle, CURLoption option, curl_read_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}

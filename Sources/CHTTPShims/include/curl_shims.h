@@ -11,4 +11,6 @@ CURLcode shim_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode shim_curl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *list);
 /// curl_easy_setopt for a data callback (CURLOPT_WRITEFUNCTION, CURLOPT_HEADERFUNCTION).
 CURLcode shim_curl_easy_setopt_write_callback(CURL *handle, CURLoption option, curl_write_callback callback);
+/// curl_easy_setopt for CURLOPT_READFUNCTION (an upload from memory: the SMTP client's message).
+CURLcode shim_curl_easy_setopt_read_callback(CURL *handle, CURLoption option, curl_read_callback callback);
 #endif
