@@ -20,7 +20,12 @@ package enum SigningKeyFile {
     /// The key in the file at `path`, created with a fresh P-256 key when the file does not exist yet.
     package static func loadOrCreate(at path: String) throws(AccountSigningKeyError) -> AccountSigningKey {
         if let existing = try load(path) { return existing }
-        let key = try AccountSigningKey.generate()
+        return try keep(try AccountSigningKey.generate(), at: path)
+    }
+
+    /// Writes `key` to `path` unless a file is there already; answers the key on disk afterwards: `key`, or the one
+    /// another process wrote first (which a creator that found no file and then lost the race gets).
+    static func keep(_ key: AccountSigningKey, at path: String) throws(AccountSigningKeyError) -> AccountSigningKey {
         let pem = try key.pkcs8PEM()
         // Random, so that creators in one process (or a stale file from a crash) never share the temporary name.
         let suffix = (try? SecureRandom.base64URLString(byteCount: 8)) ?? "0"

@@ -69,6 +69,24 @@ import Testing
         #expect(try SigningKeyFile.loadOrCreate(at: path).keyID == keyIDs.first ?? nil)
     }
 
+    @Test("a creator that lost the race keeps the winner's key, and the file is not overwritten")
+    func loserReadsTheWinner() throws {
+        try AccountsTokenFixture.withDirectory { directory in
+            let path = directory + "/signing.pem"
+            let winner = try SigningKeyFile.loadOrCreate(at: path)
+            let before = try String(contentsOfFile: path, encoding: .utf8)
+            // The loser found no file, made its key, and reaches the link after the winner's.
+            let kept = try SigningKeyFile.keep(try AccountSigningKey.generate(), at: path)
+            #expect(kept.keyID == winner.keyID)
+            let after = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(after == before)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+                $0 != "signing.pem"
+            }
+            #expect(leftovers.isEmpty, "no temporary file is left: \(leftovers)")
+        }
+    }
+
     @Test("an existing file is never overwritten, even when it holds no usable key")
     func neverOverwritten() throws {
         try AccountsTokenFixture.withDirectory { directory in
