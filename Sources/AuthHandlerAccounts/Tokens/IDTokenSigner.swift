@@ -43,7 +43,10 @@ package struct IDTokenSigner: Sendable {
         members["user_id"] = .string(subject.localID.value)
         members["iat"] = .integer(issuedAt)
         members["exp"] = .integer(expiresAt)
-        members["auth_time"] = .integer(Int64(subject.authTime.timeIntervalSince1970.rounded(.down)))
+        // Never after `iat`: an `auth_time` read a moment after the signing time would make the token refused
+        // (`IDTokenVerifier` requires `auth_time` ≤ `iat`).
+        let authTime = Int64(subject.authTime.timeIntervalSince1970.rounded(.down))
+        members["auth_time"] = .integer(min(authTime, issuedAt))
         members["sid"] = .string(subject.sessionID)
         if let email = subject.email {
             members["email"] = .string(email)

@@ -33,6 +33,15 @@ import Testing
         #expect(verified.expiresAt == now.addingTimeInterval(3600))
     }
 
+    @Test("an auth_time a moment after the signing time is written as iat, and the token verifies")
+    func authTimeNotAfterIssue() throws {
+        var subject = try AccountsTokenFixture.subject()
+        subject.authTime = now.addingTimeInterval(1.5)
+        let token = try signer.sign(subject, now: now).token.reveal()
+        #expect(try AccountsTokenFixture.claims(of: token)["auth_time"] == .integer(1_800_000_000))
+        #expect(try verifier.verify(token, now: now).authTime == now)
+    }
+
     @Test("alg none, HS256 and RS256 are refused, even naming the ring's kid")
     func otherAlgorithmsRefused() throws {
         let claims = JSONValue.object(try AccountsTokenFixture.claims(of: try token()))
