@@ -180,7 +180,7 @@ final class EVPKey: @unchecked Sendable {
         guard let context = EVP_MD_CTX_new() else { throw CryptoError.fromOpenSSL("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?
-        guard EVP_DigestSignInit(context, &keyContext, EVP_sha256(), nil, pointer) == 1 else {
+        guard EVP_DigestSignInit(context, &keyContext, Self.sha256, nil, pointer) == 1 else {
             throw CryptoError.fromOpenSSL("EVP_DigestSignInit")
         }
         try requirePKCS1Padding(keyContext)
@@ -211,7 +211,7 @@ final class EVPKey: @unchecked Sendable {
         guard !signature.isEmpty, let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         var keyContext: OpaquePointer?
-        guard EVP_DigestVerifyInit(context, &keyContext, EVP_sha256(), nil, pointer) == 1 else { return false }
+        guard EVP_DigestVerifyInit(context, &keyContext, Self.sha256, nil, pointer) == 1 else { return false }
         guard (try? requirePKCS1Padding(keyContext)) != nil else { return false }
         let input = message.isEmpty ? [0] : message
         let result = signature.withUnsafeBufferPointer { signatureBuffer in
@@ -222,6 +222,10 @@ final class EVPKey: @unchecked Sendable {
         }
         return result == 1
     }
+
+    /// SHA-256 fetched once (`FetchedAlgorithm`): `EVP_sha256()` makes OpenSSL 3 look the digest up in its providers
+    /// on every signature and verification (crypto(7), "Performance"); the legacy handle only if the fetch failed.
+    private static var sha256: OpaquePointer? { FetchedAlgorithm.sha256?.pointer ?? EVP_sha256() }
 
     /// Pins RSA keys to PKCS #1 v1.5 padding (RS256) rather than trusting OpenSSL's default.
     private func requirePKCS1Padding(_ keyContext: OpaquePointer?) throws(CryptoError) {

@@ -86,6 +86,12 @@ if arguments.first == "signin" {
     exit(0)
 }
 
+// `idtoken [SECONDS]`: whole accounts ID tokens signed and verified (IDTokenBench), for bench/idtoken.sh.
+if arguments.first == "idtoken" {
+    try IDTokenBench.run(Array(arguments.dropFirst()))
+    exit(0)
+}
+
 // `pacing [SECONDS]`: a device poll's pacing with an empty and with a full table (PacingBench).
 if arguments.first == "pacing" {
     PacingBench.run(Array(arguments.dropFirst()))

@@ -1,0 +1,54 @@
+import AuthHandlerAccounts
+import AuthHandlerCrypto
+import Foundation
+
+/// Whole accounts ID tokens (docs/ACCOUNTS.md "ID tokens and keys"): claims built, serialized, encoded and signed
+/// with ES256, then parsed, verified and checked as a bearer token. Prints `idtoken-sign N tokens/s` and
+/// `idtoken-verify N tokens/s`, each the best of three rounds; bench/idtoken.sh sets them beside `openssl speed
+/// ecdsap256`'s bare signatures.
+enum IDTokenBench {
+    /// `idtoken [SECONDS]`: each of sign and verify timed for SECONDS in all (default 3).
+    static func run(_ arguments: [String]) throws {
+        let seconds = arguments.first.flatMap(Double.init) ?? 3
+        let settings = IDTokenSettings(publicURL: "https://auth.example.com", audience: "https://api.example.com")
+        let ring = try SigningKeyRing(current: try AccountSigningKey.generate())
+        let signer = IDTokenSigner(ring: ring, settings: settings)
+        let verifier = IDTokenVerifier(ring: ring, settings: settings)
+        let subject = try subject()
+        let now = Date()
+        var sink = 0
+        var signRates: [Double] = []
+        var verifyRates: [Double] = []
+        let token = try signer.sign(subject, now: now).token.reveal()
+        for _ in 0..<3 {
+            signRates.append(
+                try measure(seconds: seconds / 3, batch: 100) {
+                    sink &+= try signer.sign(subject, now: now).token.reveal().utf8.count
+                })
+            verifyRates.append(
+                try measure(seconds: seconds / 3, batch: 100) {
+                    sink &+= try verifier.verify(token, now: now).sessionID.utf8.count
+                })
+        }
+        if sink == 42 { print("") }
+        print("idtoken-sign \(Int(signRates.max() ?? 0)) tokens/s")
+        print("idtoken-verify \(Int(verifyRates.max() ?? 0)) tokens/s")
+    }
+
+    /// A user as a Google sign-in leaves it: e-mail, name, one identity, one custom claim (a token of ~700 bytes).
+    static func subject() throws -> IDTokenSubject {
+        guard let localID = LocalID("u8mPZx2QeCtT0jKq4EobQ3bXy1zA") else {
+            throw CryptoError(operation: "bench", detail: "the fixed local id is not one")
+        }
+        return IDTokenSubject(
+            localID: localID, sessionID: "s-bench", authTime: Date(), signInProvider: "google.com",
+            email: "alice@example.com", emailVerified: true, displayName: "Alice Example",
+            photoURL: "https://lh3.googleusercontent.com/a/photo",
+            identities: [
+                .init(
+                    providerID: "google.com",
+                    providerUserID: "110169484474386276334")
+            ],
+            customClaims: try CustomClaims(json: .object(["role": .string("admin")])))
+    }
+}
