@@ -140,7 +140,9 @@ let package = Package(
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
                 "AuthHandlerAccounts", "AuthHandlerCore", "auth-handler", "TestSupport", "CProcessShims",
-            ]
+            ],
+            // Python helpers the Swift tests run: a real SMTP server (aiosmtpd) and an independent JWT check (PyJWT).
+            exclude: ["Accounts/smtp_sink.py"]
         ),
         // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, loopback sockets.
         .target(

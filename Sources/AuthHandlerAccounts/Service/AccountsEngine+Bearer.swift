@@ -69,7 +69,8 @@ extension AccountsEngine {
         let at = now()
         switch scope {
         case .local:
-            _ = try await Self.storing { () throws(StoreError) in try await store.revokeSession(id: session.id, at: at) }
+            _ = try await Self.storing { () throws(StoreError) in try await store.revokeSession(id: session.id, at: at)
+            }
         case .others:
             _ = try await Self.storing { () throws(StoreError) in
                 try await store.revokeSessions(of: user.localID, except: session.id, at: at)
@@ -90,11 +91,13 @@ extension AccountsEngine {
         guard let token = RefreshToken(presented: text) else { return nil }
         let digest = try Self.crypto { () throws(CryptoError) in try token.digest() }
         guard
-            let record = try await Self.storing({ () throws(StoreError) in try await store.refreshToken(digest: digest) }),
+            let record = try await Self.storing({ () throws(StoreError) in try await store.refreshToken(digest: digest)
+                }),
             let session = try await Self.storing({ () throws(StoreError) in
                 try await store.session(id: record.sessionID)
             }), session.revokedAt == nil,
-            let user = try await Self.storing({ () throws(StoreError) in try await store.user(localID: session.localID) })
+            let user = try await Self.storing({ () throws(StoreError) in try await store.user(localID: session.localID)
+                })
         else { return nil }
         return (session, user)
     }

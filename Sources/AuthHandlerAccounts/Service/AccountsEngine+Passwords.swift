@@ -25,7 +25,8 @@ extension AccountsEngine {
             throw AccountsError(
                 .weakPassword, error.description, details: ["reason": .string(error.reason)])
         }
-        let hash = try await hashing { () async throws(CryptoError) in try await hasher.hash(normalized, client: client) }
+        let hash = try await hashing { () async throws(CryptoError) in try await hasher.hash(normalized, client: client)
+        }
         let at = now()
         let localID = try Self.crypto { () throws(CryptoError) in try LocalID.generate() }
         let user = AccountUser(

@@ -1,4 +1,5 @@
 import AuthHandlerCrypto
+import AuthHandlerHTTP
 import AuthHandlerStore
 import Foundation
 
@@ -42,17 +43,21 @@ extension AccountsEngine {
         if let known = try await Self.storing({ () throws(StoreError) in
             try await store.identity(providerID: claim.providerID, providerUserID: claim.providerUserID)
         }) {
-            guard let user = try await Self.storing({ () throws(StoreError) in
-                try await store.user(localID: known.localID)
-            }) else { throw AccountsError(.internalError, "an identity names a user that does not exist") }
+            guard
+                let user = try await Self.storing({ () throws(StoreError) in
+                    try await store.user(localID: known.localID)
+                })
+            else { throw AccountsError(.internalError, "an identity names a user that does not exist") }
             guard !user.disabled else { throw AccountsError(.userDisabled, "this account is disabled") }
             return try await startSession(for: user, provider: claim.providerID, isNewUser: false)
         }
         // An address that does not parse is not used to match or store: the person gets an account without one.
         let email = claim.email.flatMap { try? EmailAddress(parsing: $0) }
-        if let email, let existing = try await Self.storing({ () throws(StoreError) in
-            try await store.user(normalizedEmail: email.normalized)
-        }) {
+        if let email,
+            let existing = try await Self.storing({ () throws(StoreError) in
+                try await store.user(normalizedEmail: email.normalized)
+            })
+        {
             return try await signInToExisting(existing, claim: claim, verifier: verifier)
         }
         let at = now()
@@ -85,7 +90,8 @@ extension AccountsEngine {
         }
         let at = now()
         let user = try await Self.storing { () throws(StoreError) in
-            try await store.takeOver(localID: existing.localID, identity: identity(claim, for: existing.localID, at: at), at: at)
+            try await store.takeOver(
+                localID: existing.localID, identity: identity(claim, for: existing.localID, at: at), at: at)
         }
         var grant = try await startSession(for: user, provider: claim.providerID, isNewUser: false)
         grant.notes["previousMethodsRemoved"] = true
@@ -142,9 +148,11 @@ extension AccountsEngine {
         }
         try Self.requireVerifiedForLinking(caller.user)
         let idDigest = try Self.crypto { () throws(CryptoError) in try SHA256.hash(Array(pending.id.utf8)) }
-        guard try await Self.storing({ () throws(StoreError) in
-            try await store.takePendingCredential(digest: idDigest, now: now())
-        }) != nil else { throw invalid }
+        guard
+            try await Self.storing({ () throws(StoreError) in
+                try await store.takePendingCredential(digest: idDigest, now: now())
+            }) != nil
+        else { throw invalid }
         try await link(pending.identity, to: caller.user)
         return caller.user
     }
@@ -165,7 +173,8 @@ extension AccountsEngine {
             switch error.kind {
             case .constraint("provider"):
                 throw AccountsError(
-                    .providerAlreadyLinked, "the user has a \(claim.providerID) account linked already; unlink it first")
+                    .providerAlreadyLinked, "the user has a \(claim.providerID) account linked already; unlink it first"
+                )
             case .constraint("identity"):
                 throw AccountsError(
                     .credentialAlreadyInUse, "this \(claim.providerID) account is linked to another user")

@@ -40,7 +40,9 @@ extension AccountsEngine {
             throw RefreshRefusal(reason: "the refresh token is malformed", revokedSession: false)
         }
         let digest = try Self.crypto { () throws(CryptoError) in try token.digest() }
-        guard let record = try await Self.storing({ () throws(StoreError) in try await store.refreshToken(digest: digest) })
+        guard
+            let record = try await Self.storing({ () throws(StoreError) in try await store.refreshToken(digest: digest)
+                })
         else { throw RefreshRefusal(reason: "the refresh token is unknown", revokedSession: false) }
         let (session, user) = try await liveSession(record.sessionID)
         let at = now()
@@ -93,7 +95,9 @@ extension AccountsEngine {
         if at.timeIntervalSince(session.signedInAt) > settings.refreshAbsolute {
             throw RefreshRefusal(reason: "the session is older than its absolute limit", revokedSession: false)
         }
-        guard let user = try await Self.storing({ () throws(StoreError) in try await store.user(localID: session.localID) })
+        guard
+            let user = try await Self.storing({ () throws(StoreError) in try await store.user(localID: session.localID)
+                })
         else { throw RefreshRefusal(reason: "the user no longer exists", revokedSession: false) }
         guard !user.disabled else { throw RefreshRefusal(reason: "the user is disabled", revokedSession: false) }
         guard Self.isValid(authTime: session.authTime, since: user.validSince) else {

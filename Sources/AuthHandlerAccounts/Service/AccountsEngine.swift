@@ -71,12 +71,14 @@ package final class AccountsEngine: Sendable {
 
     /// An ID token for `user` in `session`, its identities and custom claims read now.
     func issueIDToken(for user: AccountUser, session: AccountSession) async throws(AccountsError) -> IssuedIDToken {
-        let identities = try await Self.storing { () throws(StoreError) in try await store.identities(of: user.localID) }
+        let identities = try await Self.storing { () throws(StoreError) in try await store.identities(of: user.localID)
+        }
         let claims: CustomClaims
         do {
-            claims = try user.customClaims.map { text throws(CustomClaims.Refusal) in
-                try CustomClaims(parsing: Array(text.utf8))
-            } ?? .empty
+            claims =
+                try user.customClaims.map { text throws(CustomClaims.Refusal) in
+                    try CustomClaims(parsing: Array(text.utf8))
+                } ?? .empty
         } catch {
             throw AccountsError(.internalError, "the user's stored custom claims are not valid: \(error)")
         }

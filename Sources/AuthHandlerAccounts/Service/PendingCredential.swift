@@ -23,7 +23,8 @@ package struct PendingCredential: Sendable, Equatable {
     package func sealed(key: [UInt8]) throws(CryptoError) -> String {
         let json: JSONValue = .object([
             "p": .string(identity.providerID), "u": .string(identity.providerUserID),
-            "e": identity.email.map(JSONValue.string) ?? .null, "n": identity.displayName.map(JSONValue.string) ?? .null,
+            "e": identity.email.map(JSONValue.string) ?? .null,
+            "n": identity.displayName.map(JSONValue.string) ?? .null,
             "ph": identity.photoURL.map(JSONValue.string) ?? .null, "l": .string(localID.value),
             "v": .string(Base64.urlEncode(verifierDigest)), "i": .integer(Int64(issuedAt.timeIntervalSince1970)),
             "x": .integer(Int64(expiresAt.timeIntervalSince1970)), "d": .string(id),
@@ -49,7 +50,8 @@ package struct PendingCredential: Sendable, Equatable {
             identity: ProviderIdentityClaim(
                 providerID: provider, providerUserID: user, email: optional("e"), displayName: optional("n"),
                 photoURL: optional("ph")),
-            localID: localID, verifierDigest: verifierDigest, issuedAt: Date(timeIntervalSince1970: TimeInterval(issued)),
+            localID: localID, verifierDigest: verifierDigest,
+            issuedAt: Date(timeIntervalSince1970: TimeInterval(issued)),
             expiresAt: Date(timeIntervalSince1970: TimeInterval(expires)), id: id)
     }
 
