@@ -90,14 +90,9 @@ extension AccountsEngine {
     package func sessionOf(refreshToken text: String) async throws(AccountsError) -> (AccountSession, AccountUser)? {
         guard let token = RefreshToken(presented: text) else { return nil }
         let digest = try Self.crypto { () throws(CryptoError) in try token.digest() }
-        guard
-            let record = try await Self.storing({ () throws(StoreError) in try await store.refreshToken(digest: digest)
-                }),
-            let session = try await Self.storing({ () throws(StoreError) in
-                try await store.session(id: record.sessionID)
-            }), session.revokedAt == nil,
-            let user = try await Self.storing({ () throws(StoreError) in try await store.user(localID: session.localID)
-                })
+        guard let record = try await storedRefreshToken(digest),
+            let session = try await storedSession(record.sessionID), session.revokedAt == nil,
+            let user = try await storedUser(session.localID)
         else { return nil }
         return (session, user)
     }

@@ -40,10 +40,9 @@ extension AccountsEngine {
             throw RefreshRefusal(reason: "the refresh token is malformed", revokedSession: false)
         }
         let digest = try Self.crypto { () throws(CryptoError) in try token.digest() }
-        guard
-            let record = try await Self.storing({ () throws(StoreError) in try await store.refreshToken(digest: digest)
-                })
-        else { throw RefreshRefusal(reason: "the refresh token is unknown", revokedSession: false) }
+        guard let record = try await storedRefreshToken(digest) else {
+            throw RefreshRefusal(reason: "the refresh token is unknown", revokedSession: false)
+        }
         let (session, user) = try await liveSession(record.sessionID)
         let at = now()
         let successor = try Self.crypto { () throws(CryptoError) in try RefreshToken.generate() }
@@ -85,8 +84,7 @@ extension AccountsEngine {
     /// The session and its user when the session may still be refreshed: not revoked, neither idle nor older than
     /// the limits, signed in no earlier than the user's `validSince`, for an enabled user.
     private func liveSession(_ id: String) async throws -> (AccountSession, AccountUser) {
-        guard let session = try await Self.storing({ () throws(StoreError) in try await store.session(id: id) }),
-            session.revokedAt == nil
+        guard let session = try await storedSession(id), session.revokedAt == nil
         else { throw RefreshRefusal(reason: "the session has ended", revokedSession: false) }
         let at = now()
         if at.timeIntervalSince(session.lastRefreshAt) > settings.refreshIdle {
@@ -97,7 +95,7 @@ extension AccountsEngine {
         }
         guard
             let user = try await Self.storing({ () throws(StoreError) in try await store.user(localID: session.localID)
-                })
+            })
         else { throw RefreshRefusal(reason: "the user no longer exists", revokedSession: false) }
         guard !user.disabled else { throw RefreshRefusal(reason: "the user is disabled", revokedSession: false) }
         guard Self.isValid(authTime: session.authTime, since: user.validSince) else {

@@ -91,6 +91,20 @@ package final class AccountsEngine: Sendable {
         return try Self.crypto { () throws(CryptoError) in try signer.sign(subject, now: now()) }
     }
 
+    // MARK: Reads
+
+    func storedUser(_ localID: LocalID) async throws(AccountsError) -> AccountUser? {
+        try await Self.storing { () throws(StoreError) in try await store.user(localID: localID) }
+    }
+
+    func storedSession(_ id: String) async throws(AccountsError) -> AccountSession? {
+        try await Self.storing { () throws(StoreError) in try await store.session(id: id) }
+    }
+
+    func storedRefreshToken(_ digest: [UInt8]) async throws(AccountsError) -> RefreshTokenRecord? {
+        try await Self.storing { () throws(StoreError) in try await store.refreshToken(digest: digest) }
+    }
+
     // MARK: Errors
 
     /// Runs a store call, its failure an ``AccountsError``: `unavailable` (503, retry) or `internal-error`.
