@@ -35,6 +35,21 @@ package struct AccountsConfig: Sendable, Hashable {
     package var introspectionSecret: SecretReference?
 
     package init() {}
+
+    /// The keys this kind reads, each a section it checks itself.
+    static let keys = KeyValuePairs<String, ConfigKeyType>(
+        dictionaryLiteral: ("database", .section), ("signingKey", .section), ("nextSigningKey", .section),
+        ("previousSigningKeys", .section), ("idTokenTTLSeconds", .section), ("refreshToken", .section),
+        ("audience", .section), ("password", .section), ("email", .section), ("claims", .section),
+        ("introspectionSecret", .section))
+
+    /// The database file: `database.path`, or `accounts.sqlite` in the state directory (`$STATE_DIRECTORY`, else
+    /// `/var/lib/auth-handler`).
+    package func databaseFile(environment: [String: String]) -> String {
+        if let databasePath { return databasePath }
+        let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+        return (directory ?? SQLiteStoreConfig.defaultStateDirectory) + "/" + Self.defaultDatabaseFile
+    }
 }
 
 /// `backend.refreshToken` (docs/ACCOUNTS.md "Refresh tokens and sessions").

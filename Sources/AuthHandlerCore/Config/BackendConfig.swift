@@ -10,12 +10,15 @@ package enum BackendConfig: Sendable, Hashable {
     case identityToolkit(IdentityToolkitConfig)
     /// A signed JSON POST to a URL of the operator's.
     case webhook(WebhookConfig)
+    /// The daemon's own users (docs/ACCOUNTS.md).
+    case accounts(AccountsConfig)
 
     /// The `kind` member: what the config writes for each case.
     package enum Kind: String, Sendable, Hashable, CaseIterable {
         case none
         case identitytoolkit
         case webhook
+        case accounts
 
         /// The keys this kind reads, each with how its value is checked; the others are ignored with a warning.
         var keys: KeyValuePairs<String, ConfigKeyType> {
@@ -23,12 +26,13 @@ package enum BackendConfig: Sendable, Hashable {
             case .none: [:]
             case .identitytoolkit: IdentityToolkitConfig.keys
             case .webhook: WebhookConfig.keys
+            case .accounts: AccountsConfig.keys
             }
         }
     }
 
     /// The section's keys as CONFIG.md `backend` lists them: `kind` and every key some kind reads.
-    static let keys = ["kind", "url", "apiKey", "secret", "tenantId"]
+    static let keys = ["kind", "url", "apiKey", "secret", "tenantId"] + ConfigValidator.accountsKeys
 
     /// Which kind this is.
     package var kind: Kind {
@@ -36,17 +40,25 @@ package enum BackendConfig: Sendable, Hashable {
         case .none: .none
         case .identityToolkit: .identitytoolkit
         case .webhook: .webhook
+        case .accounts: .accounts
         }
     }
 
     /// The backend this config names, with its secrets read once, now.
     package func makeBackend(
-        secrets: SecretEnvironment, fetcher: any HTTPFetching, timeout: Duration = BackendExchange.defaultTimeout
+        secrets: SecretEnvironment, fetcher: any HTTPFetching, timeout: Duration = BackendExchange.defaultTimeout,
+        accounts setup: AccountsSetup? = nil
     ) throws(BackendSetupError) -> any SignInBackend {
         switch self {
-        case .none: NoSignInBackend()
-        case .identityToolkit(let config): try config.makeBackend(secrets: secrets, fetcher: fetcher, timeout: timeout)
-        case .webhook(let config): try config.makeBackend(secrets: secrets, fetcher: fetcher, timeout: timeout)
+        case .accounts(let config):
+            guard let setup else {
+                throw .accounts(key: "backend", "kind \"accounts\" needs publicURL and a state key to start")
+            }
+            return try config.makeBackend(setup)
+        case .none: return NoSignInBackend()
+        case .identityToolkit(let config):
+            return try config.makeBackend(secrets: secrets, fetcher: fetcher, timeout: timeout)
+        case .webhook(let config): return try config.makeBackend(secrets: secrets, fetcher: fetcher, timeout: timeout)
         }
     }
 
@@ -66,6 +78,7 @@ package enum BackendConfig: Sendable, Hashable {
             case .identitytoolkit:
                 IdentityToolkitConfig(values, given: fields, at: path, by: &validator).map(Self.identityToolkit)
             case .webhook: WebhookConfig(values, given: fields, at: path, by: &validator).map(Self.webhook)
+            case .accounts: .accounts(validator.accounts(fields, at: path))
             }
         validator.warnIgnored(in: fields, sectionKeys: keys, read: kind.keys.map(\.key), kind: kind, at: path)
         return backend ?? .none

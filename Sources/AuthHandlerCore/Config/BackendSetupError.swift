@@ -4,11 +4,15 @@ import AuthHandlerCrypto
 package enum BackendSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A secret reference could not be read.
     case unresolvableSecret(key: String, SecretResolutionError)
+    /// The accounts backend could not be built: its database, a key, the block list, the mail (docs/ACCOUNTS.md).
+    case accounts(key: String, String)
 
     package var description: String {
         switch self {
         case .unresolvableSecret(let key, let error):
             "\(key): \(error)"
+        case .accounts(let key, let problem):
+            "\(key): \(problem)"
         }
     }
 

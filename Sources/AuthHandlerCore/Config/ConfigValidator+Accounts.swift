@@ -60,7 +60,12 @@ extension ConfigValidator {
                 "is false, which backend kind \"accounts\" refuses: without the verifier a result code planted in "
                     + "someone's browser signs them in to the attacker's account (login CSRF); remove the key")
         }
-        guard let publicURL = config.publicURL else { return }
+        guard let publicURL = config.publicURL else {
+            fail(
+                ConfigPath.root.key("publicURL"),
+                "required with backend kind \"accounts\": it is the ID tokens' issuer and where mail links point")
+            return
+        }
         let ownIssuer = publicURL.absoluteString.trimmingSuffix("/") + "/__/auth"
         for (id, provider) in config.providers.sorted(by: { $0.key < $1.key }) {
             guard let issuer = provider.issuer?.absoluteString.trimmingSuffix("/"), issuer == ownIssuer else {

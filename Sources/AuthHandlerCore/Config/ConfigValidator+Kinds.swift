@@ -11,6 +11,8 @@ enum ConfigKeyType: Sendable {
     case secret
     /// A non-empty string.
     case text
+    /// A value the kind that reads it checks itself, with its own paths (the `accounts` sections).
+    case section
 }
 
 /// The values of a section's keys as read, by key; a key that is absent or was refused has none.
@@ -51,6 +53,7 @@ struct ConfigKeyValues {
             case .endpointURL: validator.endpointURL(value, at: path).map(Value.url)
             case .secret: validator.secret(value, at: path).map(Value.secret)
             case .text: validator.string(value, at: path).map(Value.text)
+            case .section: nil
             }
     }
 }

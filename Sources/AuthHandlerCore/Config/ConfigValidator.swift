@@ -69,6 +69,7 @@ package struct ConfigValidator {
             config.deviceAuthorization = deviceAuthorization(
                 value, at: path.key("deviceAuthorization"), configured: config.providers)
         }
+        if case .accounts = config.backend { checkAccounts(in: config) }
         return config
     }
 

@@ -82,6 +82,8 @@ package final class SignInFlow: Sendable {
     let redemption: SignInRedemption
     let device: DeviceSignIn
     let devicePolls: DevicePolling
+    /// The backend redemptions hand their credential to; the accounts routes (HTTP-API.md §3.10) use its engine.
+    package let backend: any SignInBackend
 
     package init(
         settings: Settings, providers: ProviderRegistry, store: any SessionStore & DeviceStore,
@@ -92,6 +94,7 @@ package final class SignInFlow: Sendable {
     ) {
         self.settings = settings
         self.providers = providers
+        self.backend = backend
         // Given by a reload that keeps them, so a SIGHUP neither refills every client's allowance nor forgets the
         // provider calls in flight.
         let startLimiter = startLimiter ?? StartRateLimiter(settings.startRateLimit, now: now)

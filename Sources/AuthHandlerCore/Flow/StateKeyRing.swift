@@ -8,7 +8,7 @@ import AuthHandlerHTTP
 /// least `sessionTTLSeconds`).
 package struct StateKeyRing: Sendable {
     /// The 32-byte key every new cookie is sealed under.
-    let current: [UInt8]
+    package let current: [UInt8]
     /// Keys accepted for opening only.
     let previous: [[UInt8]]
 

@@ -16,25 +16,40 @@ struct ConfiguredParts {
     /// The state key drawn at random (memory store, no `stateKey`), to be kept across reloads.
     let drawnStateKey: [UInt8]?
 
-    /// Resolves every secret `config` names (files, credentials, environment) and builds the providers, the backend
-    /// and the state keys.
+    /// Resolves every secret `config` names (files, credentials, environment) and builds the providers, the state
+    /// keys and the backend. An `accounts` backend whose settings did not change is `reusing` the running one, so that
+    /// a reload keeps its database, hashing pool, throttles and queued mail.
     init(
         config: AuthHandlerConfig, environment: SecretEnvironment, http: HTTPClient, sqlitePath: String?,
-        drawnStateKey: [UInt8]?
+        drawnStateKey: [UInt8]?, log: EventLog, reusing running: (config: AuthHandlerConfig, backend: any SignInBackend)?
     ) throws(ServiceStartError) {
         do {
             providers = try ProviderRegistry(config: config, environment: environment)
         } catch {
             throw ServiceStartError(exitCode: .config, message: "\(error); run check-config")
         }
+        (stateKeys, self.drawnStateKey) = try RunningService.stateKeyRing(
+            config, environment: environment, sqlitePath: sqlitePath, drawn: drawnStateKey)
+        if let running, running.config.backend == config.backend, running.backend is AccountsBackend {
+            backend = running.backend
+            return
+        }
+        var setup: AccountsSetup?
+        if case .accounts = config.backend, let publicURL = config.publicURL {
+            setup = AccountsSetup(
+                publicURL: publicURL, stateKey: stateKeys.current, environment: environment,
+                appName: config.branding?.name ?? publicURL.host ?? "this app",
+                report: { report in
+                    log.log(report.isLoss ? .warning : .info, "accounts.mail", ["report": report.description])
+                })
+        }
         do {
             backend = try config.backend.makeBackend(
-                secrets: environment, fetcher: http, timeout: .seconds(config.providerTimeoutSeconds))
+                secrets: environment, fetcher: http, timeout: .seconds(config.providerTimeoutSeconds),
+                accounts: setup)
         } catch {
             throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
         }
-        (stateKeys, self.drawnStateKey) = try RunningService.stateKeyRing(
-            config, environment: environment, sqlitePath: sqlitePath, drawn: drawnStateKey)
     }
 }
 
@@ -72,9 +87,10 @@ extension RunningService {
         do {
             parts = try ConfiguredParts(
                 config: config, environment: environment, http: kept.http, sqlitePath: kept.sqlitePath,
-                drawnStateKey: kept.drawnStateKey)
+                drawnStateKey: kept.drawnStateKey, log: kept.log,
+                reusing: (running, service.flow.backend))
         } catch {
-            throw ReloadRefusal(description: error.message)
+            throw ReloadRefusal(description: (error as ServiceStartError).message)
         }
         service.replaceFlow(
             Self.makeFlow(parts, config: config, kept: kept, baseURL: baseURL, previous: service.flow))

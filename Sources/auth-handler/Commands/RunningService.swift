@@ -54,7 +54,8 @@ struct RunningService: Sendable {
         let metrics = Metrics()
         let store = measuredStore(bareStore, store: storeConfig.kind.rawValue, metrics: metrics)
         let parts = try ConfiguredParts(
-            config: config, environment: environment, http: http, sqlitePath: sqlitePath, drawnStateKey: nil)
+            config: config, environment: environment, http: http, sqlitePath: sqlitePath, drawnStateKey: nil, log: log,
+            reusing: nil)
 
         // The handler needs the service, and the service needs the bound port (for the redirect URI).
         let slot = Mutex<AuthHandlerService?>(nil)

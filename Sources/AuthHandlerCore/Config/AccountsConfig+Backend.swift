@@ -1,0 +1,166 @@
+import AuthHandlerAccounts
+import AuthHandlerCrypto
+import AuthHandlerHTTP
+import AuthHandlerStore
+import Foundation
+
+/// What building the accounts backend needs beside its own settings.
+package struct AccountsSetup: Sendable {
+    /// `publicURL`: the ID tokens' issuer (with `/__/auth`) and default audience, and where mail links point.
+    package var publicURL: URL
+    /// The current state key, from which the keys of the device cookie and of pending credentials are derived
+    /// (HKDF-SHA256, RFC 5869, each under its own label).
+    package var stateKey: [UInt8]
+    /// The process's environment (`$STATE_DIRECTORY`) and secrets.
+    package var environment: SecretEnvironment
+    /// The app's name in mail (`branding.name`, else the public host).
+    package var appName: String
+    /// Where the mail queue's reports go (one log line each; they never hold an address or a body).
+    package var report: @Sendable (MailReport) -> Void
+
+    package init(
+        publicURL: URL, stateKey: [UInt8], environment: SecretEnvironment, appName: String,
+        report: @escaping @Sendable (MailReport) -> Void
+    ) {
+        self.publicURL = publicURL
+        self.stateKey = stateKey
+        self.environment = environment
+        self.appName = appName
+        self.report = report
+    }
+
+    /// `publicURL` without a trailing `/`.
+    var base: String {
+        let text = publicURL.absoluteString
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+}
+
+extension AccountsConfig {
+    /// Opens the database, reads or makes the signing key, and builds the engine and its mail.
+    package func makeBackend(_ setup: AccountsSetup) throws(BackendSetupError) -> AccountsBackend {
+        let file = databaseFile(environment: setup.environment.variables)
+        let store = try openStore(file)
+        let keys = try signingKeys(besides: file, setup: setup)
+        var settings = AccountsSettings(
+            idToken: IDTokenSettings(
+                publicURL: setup.base, audience: audience, lifetimeSeconds: idTokenTTLSeconds,
+                includesIdentities: includeIdentities))
+        settings.refreshIdle = TimeInterval(refreshToken.idleDays) * 86400
+        settings.refreshAbsolute = TimeInterval(refreshToken.absoluteDays) * 86400
+        settings.lostAnswer = TimeInterval(refreshToken.lostAnswerSeconds)
+        settings.passwordsEnabled = password.enabled
+        let deviceCookies = DeviceCookie(key: try Self.derive(setup.stateKey, "auth-handler device-cookie"))
+        let hasher: PasswordHasher
+        do {
+            hasher = try PasswordHasher(
+                parameters: password.argon2id,
+                budget: HashingBudget(perMinute: password.rateLimit.perMinute, burst: password.rateLimit.burst))
+        } catch {
+            throw .accounts(key: "backend.password.argon2id", "the dummy hash could not be made: \(error)")
+        }
+        let engine = AccountsEngine(
+            store: store, settings: settings, keys: keys, hasher: hasher, policy: try policy(),
+            throttle: SignInThrottle(deviceCookies: deviceCookies), deviceCookies: deviceCookies,
+            pendingCredentialKey: try Self.derive(setup.stateKey, "auth-handler accounts pending-credential"))
+        return AccountsBackend(engine: engine, mail: try mail(store: store, setup: setup))
+    }
+
+    private func openStore(_ file: String) throws(BackendSetupError) -> SQLiteAccountStore {
+        let directory = (file as NSString).deletingLastPathComponent
+        if databasePath == nil, !FileManager.default.fileExists(atPath: directory) {
+            // Outside systemd (which makes StateDirectory=) the default directory may not exist yet.
+            try? FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        do {
+            return try SQLiteAccountStore(path: file)
+        } catch {
+            throw .accounts(key: "backend.database", "\(file): \(error)")
+        }
+    }
+
+    /// `signingKey` (or the file beside the database, made when missing), `nextSigningKey`, `previousSigningKeys`.
+    private func signingKeys(besides database: String, setup: AccountsSetup) throws(BackendSetupError)
+        -> SigningKeyRing
+    {
+        func load(_ reference: SecretReference, key: String, create: Bool) throws(BackendSetupError)
+            -> AccountSigningKey
+        {
+            do {
+                if case .file(let path) = reference, create { return try SigningKeyFile.loadOrCreate(at: path) }
+                let pem = try BackendSetupError.resolve(reference, key: key, in: setup.environment)
+                return try AccountSigningKey(pem: pem, source: key)
+            } catch let error as BackendSetupError {
+                throw error
+            } catch {
+                throw .accounts(key: key, "\(error)")
+            }
+        }
+        let directory = (database as NSString).deletingLastPathComponent
+        let current = try load(
+            signingKey ?? .file(directory + "/" + Self.defaultSigningKeyFile), key: "backend.signingKey", create: true)
+        let next = try nextSigningKey.map { reference throws(BackendSetupError) in
+            try load(reference, key: "backend.nextSigningKey", create: false)
+        }
+        var previous: [AccountSigningKey] = []
+        for (index, reference) in previousSigningKeys.enumerated() {
+            previous.append(try load(reference, key: "backend.previousSigningKeys[\(index)]", create: false))
+        }
+        do {
+            return try SigningKeyRing(current: current, next: next, previous: previous)
+        } catch {
+            throw .accounts(key: "backend.signingKey", "\(error)")
+        }
+    }
+
+    private func policy() throws(BackendSetupError) -> PasswordPolicy {
+        guard let blockListFile = password.blockListFile else { return PasswordPolicy(minimumLength: password.minLength) }
+        do {
+            return PasswordPolicy(
+                minimumLength: password.minLength, blockList: try PasswordBlockList(contentsOfFile: blockListFile))
+        } catch {
+            throw .accounts(key: "backend.password.blockList.file", "\(error)")
+        }
+    }
+
+    private func mail(store: SQLiteAccountStore, setup: AccountsSetup) throws(BackendSetupError) -> AccountsMail? {
+        guard let email else { return nil }
+        let sender: MailSender
+        do {
+            sender = try MailSender(parsing: email.from)
+        } catch {
+            throw .accounts(key: "backend.email.from", "\(error)")
+        }
+        let mailer: any Mailer
+        do {
+            switch email.delivery {
+            case .smtp(let url, let username, let password):
+                let secret = try password.map { reference throws(BackendSetupError) in
+                    try BackendSetupError.resolve(reference, key: "backend.email.smtp.password", in: setup.environment)
+                }
+                mailer = try SMTPMailer(
+                    configuration: SMTPClientConfiguration(
+                        url: url.absoluteString, username: username, password: secret?.reveal()))
+            case .outbox(let directory):
+                mailer = try OutboxMailer(directory: directory)
+            }
+        } catch let error as BackendSetupError {
+            throw error
+        } catch {
+            throw .accounts(key: "backend.email", "\(error)")
+        }
+        return AccountsMail(
+            queue: MailQueue(mailer: mailer, limits: store, report: setup.report), sender: sender,
+            appName: setup.appName, baseURL: setup.base)
+    }
+
+    /// A 32-byte key for `label`, derived from the state key.
+    static func derive(_ stateKey: [UInt8], _ label: String) throws(BackendSetupError) -> [UInt8] {
+        do {
+            return try HKDF.sha256(inputKeyMaterial: stateKey, salt: [], info: Array(label.utf8), length: 32)
+        } catch {
+            throw .accounts(key: "stateKey", "a key could not be derived: \(error)")
+        }
+    }
+}
