@@ -14,7 +14,7 @@ struct ConfigKindTests {
     }
 
     @Test func kindsAreWrittenAsBefore() {
-        #expect(BackendConfig.Kind.allCases.map(\.rawValue) == ["none", "identitytoolkit", "webhook"])
+        #expect(BackendConfig.Kind.allCases.map(\.rawValue) == ["none", "identitytoolkit", "webhook", "accounts"])
         #expect(StoreConfig.Kind.allCases.map(\.rawValue) == ["sqlite", "memory", "redis"])
         #expect(StoreConfig.default.kind == .sqlite)
     }
@@ -90,7 +90,9 @@ struct ConfigKindTests {
             [
                 "store.kind: unknown value \"mongo\"; expected one of \"sqlite\", \"memory\", \"redis\"",
                 "warning: store.url: ignored with kind \"sqlite\"",
-                "backend.extra: unknown key; expected one of kind, url, apiKey, secret, tenantId",
+                "backend.extra: unknown key; expected one of kind, url, apiKey, secret, tenantId, database, signingKey, "
+                    + "nextSigningKey, previousSigningKeys, idTokenTTLSeconds, refreshToken, audience, password, email, claims, "
+                    + "introspectionSecret",
                 "backend.url: \"http://remote.example/x\" uses plain http on a non-loopback host; expected an https URL (http only on 127.0.0.1, [::1] or localhost)",
                 "warning: backend.apiKey: plain-string secret in the config file; prefer {\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}",
                 "backend.secret.env: environment variable NOPE is not set; set it, or point this secret at a file or credential",

@@ -118,3 +118,30 @@ extension AccountsEngine {
         _ = try await Self.storing { () throws(StoreError) in try await store.deleteUser(localID: caller.user.localID) }
     }
 }
+
+extension AccountsEngine {
+    /// Removes the caller's identity of `providerID` (or, for `password`, its password): `400 last-sign-in-method`
+    /// when nothing would be left to sign in with, `400 invalid-request` when the user has no such method.
+    package func unlink(_ caller: Caller, providerID: String) async throws(AccountsError) -> AccountUser {
+        let identities = try await identities(of: caller.user)
+        let hasPassword = caller.user.passwordHash != nil
+        let methods = identities.count + (hasPassword ? 1 : 0)
+        let has = providerID == "password" ? hasPassword : identities.contains { $0.providerID == providerID }
+        guard has else { throw AccountsError(.invalidRequest, "the user has no \(providerID) sign-in to remove") }
+        guard methods > 1 else {
+            throw AccountsError(
+                .lastSignInMethod, "\(providerID) is the account's only way to sign in; add another first")
+        }
+        if providerID == "password" {
+            var user = caller.user
+            user.passwordHash = nil
+            user.passwordVersion += 1
+            try await Self.storing { () throws(StoreError) in try await store.updateUser(user) }
+            return user
+        }
+        _ = try await Self.storing { () throws(StoreError) in
+            try await store.unlinkIdentity(localID: caller.user.localID, providerID: providerID)
+        }
+        return caller.user
+    }
+}

@@ -9,6 +9,8 @@ import Foundation
 package final class AccountsEngine: Sendable {
     package let store: any AccountStore
     package let settings: AccountsSettings
+    /// The keys: the current one signs, all are published.
+    package let keys: SigningKeyRing
     package let signer: IDTokenSigner
     package let verifier: IDTokenVerifier
     package let hasher: PasswordHasher
@@ -26,6 +28,7 @@ package final class AccountsEngine: Sendable {
     ) {
         self.store = store
         self.settings = settings
+        self.keys = keys
         signer = IDTokenSigner(ring: keys, settings: settings.idToken)
         verifier = IDTokenVerifier(ring: keys, settings: settings.idToken)
         self.hasher = hasher

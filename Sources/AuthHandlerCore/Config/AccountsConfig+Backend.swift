@@ -115,7 +115,9 @@ extension AccountsConfig {
     }
 
     private func policy() throws(BackendSetupError) -> PasswordPolicy {
-        guard let blockListFile = password.blockListFile else { return PasswordPolicy(minimumLength: password.minLength) }
+        guard let blockListFile = password.blockListFile else {
+            return PasswordPolicy(minimumLength: password.minLength)
+        }
         do {
             return PasswordPolicy(
                 minimumLength: password.minLength, blockList: try PasswordBlockList(contentsOfFile: blockListFile))

@@ -1,3 +1,4 @@
+import AuthHandlerAccounts
 import AuthHandlerHTTP
 import AuthHandlerStore
 import Foundation
@@ -59,6 +60,7 @@ package final class AuthHandlerService: Sendable {
         if !once {
             groups += [RedemptionRoutes(), PickerRoutes(), ClientModuleRoutes()]
             if flow.settings.deviceAuthorization.enabled { groups.append(DeviceRoutes()) }
+            if flow.backend is AccountsBackend { groups.append(AccountsRoutes()) }
         }
         groups.append(ExtraRoutes(routes: extra))
         var table = RouteTable()

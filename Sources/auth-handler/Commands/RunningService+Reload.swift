@@ -21,7 +21,8 @@ struct ConfiguredParts {
     /// a reload keeps its database, hashing pool, throttles and queued mail.
     init(
         config: AuthHandlerConfig, environment: SecretEnvironment, http: HTTPClient, sqlitePath: String?,
-        drawnStateKey: [UInt8]?, log: EventLog, reusing running: (config: AuthHandlerConfig, backend: any SignInBackend)?
+        drawnStateKey: [UInt8]?, log: EventLog,
+        reusing running: (config: AuthHandlerConfig, backend: any SignInBackend)?
     ) throws(ServiceStartError) {
         do {
             providers = try ProviderRegistry(config: config, environment: environment)
