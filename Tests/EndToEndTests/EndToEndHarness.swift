@@ -32,6 +32,25 @@ final class EndToEnd: Sendable {
         case none
         case identityToolkit
         case webhook(url: String, secret: String)
+        /// The daemon's own accounts (HTTP-API.md §3.10) on `accounts.sqlite` in the test's directory; `members` are
+        /// more members of the backend object (e.g. `"email": {...}`), as JSON text without the braces.
+        case accounts(members: String = "")
+
+        var isAccounts: Bool {
+            if case .accounts = self { return true }
+            return false
+        }
+    }
+
+    /// The settings for `backend`: the accounts need a `publicURL` (their issuer and links), so they listen on a
+    /// free port chosen first, and `publicURL` names it.
+    static func placed(_ settings: [String: String], for backend: Backend) throws -> [String: String] {
+        guard backend.isAccounts, settings["publicURL"] == nil else { return settings }
+        let port = try freeLoopbackPort()
+        var placed = settings
+        placed["listen"] = placed["listen"] ?? "[\"127.0.0.1:\(port)\"]"
+        placed["publicURL"] = "\"http://127.0.0.1:\(port)\""
+        return placed
     }
 
     private init(
@@ -66,6 +85,7 @@ final class EndToEnd: Sendable {
             try Data(secret.utf8).write(to: directory.appendingPathComponent("webhook-secret"))
         }
         let configPath = directory.appendingPathComponent("config.json")
+        let settings = try placed(settings, for: backend)
         try Data(config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
         let daemon = try TestProcess(
@@ -94,6 +114,12 @@ final class EndToEnd: Sendable {
             await daemon.stop()
         }
         let configPath = directory.appendingPathComponent("config.json")
+        var settings = settings
+        if backend.isAccounts, settings["publicURL"] == nil, let address = daemonURL.split(separator: "/").last {
+            // The accounts keep their issuer and links: the same port again.
+            settings["publicURL"] = "\"\(daemonURL)\""
+            settings["listen"] = settings["listen"] ?? "[\"\(address)\"]"
+        }
         try Data(Self.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
         let next = try TestProcess(authHandler: ["serve", "--config", configPath.path])
@@ -138,6 +164,11 @@ final class EndToEnd: Sendable {
                 "{\"kind\": \"identitytoolkit\", \"url\": \"\(idp)/identitytoolkit/v1\", \"apiKey\": \(secret("api-key"))}"
         case .webhook(let url, _):
             backendJSON = "{\"kind\": \"webhook\", \"url\": \"\(url)\", \"secret\": \(secret("webhook-secret"))}"
+        case .accounts(let members):
+            let database = directory.appendingPathComponent("accounts.sqlite").path
+            backendJSON =
+                "{\"kind\": \"accounts\", \"database\": {\"kind\": \"sqlite\", \"path\": \"\(database)\"}"
+                + (members.isEmpty ? "" : ", " + members) + "}"
         }
         // The fake's verify_credentials answers `email` without `email_verified`, as Twitter does.
         let oauth1Endpoints = """
