@@ -24,6 +24,7 @@ package struct AccountsError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidPendingCredential = "invalid-pending-credential"
         case invalidActionCode = "invalid-action-code"
         case operationNotAllowed = "operation-not-allowed"
+        case notFound = "not-found"
         case tooManyRequests = "too-many-requests"
         case unavailable = "unavailable"
         case internalError = "internal-error"

@@ -1,4 +1,5 @@
 import AuthHandlerAccounts
+import AuthHandlerCrypto
 import AuthHandlerHTTP
 
 /// Backend `accounts` (docs/ACCOUNTS.md): a redeemed provider sign-in finds or creates the daemon's own user, and the
@@ -9,10 +10,19 @@ package final class AccountsBackend: SignInBackend {
     package let engine: AccountsEngine
     /// The mail the accounts send, when `email` is configured.
     package let mail: AccountsMail?
+    /// The counters `/metrics` shows.
+    package let metrics: AccountsMetrics
+    /// `backend.introspectionSecret`: what `POST /__/auth/introspect` requires; nil turns it off.
+    package let introspectionSecret: Secret?
 
-    package init(engine: AccountsEngine, mail: AccountsMail?) {
+    package init(
+        engine: AccountsEngine, mail: AccountsMail?, metrics: AccountsMetrics = AccountsMetrics(),
+        introspectionSecret: Secret? = nil
+    ) {
         self.engine = engine
         self.mail = mail
+        self.metrics = metrics
+        self.introspectionSecret = introspectionSecret
     }
 
     package func signIn(_ request: BackendSignInRequest) async throws(BackendError) -> JSONValue? {
@@ -30,8 +40,11 @@ package final class AccountsBackend: SignInBackend {
         let claim = ProviderIdentityClaim(
             providerID: request.providerId, providerUserID: request.profile.id, email: request.profile.email,
             displayName: request.profile.displayName, photoURL: Self.photoURL(request.profile.raw))
-        do {
-            let grant = try await engine.providerSignIn(claim, auth: auth, verifier: request.verifier ?? "")
+        do throws(AccountsError) {
+            let grant = try await AccountsMetrics.counted({ metrics.signIn(method: request.providerId, $0) }) {
+                () async throws(AccountsError) in
+                try await engine.providerSignIn(claim, auth: auth, verifier: request.verifier ?? "")
+            }
             if case .link = auth { await mail?.identityLinked(grant.user, providerID: request.providerId) }
             return Self.signIn(grant)
         } catch {

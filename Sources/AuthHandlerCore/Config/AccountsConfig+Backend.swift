@@ -15,13 +15,16 @@ package struct AccountsSetup: Sendable {
     package var environment: SecretEnvironment
     /// The app's name in mail (`branding.name`, else the public host).
     package var appName: String
+    /// The counters `/metrics` shows (kept across reloads).
+    package var metrics: AccountsMetrics
     /// Where the mail queue's reports go (one log line each; they never hold an address or a body).
     package var report: @Sendable (MailReport) -> Void
 
     package init(
         publicURL: URL, stateKey: [UInt8], environment: SecretEnvironment, appName: String,
-        report: @escaping @Sendable (MailReport) -> Void
+        metrics: AccountsMetrics = AccountsMetrics(), report: @escaping @Sendable (MailReport) -> Void
     ) {
+        self.metrics = metrics
         self.publicURL = publicURL
         self.stateKey = stateKey
         self.environment = environment
@@ -63,7 +66,13 @@ extension AccountsConfig {
             store: store, settings: settings, keys: keys, hasher: hasher, policy: try policy(),
             throttle: SignInThrottle(deviceCookies: deviceCookies), deviceCookies: deviceCookies,
             pendingCredentialKey: try Self.derive(setup.stateKey, "auth-handler accounts pending-credential"))
-        return AccountsBackend(engine: engine, mail: try mail(store: store, setup: setup))
+        setup.metrics.attach { [hasher] in hasher.snapshot() }
+        let introspection = try introspectionSecret.map { reference throws(BackendSetupError) in
+            try BackendSetupError.resolve(reference, key: "backend.introspectionSecret", in: setup.environment)
+        }
+        return AccountsBackend(
+            engine: engine, mail: try mail(store: store, setup: setup), metrics: setup.metrics,
+            introspectionSecret: introspection)
     }
 
     private func openStore(_ file: String) throws(BackendSetupError) -> SQLiteAccountStore {
@@ -152,8 +161,14 @@ extension AccountsConfig {
         } catch {
             throw .accounts(key: "backend.email", "\(error)")
         }
+        let (metrics, report) = (setup.metrics, setup.report)
         return AccountsMail(
-            queue: MailQueue(mailer: mailer, limits: store, report: setup.report), sender: sender,
+            queue: MailQueue(
+                mailer: mailer, limits: store,
+                report: { event in
+                    metrics.mail(event)
+                    report(event)
+                }), sender: sender,
             appName: setup.appName, baseURL: setup.base)
     }
 

@@ -62,6 +62,8 @@ package final class Metrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The accounts backend's counters (rendered once one is built).
+    package let accounts = AccountsMetrics()
 
     package init() {}
 
@@ -189,7 +191,7 @@ package final class Metrics: Sendable {
         for (series, value) in snapshot.storeErrors.sorted(by: { $0.key < $1.key }) {
             text += "auth_handler_store_errors_total{\(series.labels)} \(value)\n"
         }
-        return text
+        return text + accounts.render()
     }
 
     /// A histogram's `_bucket`, `_sum` and `_count` lines; `labels` are already escaped, without braces.

@@ -21,7 +21,7 @@ struct ConfiguredParts {
     /// a reload keeps its database, hashing pool, throttles and queued mail.
     init(
         config: AuthHandlerConfig, environment: SecretEnvironment, http: HTTPClient, sqlitePath: String?,
-        drawnStateKey: [UInt8]?, log: EventLog,
+        drawnStateKey: [UInt8]?, log: EventLog, metrics: AccountsMetrics,
         reusing running: (config: AuthHandlerConfig, backend: any SignInBackend)?
     ) throws(ServiceStartError) {
         do {
@@ -40,6 +40,7 @@ struct ConfiguredParts {
             setup = AccountsSetup(
                 publicURL: publicURL, stateKey: stateKeys.current, environment: environment,
                 appName: config.branding?.name ?? publicURL.host ?? "this app",
+                metrics: metrics,
                 report: { report in
                     log.log(report.isLoss ? .warning : .info, "accounts.mail", ["report": report.description])
                 })
@@ -89,7 +90,7 @@ extension RunningService {
             parts = try ConfiguredParts(
                 config: config, environment: environment, http: kept.http, sqlitePath: kept.sqlitePath,
                 drawnStateKey: kept.drawnStateKey, log: kept.log,
-                reusing: (running, service.flow.backend))
+                metrics: kept.metrics.accounts, reusing: (running, service.flow.backend))
         } catch {
             throw ReloadRefusal(description: (error as ServiceStartError).message)
         }

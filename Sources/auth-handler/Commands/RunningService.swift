@@ -55,7 +55,7 @@ struct RunningService: Sendable {
         let store = measuredStore(bareStore, store: storeConfig.kind.rawValue, metrics: metrics)
         let parts = try ConfiguredParts(
             config: config, environment: environment, http: http, sqlitePath: sqlitePath, drawnStateKey: nil, log: log,
-            reusing: nil)
+            metrics: metrics.accounts, reusing: nil)
 
         // The handler needs the service, and the service needs the bound port (for the redirect URI).
         let slot = Mutex<AuthHandlerService?>(nil)

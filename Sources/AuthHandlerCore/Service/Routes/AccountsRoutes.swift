@@ -4,7 +4,10 @@ import AuthHandlerHTTP
 /// The accounts endpoints (HTTP-API.md §3.10), served when the backend is `accounts`: each group a file of its own.
 struct AccountsRoutes: RouteGroup {
     func addRoutes(to table: inout RouteTable) {
-        let groups: [any RouteGroup] = [AccountsPasswordRoutes(), AccountsSessionRoutes(), AccountsUserRoutes()]
+        let groups: [any RouteGroup] = [
+            AccountsPasswordRoutes(), AccountsSessionRoutes(), AccountsUserRoutes(),
+            AccountsIntrospectionRoutes(),
+        ]
         for group in groups { group.addRoutes(to: &table) }
     }
 
@@ -20,6 +23,7 @@ struct AccountsRoutes: RouteGroup {
         do {
             return try await answer(AccountsRequest(context: context, backend: backend))
         } catch {
+            if error.code == .tooManyRequests { backend.metrics.throttled(endpoint: context.request.path) }
             return AccountsRequest.failure(error, audience: context.audience)
         }
     }
@@ -38,10 +42,14 @@ struct AccountsPasswordRoutes: RouteGroup {
     static func signUp(_ request: AccountsRequest) async throws(AccountsError) -> ServerResponse {
         let body = try request.json(allowed: ["email", "password", "displayName", "session"])
         let cookieMode = try Self.cookieMode(body, request)
-        let grant = try await request.engine.signUp(
-            email: try body.requiredString("email", maximumBytes: 1024),
-            password: try body.requiredString("password", maximumBytes: NormalizedPassword.maximumInputBytes),
-            displayName: try body.string("displayName", optional: true, maximumBytes: 1024), client: request.client)
+        let email = try body.requiredString("email", maximumBytes: 1024)
+        let password = try body.requiredString("password", maximumBytes: NormalizedPassword.maximumInputBytes)
+        let displayName = try body.string("displayName", optional: true, maximumBytes: 1024)
+        let grant = try await AccountsMetrics.counted(request.backend.metrics.signUp) {
+            () async throws(AccountsError) in
+            try await request.engine.signUp(
+                email: email, password: password, displayName: displayName, client: request.client)
+        }
         return AccountsSessionRoutes.signedIn(grant, request, cookieMode: cookieMode)
     }
 
@@ -51,10 +59,13 @@ struct AccountsPasswordRoutes: RouteGroup {
         let deviceCookie = SignInCookie.values(
             named: DeviceCookie.name, in: request.request.headers.values(for: "Cookie")
         ).first
-        let signedIn = try await request.engine.signIn(
-            email: try body.requiredString("email", maximumBytes: 1024),
-            password: try body.requiredString("password", maximumBytes: NormalizedPassword.maximumInputBytes),
-            client: request.client, deviceCookie: deviceCookie)
+        let email = try body.requiredString("email", maximumBytes: 1024)
+        let password = try body.requiredString("password", maximumBytes: NormalizedPassword.maximumInputBytes)
+        let signedIn = try await AccountsMetrics.counted({ request.backend.metrics.signIn(method: "password", $0) }) {
+            () async throws(AccountsError) in
+            try await request.engine.signIn(
+                email: email, password: password, client: request.client, deviceCookie: deviceCookie)
+        }
         var response = AccountsSessionRoutes.signedIn(signedIn.grant, request, cookieMode: cookieMode)
         let device = request.engine.deviceCookies.setCookie(signedIn.deviceCookie, secure: request.secureCookies)
         response.headers.add(name: "Set-Cookie", value: device.fieldValue)

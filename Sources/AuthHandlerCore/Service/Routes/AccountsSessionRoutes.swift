@@ -69,7 +69,9 @@ struct AccountsSessionRoutes: RouteGroup {
         let grant: AccountsEngine.Grant
         do {
             (grant, _) = try await request.engine.refresh(presented)
+            request.backend.metrics.refresh(nil, revokedSession: false)
         } catch {
+            request.backend.metrics.refresh(error, revokedSession: error.details["revoked"] == .bool(true))
             switch error.code {
             case .unavailable, .internalError: throw error
             default:
