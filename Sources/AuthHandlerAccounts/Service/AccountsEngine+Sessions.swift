@@ -23,9 +23,13 @@ extension AccountsEngine {
     /// its first use; a used token presented again within 10 s of that use, or while its successor has never been
     /// used and within `lostAnswerSeconds`, gets that same successor; any other reuse revokes the whole session.
     /// Re-presentation never extends the idle or absolute limits.
-    package func refresh(_ presented: String) async throws(AccountsError) -> (Grant, RefreshKind) {
+    /// A session started in cookie mode is refreshed only with `fromCookie` (the token came in the session cookie):
+    /// its token presented in a body is refused, and nothing is rotated.
+    package func refresh(_ presented: String, fromCookie: Bool = false) async throws(AccountsError)
+        -> (Grant, RefreshKind)
+    {
         do {
-            return try await rotate(presented)
+            return try await rotate(presented, fromCookie: fromCookie)
         } catch let refusal as RefreshRefusal {
             throw AccountsError(.invalidCredential, refusal.reason, details: ["revoked": .bool(refusal.revokedSession)])
         } catch let error as AccountsError {
@@ -35,7 +39,7 @@ extension AccountsEngine {
         }
     }
 
-    private func rotate(_ text: String) async throws -> (Grant, RefreshKind) {
+    private func rotate(_ text: String, fromCookie: Bool) async throws -> (Grant, RefreshKind) {
         guard let token = RefreshToken(presented: text) else {
             throw RefreshRefusal(reason: "the refresh token is malformed", revokedSession: false)
         }
@@ -44,6 +48,11 @@ extension AccountsEngine {
             throw RefreshRefusal(reason: "the refresh token is unknown", revokedSession: false)
         }
         let (session, user) = try await liveSession(record.sessionID)
+        if session.cookieBound, !fromCookie {
+            throw RefreshRefusal(
+                reason: "this session is kept in the browser's cookie; refresh it with session=cookie",
+                revokedSession: false)
+        }
         let at = now()
         let successor = try Self.crypto { () throws(CryptoError) in try RefreshToken.generate() }
         let sealed = try Self.crypto { () throws(CryptoError) in
@@ -79,6 +88,19 @@ extension AccountsEngine {
             let grant = Grant(user: user, idToken: idToken, refreshToken: same, sessionID: session.id, isNewUser: false)
             return (grant, .repeated)
         }
+    }
+
+    /// Binds the session of `refreshToken` (just issued) to the browser's cookie: from now on it is refreshed only
+    /// through the cookie (HTTP-API.md §3.10, "A session started in cookie mode is answered only in the cookie").
+    package func bindToCookie(refreshToken text: String) async throws(AccountsError) {
+        guard let token = RefreshToken(presented: text) else {
+            throw AccountsError(.internalError, "the session to bind has a malformed token")
+        }
+        let digest = try Self.crypto { () throws(CryptoError) in try token.digest() }
+        guard let record = try await storedRefreshToken(digest) else {
+            throw AccountsError(.internalError, "the session to bind is unknown")
+        }
+        try await Self.storing { () throws(StoreError) in try await store.bindSessionToCookie(id: record.sessionID) }
     }
 
     /// The session and its user when the session may still be refreshed: not revoked, neither idle nor older than

@@ -15,11 +15,15 @@ package struct AccountSession: Sendable, Equatable {
     /// The last refresh: the idle limit counts from it.
     package var lastRefreshAt: Date
     package var revokedAt: Date?
+    /// Started for a browser in cookie mode: its refresh tokens are accepted only from the session cookie, never from
+    /// a body (HTTP-API.md §3.10).
+    package var cookieBound: Bool
 
     package init(
         id: String, localID: LocalID, signInProvider: String, signedInAt: Date, authTime: Date,
-        lastRefreshAt: Date, revokedAt: Date? = nil
+        lastRefreshAt: Date, revokedAt: Date? = nil, cookieBound: Bool = false
     ) {
+        self.cookieBound = cookieBound
         self.id = id
         self.localID = localID
         self.signInProvider = signInProvider

@@ -71,6 +71,10 @@ package protocol AccountStore: CounterStore {
     /// Marks every live session of the user revoked at `at` but `except`; answers how many it revoked.
     func revokeSessions(of localID: LocalID, except: String?, at: Date) async throws(StoreError) -> Int
 
+    /// Marks the session ``AccountSession/cookieBound`` (its tokens live in a browser's cookie); `.notFound` for no
+    /// such session.
+    func bindSessionToCookie(id: String) async throws(StoreError)
+
     /// Sets the session's `auth_time` (a re-authentication); `.notFound` for no such session.
     func setAuthTime(sessionID: String, _ authTime: Date) async throws(StoreError)
 

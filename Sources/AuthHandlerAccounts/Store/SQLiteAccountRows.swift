@@ -10,7 +10,7 @@ enum SQLiteAccountRows {
         """
     static let identityColumns = "provider_id, provider_user_id, local_id, email, display_name, created_at"
     static let sessionColumns =
-        "id, local_id, sign_in_provider, signed_in_at, auth_time, last_refresh_at, revoked_at"
+        "id, local_id, sign_in_provider, signed_in_at, auth_time, last_refresh_at, revoked_at, cookie_bound"
     static let refreshTokenColumns =
         "digest, session_id, issued_at, first_used_at, successor_digest, sealed_successor"
     static let codeColumns = "digest, kind, local_id, email, new_email, password_version, created_at, expires_at"
@@ -34,7 +34,8 @@ enum SQLiteAccountRows {
     static func session(_ row: SQLiteStatement) throws(StoreError) -> AccountSession {
         AccountSession(
             id: row.text(0), localID: try localID(row, 1), signInProvider: row.text(2), signedInAt: row.date(3),
-            authTime: row.date(4), lastRefreshAt: row.date(5), revokedAt: row.optionalDate(6))
+            authTime: row.date(4), lastRefreshAt: row.date(5), revokedAt: row.optionalDate(6),
+            cookieBound: row.int(7) != 0)
     }
 
     static func refreshToken(_ row: SQLiteStatement) -> RefreshTokenRecord {

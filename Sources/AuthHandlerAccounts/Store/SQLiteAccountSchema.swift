@@ -89,6 +89,10 @@ enum SQLiteAccountSchema {
             expires_at REAL NOT NULL
         );
         CREATE INDEX account_counters_expires_at ON account_counters(expires_at);
+        """,
+        // 2: a session started for a browser in cookie mode is refreshed only through its cookie (HTTP-API.md §3.10).
         """
+        ALTER TABLE account_sessions ADD COLUMN cookie_bound INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 }

@@ -16,7 +16,7 @@ extension SQLiteAccountStore {
             ) { statement throws(StoreError) in try statement.bind(1, text: session.id) }
             if sessionExists { throw StoreError(.conflict, detail: "insert session: a session with this id exists") }
             try connection.run(
-                "INSERT INTO account_sessions(\(SQLiteAccountRows.sessionColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO account_sessions(\(SQLiteAccountRows.sessionColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 operation: "insert session"
             ) { statement throws(StoreError) in
                 try statement.bind(1, text: session.id)
@@ -26,6 +26,7 @@ extension SQLiteAccountStore {
                 try statement.bind(5, date: session.authTime)
                 try statement.bind(6, date: session.lastRefreshAt)
                 try statement.bind(7, optionalDate: session.revokedAt)
+                try statement.bind(8, int: session.cookieBound ? 1 : 0)
             }
             try Self.insertRefreshToken(firstToken, connection, operation: "insert session")
         }
@@ -67,6 +68,16 @@ extension SQLiteAccountStore {
                 try statement.bind(3, optionalText: except)
             }
         }
+    }
+
+    package func bindSessionToCookie(id: String) async throws(StoreError) {
+        let changed = try locked { connection throws(StoreError) in
+            try connection.run("UPDATE account_sessions SET cookie_bound = 1 WHERE id = ?1", operation: "bind session")
+            {
+                statement throws(StoreError) in try statement.bind(1, text: id)
+            }
+        }
+        guard changed == 1 else { throw StoreError(.notFound, detail: "bind session: no session with this id") }
     }
 
     package func setAuthTime(sessionID: String, _ authTime: Date) async throws(StoreError) {

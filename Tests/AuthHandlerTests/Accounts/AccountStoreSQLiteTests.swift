@@ -31,16 +31,18 @@ struct AccountStoreSQLiteTests {
             _ = try SQLiteAccountStore(path: path)
             let connection = try SQLiteConnection.open(path: path)
             try connection.execute(
-                "UPDATE schema_versions SET version = 3 WHERE owner = 'accounts'", operation: "test: a newer version")
+                "UPDATE schema_versions SET version = 9 WHERE owner = 'accounts'", operation: "test: a newer version")
             let error = #expect(throws: StoreError.self) { _ = try SQLiteAccountStore(path: path) }
             #expect(error?.kind == .unavailable)
             #expect(
                 error?.detail
-                    == "\(path) was written by a newer auth-handler (accounts schema v3, this binary knows v1); "
+                    == "\(path) was written by a newer auth-handler (accounts schema v9, this binary knows "
+                    + "v\(SQLiteAccountSchema.migrations.count)); "
                     + "upgrade the binary or restore a backup")
             // The current version opens.
             try connection.execute(
-                "UPDATE schema_versions SET version = 1 WHERE owner = 'accounts'", operation: "test: this version")
+                "UPDATE schema_versions SET version = \(SQLiteAccountSchema.migrations.count) WHERE owner = 'accounts'",
+                operation: "test: this version")
             _ = try SQLiteAccountStore(path: path)
         }
     }
@@ -116,6 +118,31 @@ struct AccountStoreSQLiteTests {
         guard !needle.isEmpty, haystack.count >= needle.count else { return false }
         return (0...(haystack.count - needle.count)).contains { start in
             haystack[start..<(start + needle.count)].elementsEqual(needle)
+        }
+    }
+}
+
+extension AccountStoreSQLiteTests {
+    /// A file of schema v1 (before sessions could be bound to the cookie) is migrated forward at open, its sessions
+    /// kept and not bound.
+    @Test func aVersionOneFileIsMigratedForward() async throws {
+        try await withStoreTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("accounts.sqlite").path
+            do {
+                // A file as version 1 left it: made now, then its version-2 column dropped (SQLite 3.35+).
+                _ = try SQLiteAccountStore(path: path)
+                let connection = try SQLiteConnection.open(path: path)
+                try connection.execute(
+                    "ALTER TABLE account_sessions DROP COLUMN cookie_bound;"
+                        + "UPDATE schema_versions SET version = 1 WHERE owner = 'accounts';"
+                        + "INSERT INTO account_users VALUES ('u1', NULL, NULL, 0, NULL, NULL, NULL, 1, 0, NULL, 0, NULL, 0);"
+                        + "INSERT INTO account_sessions VALUES ('s1', 'u1', 'password', 0, 0, 0, NULL);",
+                    operation: "test: a version 1 file")
+            }
+            let store = try SQLiteAccountStore(path: path)
+            #expect(try await store.session(id: "s1")?.cookieBound == false)
+            try await store.bindSessionToCookie(id: "s1")
+            #expect(try await store.session(id: "s1")?.cookieBound == true)
         }
     }
 }

@@ -244,3 +244,21 @@ extension AccountStoreSemanticsTests {
         }
     }
 }
+
+extension AccountStoreSemanticsTests {
+    /// HTTP-API.md §3.10: a session started in cookie mode is marked so, and the mark is read back.
+    @Test(arguments: AccountStoreKind.allCases)
+    func sessionsAreBoundToTheCookie(kind: AccountStoreKind) async throws {
+        try await withAccountStore(kind) { store in
+            let user = try Fixture.user("browser", email: "browser@example.com")
+            try await store.insertUser(user, identity: nil)
+            try await store.insertSession(
+                Fixture.session("sid-c", of: user.localID), firstToken: try Fixture.token("rt-c", session: "sid-c"))
+            #expect(try await store.session(id: "sid-c")?.cookieBound == false)
+            try await store.bindSessionToCookie(id: "sid-c")
+            #expect(try await store.session(id: "sid-c")?.cookieBound == true)
+            let missing = await accountStoreError { try await store.bindSessionToCookie(id: "sid-none") }
+            #expect(missing?.kind == .notFound)
+        }
+    }
+}

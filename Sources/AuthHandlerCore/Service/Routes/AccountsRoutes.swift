@@ -50,7 +50,7 @@ struct AccountsPasswordRoutes: RouteGroup {
             try await request.engine.signUp(
                 email: email, password: password, displayName: displayName, client: request.client)
         }
-        return AccountsSessionRoutes.signedIn(grant, request, cookieMode: cookieMode)
+        return try await AccountsSessionRoutes.signedIn(grant, request, cookieMode: cookieMode)
     }
 
     static func signIn(_ request: AccountsRequest) async throws(AccountsError) -> ServerResponse {
@@ -66,7 +66,7 @@ struct AccountsPasswordRoutes: RouteGroup {
             try await request.engine.signIn(
                 email: email, password: password, client: request.client, deviceCookie: deviceCookie)
         }
-        var response = AccountsSessionRoutes.signedIn(signedIn.grant, request, cookieMode: cookieMode)
+        var response = try await AccountsSessionRoutes.signedIn(signedIn.grant, request, cookieMode: cookieMode)
         let device = request.engine.deviceCookies.setCookie(signedIn.deviceCookie, secure: request.secureCookies)
         response.headers.add(name: "Set-Cookie", value: device.fieldValue)
         return response

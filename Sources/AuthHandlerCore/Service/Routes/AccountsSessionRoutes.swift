@@ -33,9 +33,11 @@ struct AccountsSessionRoutes: RouteGroup {
     }
 
     /// The answer of a sign-in: the redemption's `signIn` shape with the user's e-mail and name; in cookie mode the
-    /// refresh token is only in the `HttpOnly` cookie, never in the body.
-    static func signedIn(_ grant: AccountsEngine.Grant, _ request: AccountsRequest, cookieMode: Bool) -> ServerResponse
+    /// refresh token is only in the `HttpOnly` cookie, never in the body, and its session is bound to the cookie.
+    static func signedIn(_ grant: AccountsEngine.Grant, _ request: AccountsRequest, cookieMode: Bool)
+        async throws(AccountsError) -> ServerResponse
     {
+        if cookieMode { try await request.engine.bindToCookie(refreshToken: grant.refreshToken.value.reveal()) }
         guard case .object(var members) = AccountsBackend.signIn(grant) else { return AccountsRequest.answer(.null) }
         members["email"] = grant.user.email.map(JSONValue.string) ?? .null
         members["displayName"] = grant.user.displayName.map(JSONValue.string) ?? .null
@@ -68,7 +70,7 @@ struct AccountsSessionRoutes: RouteGroup {
         }
         let grant: AccountsEngine.Grant
         do {
-            (grant, _) = try await request.engine.refresh(presented)
+            (grant, _) = try await request.engine.refresh(presented, fromCookie: cookieMode)
             request.backend.metrics.refresh(nil, revokedSession: false)
         } catch {
             request.backend.metrics.refresh(error, revokedSession: error.details["revoked"] == .bool(true))

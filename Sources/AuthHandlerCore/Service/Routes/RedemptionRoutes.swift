@@ -29,6 +29,11 @@ struct RedemptionRoutes: RouteGroup {
                 case .string(let refreshToken)? = signIn["refreshToken"]
             {
                 let request = AccountsRequest(context: context, backend: accounts)
+                do {
+                    try await accounts.engine.bindToCookie(refreshToken: refreshToken)
+                } catch {
+                    return AccountsRequest.failure(error, audience: context.audience)
+                }
                 cookie = request.sessionCookieHeader(refreshToken, maxAge: request.cookieMaxAge)
                 signIn["refreshToken"] = nil
                 answer.signIn = .object(signIn)
