@@ -92,6 +92,18 @@ if arguments.first == "idtoken" {
     exit(0)
 }
 
+// `argon2 [COUNT]`: argon2id hashes at OWASP's first parameters, one at a time (AccountsBench), for bench/accounts.sh.
+if arguments.first == "argon2" {
+    try AccountsBench.argon2(Array(arguments.dropFirst()))
+    exit(0)
+}
+
+// `accounts BASE_URL refresh|signin …`: refresh grants or password sign-ins against the daemon (AccountsLoadDriver).
+if arguments.first == "accounts" {
+    try await AccountsLoadDriver.run(Array(arguments.dropFirst()))
+    exit(0)
+}
+
 // `pacing [SECONDS]`: a device poll's pacing with an empty and with a full table (PacingBench).
 if arguments.first == "pacing" {
     PacingBench.run(Array(arguments.dropFirst()))
