@@ -90,6 +90,18 @@ extension AccountsEngine {
         }
     }
 
+    /// Removes expired codes, pending credentials and counters, and the sessions that ended: revoked, idle longer than
+    /// `idleDays`, or signed in longer ago than `absoluteDays` (with their refresh tokens). Answers how many records
+    /// went.
+    package func sweep() async throws(AccountsError) -> Int {
+        let at = now()
+        return try await Self.storing { () throws(StoreError) in
+            try await store.sweep(
+                now: at, idleSince: at.addingTimeInterval(-settings.refreshIdle),
+                signedInBefore: at.addingTimeInterval(-settings.refreshAbsolute))
+        }
+    }
+
     /// Binds the session of `refreshToken` (just issued) to the browser's cookie: from now on it is refreshed only
     /// through the cookie (HTTP-API.md §3.10, "A session started in cookie mode is answered only in the cookie").
     package func bindToCookie(refreshToken text: String) async throws(AccountsError) {

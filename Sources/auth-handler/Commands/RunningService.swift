@@ -92,7 +92,7 @@ struct RunningService: Sendable {
             flow: flow, store: store, metrics: kept.metrics, log: log, extraRoutes: extraRoutes,
             onceSignIn: onceSignIn, operationsApart: opsServer != nil)
         slot.withLock { $0 = service }
-        let sweeper = startSweeper(store, log: log)
+        let sweeper = startSweeper(store, log: log) { service.flow.backend as? AccountsBackend }
         log.log(
             .info, "listening",
             [
@@ -182,16 +182,21 @@ struct RunningService: Sendable {
         }
     }
 
-    /// Removes entries that expired by the wall clock `now` (docs/ARCHITECTURE.md "Time") from `store` every
-    /// `ServeCommand.sweepInterval` until cancelled.
+    /// Removes entries that expired by the wall clock `now` (docs/ARCHITECTURE.md "Time") from `store`, and from the
+    /// accounts database when the running backend is `accounts` (`accounts()` reads it at each sweep, so a reload is
+    /// followed), every `ServeCommand.sweepInterval` until cancelled.
     private static func startSweeper(
-        _ store: some SessionStore, log: EventLog, now: @escaping WallClock = systemWallClock
+        _ store: some SessionStore, log: EventLog, now: @escaping WallClock = systemWallClock,
+        accounts: @escaping @Sendable () -> AccountsBackend?
     ) -> Task<Void, Never> {
         Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: ServeCommand.sweepInterval)
                 if let swept = try? await store.sweep(now: now()), swept > 0 {
                     log.log(.info, "store.sweep", ["removed": String(swept)])
+                }
+                if let engine = accounts()?.engine, let swept = try? await engine.sweep(), swept > 0 {
+                    log.log(.info, "accounts.sweep", ["removed": String(swept)])
                 }
             }
         }
