@@ -2,7 +2,8 @@
 # Whole accounts ID tokens against bare ECDSA P-256 signatures, in the same run (issue 25: at least 0.7× of
 # `openssl speed ecdsap256`). Ours: `auth-handler-bench idtoken` builds the claims, serializes, encodes and signs a
 # token, and parses, verifies and checks one as a bearer token (one core, best of three rounds). Reference:
-# `openssl speed -seconds 5 ecdsap256`, one core, a bare sign or verify of a digest.
+# `openssl speed -seconds 5 ecdsap256`, one core, a bare sign or verify of a digest. Both rates are per second of CPU
+# time (openssl speed divides by its user time unless given -elapsed), so a loaded machine does not skew the ratio.
 # Prints `sign OURS OPENSSL RATIO` and `verify OURS OPENSSL RATIO`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

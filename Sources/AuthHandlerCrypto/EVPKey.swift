@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// Owns one OpenSSL `EVP_PKEY` and frees it when the last reference goes away.
 ///
@@ -8,6 +9,15 @@ import COpenSSL
 /// class, so every use happens while `self` is alive.
 final class EVPKey: @unchecked Sendable {
     private let pointer: OpaquePointer
+    /// A signing context set up for this key, copied for each EC signature (``signDigestEC(_:)``); nil until then.
+    private let signTemplate = Mutex<SigningTemplate?>(nil)
+    /// The same for EC verifications (``verifyDigestEC(signature:digest:)``).
+    private let verifyTemplate = Mutex<SigningTemplate?>(nil)
+
+    /// A set-up `EVP_PKEY_CTX`, only ever copied once made (so it may cross threads).
+    private struct SigningTemplate: @unchecked Sendable {
+        let context: OpaquePointer
+    }
 
     /// Takes ownership of `pointer`; it is freed in `deinit`.
     private init(taking pointer: OpaquePointer) {
@@ -15,6 +25,8 @@ final class EVPKey: @unchecked Sendable {
     }
 
     deinit {
+        signTemplate.withLock { if let template = $0 { EVP_PKEY_CTX_free(template.context) } }
+        verifyTemplate.withLock { if let template = $0 { EVP_PKEY_CTX_free(template.context) } }
         EVP_PKEY_free(pointer)
     }
 
@@ -200,6 +212,74 @@ final class EVPKey: @unchecked Sendable {
         guard signed == 1, length <= signature.count else { throw CryptoError.fromOpenSSL("EVP_DigestSign") }
         signature.removeSubrange(length...)
         return signature
+    }
+
+    /// Signs a SHA-256 `digest` with this EC key (`EVP_PKEY_sign`), DER-encoded: the digest is made by the caller, and
+    /// the signing context is set up once (`EVP_PKEY_sign_init`, which fetches the algorithm from the provider) and
+    /// copied for each signature (`EVP_PKEY_CTX_dup`: a context is used by one thread at a time). OpenSSL's own
+    /// `speed ecdsap256` signs the same way (evp_pkey_sign(3)).
+    func signDigestEC(_ digest: [UInt8]) throws(CryptoError) -> [UInt8] {
+        let template = try template(verifying: false)
+        guard let context = EVP_PKEY_CTX_dup(template.context) else {
+            throw CryptoError.fromOpenSSL("EVP_PKEY_CTX_dup")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var signature = [UInt8](repeating: 0, count: 80)
+        var length = signature.count
+        let signed = digest.withUnsafeBufferPointer { digestBuffer in
+            signature.withUnsafeMutableBufferPointer {
+                EVP_PKEY_sign(context, $0.baseAddress, &length, digestBuffer.baseAddress, digestBuffer.count)
+            }
+        }
+        guard signed == 1, length <= signature.count else { throw CryptoError.fromOpenSSL("EVP_PKEY_sign") }
+        signature.removeSubrange(length...)
+        return signature
+    }
+
+    /// Whether DER `signature` is this EC key's signature of the SHA-256 `digest` (`EVP_PKEY_verify` on a copy of a
+    /// context set up once, as ``signDigestEC(_:)`` signs). Any failure is "not valid", the error queue cleared.
+    func verifyDigestEC(signature: [UInt8], digest: [UInt8]) -> Bool {
+        defer { ERR_clear_error() }
+        guard !signature.isEmpty, let template = try? template(verifying: true),
+            let context = EVP_PKEY_CTX_dup(template.context)
+        else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        let result = signature.withUnsafeBufferPointer { signatureBuffer in
+            digest.withUnsafeBufferPointer {
+                EVP_PKEY_verify(context, signatureBuffer.baseAddress, signatureBuffer.count, $0.baseAddress, $0.count)
+            }
+        }
+        return result == 1
+    }
+
+    /// The context `signDigestEC` (or, `verifying`, `verifyDigestEC`) copies, made at its first use.
+    private func template(verifying: Bool) throws(CryptoError) -> SigningTemplate {
+        let key = pointer
+        if verifying {
+            return try verifyTemplate.withLock { template throws(CryptoError) -> SigningTemplate in
+                if let template { return template }
+                let made = try Self.makeTemplate(key, verifying: true)
+                template = made
+                return made
+            }
+        }
+        return try signTemplate.withLock { template throws(CryptoError) -> SigningTemplate in
+            if let template { return template }
+            let made = try Self.makeTemplate(key, verifying: false)
+            template = made
+            return made
+        }
+    }
+
+    private static func makeTemplate(_ key: OpaquePointer, verifying: Bool) throws(CryptoError) -> SigningTemplate {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+            throw CryptoError.fromOpenSSL("EVP_PKEY_CTX_new_from_pkey")
+        }
+        guard (verifying ? EVP_PKEY_verify_init(context) : EVP_PKEY_sign_init(context)) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            throw CryptoError.fromOpenSSL(verifying ? "EVP_PKEY_verify_init" : "EVP_PKEY_sign_init")
+        }
+        return SigningTemplate(context: context)
     }
 
     /// True when `signature` is a valid SHA-256 signature of `message` (`EVP_DigestVerify`).

@@ -83,7 +83,8 @@ package struct PublicKey: Sendable {
         case .ecP256:
             guard let der = ECDSASignatureEncoding.der(fromRaw: signature, coordinateLength: Self.p256CoordinateLength)
             else { return false }
-            return key.verifySHA256(signature: der, message: message)
+            guard let digest = try? SHA256.hash(message) else { return false }
+            return key.verifyDigestEC(signature: der, digest: digest)
         }
     }
 

@@ -68,12 +68,11 @@ package struct SigningKey: Sendable {
                 detail:
                     "\(algorithm.rawValue) needs a \(algorithm.keyType) key; this is a \(self.algorithm.keyType) key")
         }
-        let message = message.withUnsafeBytes { [UInt8]($0) }
-        let signature = try key.signSHA256(message)
         switch algorithm {
         case .rs256:
-            return signature
+            return try key.signSHA256(message.withUnsafeBytes { [UInt8]($0) })
         case .es256:
+            let signature = try key.signDigestEC(try SHA256.hash(message))
             return try ECDSASignatureEncoding.raw(fromDER: signature, coordinateLength: PublicKey.p256CoordinateLength)
         }
     }
