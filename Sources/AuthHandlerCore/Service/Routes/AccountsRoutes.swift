@@ -4,7 +4,9 @@ import AuthHandlerHTTP
 /// The accounts endpoints (HTTP-API.md §3.10), served when the backend is `accounts`: each group a file of its own.
 struct AccountsRoutes: RouteGroup {
     func addRoutes(to table: inout RouteTable) {
-        let groups: [any RouteGroup] = [AccountsPasswordRoutes(), AccountsSessionRoutes(), AccountsUserRoutes()]
+        let groups: [any RouteGroup] = [
+            AccountsPasswordRoutes(), AccountsSessionRoutes(), AccountsUserRoutes(), AccountsActionRoutes(),
+        ]
         for group in groups { group.addRoutes(to: &table) }
     }
 
