@@ -23,7 +23,8 @@ extension AccountsEngine {
     @discardableResult
     package func requestPasswordReset(email text: String, continueURL: String?, mail: AccountsMail) async -> Bool {
         guard let email = try? EmailAddress(parsing: text),
-            let user = try? await store.user(normalizedEmail: email.normalized), !user.disabled, let stored = user.email,
+            let user = try? await store.user(normalizedEmail: email.normalized), !user.disabled,
+            let stored = user.email,
             let code = try? await issueCode(.resetPassword, for: user, email: stored)
         else { return false }
         let link = mail.actionLink(mode: OneTimeCodeKind.resetPassword.mode, code: code, continueURL: continueURL)
@@ -116,7 +117,8 @@ extension AccountsEngine {
             try await Self.storing { () throws(StoreError) in try await store.updateUser(user) }
         }
         let at = now()
-        try await Self.storing { () throws(StoreError) in try await store.setAuthTime(sessionID: caller.session.id, at) }
+        try await Self.storing { () throws(StoreError) in try await store.setAuthTime(sessionID: caller.session.id, at)
+        }
         var session = caller.session
         session.authTime = at
         return (user, try await issueIDToken(for: user, session: session))

@@ -55,7 +55,10 @@ enum AccountsActionPages {
             case .verifyEmail:
                 ("Address verified", "\(info.email) is verified.", audience.nextStepAfterSuccess)
             case .verifyAndChangeEmail:
-                ("Address changed", "Your account's sign-in e-mail is now \(info.email).", "Sign in with it from now on.")
+                (
+                    "Address changed", "Your account's sign-in e-mail is now \(info.email).",
+                    "Sign in with it from now on."
+                )
             case .recoverEmail:
                 (
                     "Address restored",

@@ -82,7 +82,8 @@ struct AccountsActionRoutes: RouteGroup {
         let body = try request.json(allowed: ["password"])
         let password = try body.requiredString("password", maximumBytes: NormalizedPassword.maximumInputBytes)
         let caller = try await request.engine.authenticate(try request.bearer())
-        let (user, idToken) = try await request.engine.reauthenticate(caller, password: password, client: request.client)
+        let (user, idToken) = try await request.engine.reauthenticate(
+            caller, password: password, client: request.client)
         return AccountsRequest.answer(
             .object([
                 "localId": .string(user.localID.value), "idToken": .string(idToken.token.reveal()),
@@ -215,7 +216,8 @@ struct AccountsActionRoutes: RouteGroup {
             return nil
         }
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let isDefault = url.port == nil || (scheme == "https" && url.port == 443) || (scheme == "http" && url.port == 80)
+        let isDefault =
+            url.port == nil || (scheme == "https" && url.port == 443) || (scheme == "http" && url.port == 80)
         return "\(scheme)://\(bracketed.lowercased())" + (isDefault ? "" : ":\(url.port ?? 0)")
     }
 
