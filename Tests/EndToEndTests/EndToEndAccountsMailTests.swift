@@ -125,7 +125,8 @@ import Testing
             let still = try await e2e.refresh(session.refreshToken)
             let stillToken = try #require(still.json?["id_token"]?.stringValue)
             #expect(try Self.claims(stillToken)["email_verified"]?.boolValue == false, "a GET verified the address")
-            let done = try await e2e.postAction(fields)
+            // A browser without Fetch Metadata: its Origin is publicURL's.
+            let done = try await e2e.postAction(fields, site: nil, origin: e2e.daemonURL)
             #expect(done.status == 200, "verify: \(done.text)")
             #expect(try await e2e.postAction(fields).status == 400)
             let signIn = try await e2e.signInTokens("verify@example.com", Self.password)
@@ -237,6 +238,31 @@ import Testing
             let new = try await e2e.postJSON(
                 "/__/auth/password/sign-in", #"{"email": "change@example.com", "password": "\#(Self.newPassword)"}"#)
             #expect(new.status == 200)
+        }
+    }
+
+    @Test("a change of password in cookie mode: the new session's refresh token only in the session cookie")
+    func changePasswordInCookieMode() async throws {
+        try await withMailingDaemon { e2e, _ in
+            _ = try await e2e.signUp("cookie@example.com", Self.password)
+            let signIn = try await e2e.postJSON(
+                "/__/auth/password/sign-in",
+                #"{"email": "cookie@example.com", "password": "\#(Self.password)", "session": "cookie"}"#, script: true)
+            let idToken = try #require(signIn.json?["idToken"]?.stringValue, "sign-in: \(signIn.text)")
+            let before = try #require(e2e.cookieJar.withLock { $0["auth_handler_session"] })
+            let withoutHeader = try await e2e.postJSON(
+                "/__/auth/user/password", #"{"password": "\#(Self.newPassword)", "session": "cookie"}"#, bearer: idToken
+            )
+            #expect(withoutHeader.json?["error"]?["code"]?.stringValue == "invalid-request")
+            let changed = try await e2e.postJSON(
+                "/__/auth/user/password", #"{"password": "\#(Self.newPassword)", "session": "cookie"}"#,
+                bearer: idToken, script: true)
+            #expect(changed.status == 200, "change: \(changed.text)")
+            #expect(changed.json?["refreshToken"] == nil && changed.json?["idToken"]?.stringValue != nil)
+            let after = try #require(e2e.cookieJar.withLock { $0["auth_handler_session"] })
+            #expect(after != before)
+            #expect(try await e2e.refresh(before).json?["error"]?.stringValue == "invalid_grant")
+            #expect(try await e2e.refresh(after).status == 200)
         }
     }
 

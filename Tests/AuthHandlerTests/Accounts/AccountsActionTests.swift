@@ -215,12 +215,16 @@ struct AccountsActionTests {
             // Whoever changed it may change the password too: the recovery still works.
             let moved = try await fixture.engine.authenticate(unverified.token)
             let changed = try await fixture.engine.changePassword(moved, to: Self.newPassword, client: Self.client)
+            let pendingReset = try await fixture.engine.issueCode(
+                .resetPassword, for: try await fixture.user(caller), email: "new@example.com")
             fixture.clock.advance(by: 1)
             let info = try await fixture.engine.applyAction(
                 mode: "recoverEmail", code: recover, newPassword: nil, client: Self.client, mail: fixture.mail)
             #expect(info == .init(kind: .recoverEmail, email: "owner@example.com"))
             let user = try await fixture.user(caller)
             #expect(user.email == "owner@example.com" && user.normalizedEmail == "owner@example.com")
+            let voided = try SHA256.hash(Array(pendingReset.utf8))
+            #expect(try await fixture.store.peekCode(digest: voided, now: fixture.clock.read()) == nil)
             #expect(try await fixture.store.session(id: changed.sessionID)?.revokedAt != nil)
             let stale = await actionsError { _ = try await fixture.engine.authenticate(changed.idToken.token.reveal()) }
             #expect(stale?.code == .invalidIDToken)
