@@ -6,8 +6,8 @@ import Foundation
 /// characters, the `oobCode` of an action link. The store keeps only its ``digest()``; the text shows only as
 /// `<redacted>`, so that no log line can carry it.
 package struct ActionCode: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// Random bytes behind a code: 256 bits, beyond guessing (NIST SP 800-63B-4 §3.1.3 asks at least 64 bits for an
-    /// out-of-band secret; a link that resets a password is worth more).
+    /// Random bytes behind a code: 256 bits from the CSPRNG, far beyond any online or offline guess, as for a refresh
+    /// token (OWASP Forgot Password Cheat Sheet: a reset token random, long enough, single use and expiring).
     package static let byteCount = 32
     /// Characters of a code.
     package static let length = 43
