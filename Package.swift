@@ -142,14 +142,17 @@ let package = Package(
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
                 "AuthHandlerAccounts", "AuthHandlerCore", "auth-handler", "TestSupport", "CProcessShims",
             ],
-            // Python helpers the Swift tests run: a real SMTP server (aiosmtpd) and an independent JWT check (PyJWT).
-            exclude: ["Accounts/smtp_sink.py", "Accounts/verify_id_token.py"]
+            // A Python helper the Swift tests run: an independent JWT check (PyJWT).
+            exclude: ["Accounts/verify_id_token.py"]
         ),
-        // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, loopback sockets.
+        // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, an SMTP server and
+        // loopback sockets.
         .target(
             name: "TestSupport",
             dependencies: ["AuthHandlerHTTP", "AuthHandlerStore"],
-            path: "Tests/TestSupport"
+            path: "Tests/TestSupport",
+            // The real SMTP server (aiosmtpd) that `SMTPSink` runs, for the mail tests of every test target.
+            exclude: ["smtp_sink.py"]
         ),
         .testTarget(
             name: "EndToEndTests",

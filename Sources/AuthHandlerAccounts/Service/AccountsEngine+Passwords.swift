@@ -83,14 +83,14 @@ extension AccountsEngine {
     }
 
     /// `operation-not-allowed` unless `password.enabled`.
-    func requirePasswords() throws(AccountsError) {
+    package func requirePasswords() throws(AccountsError) {
         guard settings.passwordsEnabled else {
             throw AccountsError(.operationNotAllowed, "e-mail and password sign-in is turned off on this server")
         }
     }
 
     /// `text` as an address, or `400 invalid-email` with the reason.
-    static func email(_ text: String) throws(AccountsError) -> EmailAddress {
+    package static func email(_ text: String) throws(AccountsError) -> EmailAddress {
         do {
             return try EmailAddress(parsing: text)
         } catch {

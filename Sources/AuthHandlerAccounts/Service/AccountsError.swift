@@ -23,6 +23,7 @@ package struct AccountsError: Error, Sendable, Equatable, CustomStringConvertibl
         case lastSignInMethod = "last-sign-in-method"
         case invalidPendingCredential = "invalid-pending-credential"
         case invalidActionCode = "invalid-action-code"
+        case unauthorizedRedirectURL = "unauthorized-redirect-url"
         case operationNotAllowed = "operation-not-allowed"
         case notFound = "not-found"
         case tooManyRequests = "too-many-requests"

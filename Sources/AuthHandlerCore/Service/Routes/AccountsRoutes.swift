@@ -5,7 +5,7 @@ import AuthHandlerHTTP
 struct AccountsRoutes: RouteGroup {
     func addRoutes(to table: inout RouteTable) {
         let groups: [any RouteGroup] = [
-            AccountsPasswordRoutes(), AccountsSessionRoutes(), AccountsUserRoutes(),
+            AccountsPasswordRoutes(), AccountsSessionRoutes(), AccountsUserRoutes(), AccountsActionRoutes(),
             AccountsIntrospectionRoutes(),
         ]
         for group in groups { group.addRoutes(to: &table) }

@@ -1,23 +1,22 @@
 import Foundation
-import TestSupport
 
 /// A real SMTP server for a test: `smtp_sink.py` beside this file (Debian's `python3-aiosmtpd`) on 127.0.0.1, port 0.
 /// Each message it accepts is read back as a `ReceivedMail`, waiting for the line the server prints, never polling.
-final class SMTPSink: Sendable {
+package final class SMTPSink: Sendable {
     /// Debian's interpreter, which has `python3-aiosmtpd`; not whatever `python3` is first on `PATH`.
-    static let python = "/usr/bin/python3"
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    package static let python = "/usr/bin/python3"
+    package static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("smtp_sink.py").path
 
-    let port: Int
-    let directory: URL
+    package let port: Int
+    package let directory: URL
     private let process: TestProcess
 
     /// `smtp://127.0.0.1:PORT`: loopback, so plain text is allowed.
-    var url: String { "smtp://127.0.0.1:\(port)" }
+    package var url: String { "smtp://127.0.0.1:\(port)" }
 
     /// Starts a server; `arguments` are the script's options (`--auth USER:PASSWORD`, `--fail COUNT:REPLY`).
-    static func start(_ arguments: [String] = []) async throws -> SMTPSink {
+    package static func start(_ arguments: [String] = []) async throws -> SMTPSink {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-sink-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         let process = try TestProcess(
@@ -37,7 +36,7 @@ final class SMTPSink: Sendable {
     }
 
     /// The next message the server accepted.
-    func nextMail() async throws -> ReceivedMail {
+    package func nextMail() async throws -> ReceivedMail {
         guard let name = await process.waitForLine(startingWith: "received ") else {
             throw TestProcessError("smtp_sink.py ended: \(process.standardError)")
         }
@@ -50,31 +49,31 @@ final class SMTPSink: Sendable {
     }
 
     /// The names of the messages written so far.
-    func messageNames() throws -> [String] {
+    package func messageNames() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".eml") }.sorted()
     }
 
-    func stop() async {
+    package func stop() async {
         await process.kill()
         try? FileManager.default.removeItem(at: directory)
     }
 }
 
 /// One message as the SMTP server received it: its envelope, and how Python's e-mail parser reads it.
-struct ReceivedMail {
-    let raw: [UInt8]
-    let mailFrom: String
-    let recipients: [String]
-    let mailOptions: [String]
-    let login: String?
+package struct ReceivedMail {
+    package let raw: [UInt8]
+    package let mailFrom: String
+    package let recipients: [String]
+    package let mailOptions: [String]
+    package let login: String?
     /// The header fields, RFC 2047 decoded, in order.
-    let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
     /// The text body, transfer encoding undone.
-    let body: String
+    package let body: String
     /// What the parser found wrong with the message (nothing, for ours).
-    let defects: [String]
+    package let defects: [String]
 
-    init(raw: [UInt8], record: [String: Any]) {
+    package init(raw: [UInt8], record: [String: Any]) {
         self.raw = raw
         mailFrom = record["mail_from"] as? String ?? ""
         recipients = record["rcpt_tos"] as? [String] ?? []
@@ -88,9 +87,9 @@ struct ReceivedMail {
     }
 
     /// The values of the header fields named `name`.
-    func header(_ name: String) -> [String] {
+    package func header(_ name: String) -> [String] {
         headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 
-    var rawText: String { String(decoding: raw, as: UTF8.self) }
+    package var rawText: String { String(decoding: raw, as: UTF8.self) }
 }
