@@ -66,20 +66,22 @@ package final class TestProcess: @unchecked Sendable {
     /// `systemd-socket-activate -l ADDR`) is run instead, with the binary's path and `arguments` after it.
     package convenience init(
         authHandler arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
-        limit: Duration = .seconds(120), launcher: [String] = []
+        limit: Duration = .seconds(120), launcher: [String] = [], standardInput: [UInt8]? = nil
     ) throws {
         let binary = try AuthHandlerBinary.location().path
         let command = launcher.isEmpty ? [binary] + arguments : launcher + [binary] + arguments
         try self.init(
-            command[0], Array(command.dropFirst()), environment: environment, directory: directory, limit: limit)
+            command[0], Array(command.dropFirst()), environment: environment, directory: directory, limit: limit,
+            standardInput: standardInput)
     }
 
     /// Starts `executable` with `arguments`, a minimal environment plus `environment`, and a watchdog that kills it
     /// after `limit` so a hung program fails the test instead of hanging the suite. When the executable is missing,
     /// the error names the Debian `package` that provides it (`scripts/install-deps.sh test` installs them all).
+    /// Standard input is `/dev/null`, or a pipe that delivers `standardInput` and then ends.
     package init(
         _ executable: String, _ arguments: [String], package: String? = nil, environment: [String: String] = [:],
-        directory: URL? = nil, limit: Duration = .seconds(120)
+        directory: URL? = nil, limit: Duration = .seconds(120), standardInput: [UInt8]? = nil
     ) throws {
         if let package, !FileManager.default.isExecutableFile(atPath: executable) {
             throw TestProcessError(
@@ -90,13 +92,25 @@ package final class TestProcess: @unchecked Sendable {
         process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         if let directory { process.currentDirectoryURL = directory }
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = standardInput.map { _ in Pipe() }
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
         let outputPipe = Pipe()
         let errorPipe = Pipe()
         process.standardOutput = outputPipe
         process.standardError = errorPipe
 
         let statuses = try process.runReportingExit()
+        if let inputPipe, let standardInput {
+            // On a thread of its own, so that input larger than the pipe's buffer cannot block the test; closing the
+            // write end is the end of input the program waits for.
+            // A program that exits before reading all of it must be EPIPE here, not a SIGPIPE that ends the tests.
+            signal(SIGPIPE, SIG_IGN)
+            let writer = inputPipe.fileHandleForWriting
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: Data(standardInput))
+                try? writer.close()
+            }
+        }
         let output = self.output
         let (outputClosed, outputSink) = AsyncStream<Void>.makeStream()
         let lines = readLines(outputPipe.fileHandleForReading, collect: { output.append(Data($0)) }) {
