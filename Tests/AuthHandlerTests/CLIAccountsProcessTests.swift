@@ -190,6 +190,31 @@ struct CLIAccountsProcessTests {
         #expect(try await store.session(id: "sid-alice") == nil)
     }
 
+    /// `disable` and `revoke-sessions` both move `validSince` to now and revoke the sessions; `enable` does neither.
+    @Test func revocationMovesValidSinceAndRevokesSessions() async throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let config = try Self.config(in: directory)
+        let store = try await Self.store(in: directory, users: ["alice", "bob"])
+        let users = try await store.listUsers(after: nil, limit: 2)
+        let before = Date()
+        for (action, user) in [("disable", users[0]), ("revoke-sessions", users[1])] {
+            let result = try await run([action, user.localID.value], in: directory, config: config)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("1 session"), "\(result.standardOutput)")
+            let stored = try #require(try await store.user(localID: user.localID))
+            #expect(stored.validSince >= before.addingTimeInterval(-1), "\(action)")
+            #expect(stored.validSince > user.validSince, "\(action)")
+            #expect(stored.disabled == (action == "disable"))
+            let session = try await store.session(id: "sid-\(user.email?.prefix(while: { $0 != "@" }) ?? "")")
+            #expect(session?.revokedAt != nil, "\(action)")
+        }
+        let enabled = try await run(["enable", users[0].localID.value], in: directory, config: config)
+        #expect(enabled.status == 0)
+        #expect(try await store.user(localID: users[0].localID)?.disabled == false)
+        #expect(try await store.session(id: "sid-alice")?.revokedAt != nil)
+    }
+
     @Test func setClaimsChecksAndClears() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }

@@ -73,6 +73,31 @@ extension EndToEnd {
         }
     }
 
+    /// At a terminal (a pseudo-terminal from script(1)): the prompt on the terminal, the password typed after it never
+    /// echoed, and set.
+    @Test("set-password at a terminal prompts and turns echo off while the password is typed")
+    func setPasswordAtATerminal() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            #expect(try await e2e.password("sign-up", "alice@example.com", Self.first).status == 200)
+            let command = [
+                try AuthHandlerBinary.location().path, "accounts", "set-password", "alice@example.com", "--config",
+                e2e.directory.appendingPathComponent("config.json").path,
+            ].joined(separator: " ")
+            // -e: script's exit status is the command's; -q: no "Script started" lines.
+            let terminal = try TestProcess(
+                "/usr/bin/script", ["-qec", command, "/dev/null"], package: "bsdutils", openInput: true)
+            defer { terminal.terminateIfRunning() }
+            // Typed only once the prompt shows: what is typed before echo is off is discarded (TCSAFLUSH).
+            #expect(await terminal.waitForOutput(containing: "New password for"))
+            try terminal.writeInput(Array((Self.second + "\r").utf8))
+            let status = await terminal.exitCode()
+            #expect(status == 0, "\(terminal.standardOutput)")
+            #expect(terminal.standardOutput.contains("password set for"))
+            #expect(!terminal.standardOutput.contains(Self.second), "the password was echoed")
+            #expect(try await e2e.password("sign-in", "alice@example.com", Self.second).status == 200)
+        }
+    }
+
     @Test("a password given as an argument or refused by the policy is not set, and is never repeated")
     func refusedPasswords() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
