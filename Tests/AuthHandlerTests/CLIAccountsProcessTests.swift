@@ -215,6 +215,32 @@ struct CLIAccountsProcessTests {
         #expect(try await store.session(id: "sid-alice")?.revokedAt != nil)
     }
 
+    /// The line from stdin without its `\r\n`, in NFKC, hashed with the configured argon2id parameters; the version
+    /// bumped (earlier codes die) and the sessions revoked.
+    @Test func setPasswordStoresTheNormalizedLineHashed() async throws {
+        let directory = try ConfigTemporaryDirectory()
+        defer { directory.remove() }
+        let config = try Self.config(in: directory)
+        let store = try await Self.store(in: directory, users: ["alice"])
+        let user = try #require(try await store.listUsers(after: nil, limit: 1).first)
+        // A full-width "Ｐ" is "P" in NFKC.
+        let typed = "Ｐassword from a pipe 42"
+        let process = try TestProcess(
+            authHandler: ["accounts", "set-password", "alice@example.com", "--config", config],
+            standardInput: Array((typed + "\r\nignored second line\n").utf8))
+        #expect(await process.exitCode() == 0, "\(process.standardError)")
+        #expect(!process.standardOutput.contains("Password from"))
+        #expect(process.standardError == "", "no prompt when stdin is not a terminal")
+
+        let stored = try #require(try await store.user(localID: user.localID))
+        let hash = try #require(stored.passwordHash)
+        #expect(hash.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+        #expect(try Argon2id.verify(Array("Password from a pipe 42".utf8), encoded: hash))
+        #expect(stored.passwordVersion == user.passwordVersion + 1)
+        #expect(stored.validSince > user.validSince)
+        #expect(try await store.session(id: "sid-alice")?.revokedAt != nil)
+    }
+
     @Test func setClaimsChecksAndClears() async throws {
         let directory = try ConfigTemporaryDirectory()
         defer { directory.remove() }
