@@ -133,7 +133,8 @@ enum HelpText {
 
         Manages the users of backend kind "accounts" in its database (backend.database.path), also while
         'auth-handler serve' runs. USER is a localId or an e-mail address; put '--' before a localId that
-        starts with '--'. Run it as the daemon's user, so that files it creates stay readable by the daemon.
+        starts with '--'. The config is read as 'serve' reads it: give it the same credentials
+        ($CREDENTIALS_DIRECTORY). It never creates the database, and never prints a hash, token or code.
 
           list              one line per user: localId, e-mail, verified, disabled, created, last sign-in
                             (--limit N, 1-1000, default 100; the next page: --after the last localId)
