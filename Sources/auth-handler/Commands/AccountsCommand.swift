@@ -74,21 +74,14 @@ struct AccountsCommand {
         case .show(let text): try await show(try await user(text))
         case .disable(let text):
             let user = try await user(text)
-            let at = now()
-            let disabled = try await modify(user) { user in
-                user.disabled = true
-                user.validSince = at
-            }
-            let revoked = try await revokeSessions(of: user, at: at)
+            let (disabled, revoked) = try await revokingSessions(of: user) { $0.disabled = true }
             report(disabled, "disabled \(Self.name(of: user)); \(Self.sessions(revoked)) revoked", revoked: revoked)
         case .enable(let text):
             let enabled = try await modify(try await user(text)) { $0.disabled = false }
             report(enabled, "enabled \(Self.name(of: enabled))")
         case .revokeSessions(let text):
             let user = try await user(text)
-            let at = now()
-            let changed = try await modify(user) { $0.validSince = at }
-            let revoked = try await revokeSessions(of: user, at: at)
+            let (changed, revoked) = try await revokingSessions(of: user) { _ in }
             report(
                 changed,
                 "revoked \(Self.sessions(revoked)) of \(Self.name(of: user)); ID tokens from before now are "
@@ -104,10 +97,7 @@ struct AccountsCommand {
             }
             _ = try await storing { () throws(StoreError) in try await store.deleteUser(localID: user.localID) }
             if options.json {
-                output.line(
-                    String(
-                        decoding: JSONValue.object(["localId": .string(user.localID.value), "deleted": .bool(true)])
-                            .serialized(sortingKeys: true), as: UTF8.self))
+                output.line(Self.text(.object(["localId": .string(user.localID.value), "deleted": .bool(true)])))
             } else {
                 output.line("deleted \(Self.name(of: user))")
             }
@@ -204,13 +194,10 @@ struct AccountsCommand {
         } catch {
             throw CommandFailure(.providerError, "the password could not be hashed: \(error)")
         }
-        let at = now()
-        let changed = try await modify(user) { user in
+        let (changed, revoked) = try await revokingSessions(of: user) { user in
             user.passwordHash = hash
             user.passwordVersion += 1
-            user.validSince = at
         }
-        let revoked = try await revokeSessions(of: user, at: at)
         report(changed, "password set for \(Self.name(of: user)); \(Self.sessions(revoked)) revoked", revoked: revoked)
     }
 
@@ -286,12 +273,21 @@ struct AccountsCommand {
         return changed
     }
 
-    /// Revokes every session of the user, after its valid-since moved, so that no session signed in before `at`
-    /// outlives the command even between the two steps.
-    private func revokeSessions(of user: AccountUser, at: Date) async throws(CommandFailure) -> Int {
-        try await storing { () throws(StoreError) in
+    /// `change` with the user's `validSince` moved to now, then every session revoked: the first step already ends
+    /// every session signed in before (a refresh checks `validSince`), so none outlives the command between the two.
+    /// Answers the user as written and how many sessions were revoked.
+    private func revokingSessions(
+        of user: AccountUser, _ change: @escaping @Sendable (inout AccountUser) -> Void
+    ) async throws(CommandFailure) -> (AccountUser, Int) {
+        let at = now()
+        let changed = try await modify(user) { user in
+            change(&user)
+            user.validSince = at
+        }
+        let revoked = try await storing { () throws(StoreError) in
             try await store.revokeSessions(of: user.localID, except: nil, at: at)
         }
+        return (changed, revoked)
     }
 
     /// The sessions a refresh would accept now, by the configured idle and absolute limits.
