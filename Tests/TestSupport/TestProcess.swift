@@ -59,6 +59,10 @@ package final class TestProcess: @unchecked Sendable {
     private let output = LockedText()
     private let errors = LockedText()
     private let outputClosed: AsyncStream<Void>
+    /// One element whenever stdout grew (the newest only), for ``waitForOutput(containing:)``.
+    private let outputGrew: AsyncStream<Void>
+    /// The write end of stdin's pipe while the test may still write to it (`openInput`).
+    private let input: Mutex<FileHandle?>
     private let errorClosed: AsyncStream<Void>
     private let watchdog: Task<Void, Never>
 
@@ -66,20 +70,24 @@ package final class TestProcess: @unchecked Sendable {
     /// `systemd-socket-activate -l ADDR`) is run instead, with the binary's path and `arguments` after it.
     package convenience init(
         authHandler arguments: [String], environment: [String: String] = [:], directory: URL? = nil,
-        limit: Duration = .seconds(120), launcher: [String] = []
+        limit: Duration = .seconds(120), launcher: [String] = [], standardInput: [UInt8]? = nil
     ) throws {
         let binary = try AuthHandlerBinary.location().path
         let command = launcher.isEmpty ? [binary] + arguments : launcher + [binary] + arguments
         try self.init(
-            command[0], Array(command.dropFirst()), environment: environment, directory: directory, limit: limit)
+            command[0], Array(command.dropFirst()), environment: environment, directory: directory, limit: limit,
+            standardInput: standardInput)
     }
 
     /// Starts `executable` with `arguments`, a minimal environment plus `environment`, and a watchdog that kills it
     /// after `limit` so a hung program fails the test instead of hanging the suite. When the executable is missing,
     /// the error names the Debian `package` that provides it (`scripts/install-deps.sh test` installs them all).
+    /// Standard input is `/dev/null`, or a pipe that delivers `standardInput` and then ends, or with `openInput` a
+    /// pipe the test writes to (``writeInput(_:)``) and closes (``closeInput()``) when it chooses.
     package init(
         _ executable: String, _ arguments: [String], package: String? = nil, environment: [String: String] = [:],
-        directory: URL? = nil, limit: Duration = .seconds(120)
+        directory: URL? = nil, limit: Duration = .seconds(120), standardInput: [UInt8]? = nil,
+        openInput: Bool = false
     ) throws {
         if let package, !FileManager.default.isExecutableFile(atPath: executable) {
             throw TestProcessError(
@@ -90,16 +98,36 @@ package final class TestProcess: @unchecked Sendable {
         process.arguments = arguments
         process.environment = ["PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         if let directory { process.currentDirectoryURL = directory }
-        process.standardInput = FileHandle.nullDevice
+        let inputPipe = standardInput != nil || openInput ? Pipe() : nil
+        process.standardInput = inputPipe ?? FileHandle.nullDevice
         let outputPipe = Pipe()
         let errorPipe = Pipe()
         process.standardOutput = outputPipe
         process.standardError = errorPipe
 
         let statuses = try process.runReportingExit()
+        if let inputPipe, let standardInput {
+            // On a thread of its own, so that input larger than the pipe's buffer cannot block the test; closing the
+            // write end is the end of input the program waits for.
+            // A program that exits before reading all of it must be EPIPE here, not a SIGPIPE that ends the tests.
+            signal(SIGPIPE, SIG_IGN)
+            let writer = inputPipe.fileHandleForWriting
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: Data(standardInput))
+                try? writer.close()
+            }
+        }
         let output = self.output
         let (outputClosed, outputSink) = AsyncStream<Void>.makeStream()
-        let lines = readLines(outputPipe.fileHandleForReading, collect: { output.append(Data($0)) }) {
+        let (outputGrew, growthSink) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let lines = readLines(
+            outputPipe.fileHandleForReading,
+            collect: {
+                output.append(Data($0))
+                growthSink.yield()
+            }
+        ) {
+            growthSink.finish()
             outputSink.finish()
         }
         let errors = self.errors
@@ -112,6 +140,9 @@ package final class TestProcess: @unchecked Sendable {
         errorLines = stderrLines
         exitStatus = statuses
         self.outputClosed = outputClosed
+        self.outputGrew = outputGrew
+        input = Mutex(openInput ? inputPipe?.fileHandleForWriting : nil)
+        if openInput { signal(SIGPIPE, SIG_IGN) }
         self.errorClosed = errorClosed
         let pid = process.processIdentifier
         watchdog = Task {
@@ -148,6 +179,26 @@ package final class TestProcess: @unchecked Sendable {
         return nil
     }
 
+    /// Waits until stdout holds `text` anywhere, a line ended or not (a prompt); false when stdout closed first.
+    package func waitForOutput(containing text: String) async -> Bool {
+        if standardOutput.contains(text) { return true }
+        for await _ in outputGrew where standardOutput.contains(text) { return true }
+        return standardOutput.contains(text)
+    }
+
+    /// Writes `bytes` to the process's stdin (`openInput`).
+    package func writeInput(_ bytes: [UInt8]) throws {
+        try input.withLock { handle in try handle?.write(contentsOf: Data(bytes)) }
+    }
+
+    /// Ends the process's stdin (`openInput`).
+    package func closeInput() {
+        input.withLock { handle in
+            try? handle?.close()
+            handle = nil
+        }
+    }
+
     /// The process's id (for `/proc/PID/...`).
     package var processIdentifier: Int32 { process.processIdentifier }
 
@@ -165,6 +216,7 @@ package final class TestProcess: @unchecked Sendable {
         for await value in exitStatus { status = value }
         for await _ in outputClosed {}
         for await _ in errorClosed {}
+        closeInput()
         watchdog.cancel()
         return status
     }
@@ -190,6 +242,7 @@ package final class TestProcess: @unchecked Sendable {
 
     /// Kills the process if a test left it running.
     package func terminateIfRunning() {
+        closeInput()
         if process.isRunning { process.terminate() }
         watchdog.cancel()
     }

@@ -5,11 +5,14 @@ import AuthHandlerHTTP
 /// for every request. One customer's /64 is one client. The address itself comes from the listener's resolution of
 /// `trustedProxies`, as for `startRateLimit` (HTTP-API.md §2.4).
 package struct ClientKey: Sendable, Hashable, CustomStringConvertible {
-    /// `192.0.2.1`, `2001:db8:1:2::/64` or `unknown`.
+    /// `192.0.2.1`, `2001:db8:1:2::/64`, `unknown` or `command-line`.
     package let value: String
 
     /// Requests whose peer address is unknown or not numeric: they share one key, so they share one allowance.
     package static let unknown = ClientKey(value: "unknown")
+
+    /// The operator's command line (`auth-handler accounts set-password`), a process of its own with its own budget.
+    package static let commandLine = ClientKey(value: "command-line")
 
     /// The key of `address`.
     package init(_ address: IPAddress) {

@@ -28,6 +28,13 @@ package protocol AccountStore: CounterStore {
     /// user, `.constraint("email")` for a normalised e-mail another user has.
     func updateUser(_ user: AccountUser) async throws(StoreError)
 
+    /// Reads the user, hands it to `change` and writes what `change` left, in one transaction, so that a write by
+    /// another caller in between is neither lost nor overwritten (an operator's command beside a running daemon).
+    /// Answers the user as written, nil for no such user; `.constraint("email")` for a normalised e-mail another user
+    /// has. `change` must not alter ``AccountUser/localID``: `.constraint("user")` when it does.
+    func modifyUser(localID: LocalID, _ change: @Sendable (inout AccountUser) -> Void) async throws(StoreError)
+        -> AccountUser?
+
     /// Deletes the user with its identities, sessions, refresh tokens, codes and pending credentials; false when there
     /// was no such user.
     func deleteUser(localID: LocalID) async throws(StoreError) -> Bool
@@ -74,6 +81,11 @@ package protocol AccountStore: CounterStore {
     /// Marks the session ``AccountSession/cookieBound`` (its tokens live in a browser's cookie); `.notFound` for no
     /// such session.
     func bindSessionToCookie(id: String) async throws(StoreError)
+
+    /// How many sessions of the user are live: not revoked, refreshed at or after `idleSince`, signed in at or after
+    /// `signedInSince`, and with an `auth_time` at or after the user's ``AccountUser/validSince`` (the checks of a
+    /// refresh, docs/ACCOUNTS.md "Refresh tokens and sessions"). 0 for no such user.
+    func liveSessionCount(of localID: LocalID, idleSince: Date, signedInSince: Date) async throws(StoreError) -> Int
 
     /// Sets the session's `auth_time` (a re-authentication); `.notFound` for no such session.
     func setAuthTime(sessionID: String, _ authTime: Date) async throws(StoreError)

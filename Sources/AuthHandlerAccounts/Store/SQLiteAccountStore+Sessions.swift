@@ -80,6 +80,26 @@ extension SQLiteAccountStore {
         guard changed == 1 else { throw StoreError(.notFound, detail: "bind session: no session with this id") }
     }
 
+    package func liveSessionCount(of localID: LocalID, idleSince: Date, signedInSince: Date) async throws(StoreError)
+        -> Int
+    {
+        try locked { connection throws(StoreError) in
+            try connection.firstRow(
+                """
+                SELECT count(*) FROM account_sessions AS s JOIN account_users AS u ON u.local_id = s.local_id
+                WHERE s.local_id = ?1 AND s.revoked_at IS NULL AND s.last_refresh_at >= ?2
+                    AND s.signed_in_at >= ?3 AND s.auth_time >= u.valid_since
+                """,
+                operation: "count live sessions",
+                bind: { statement throws(StoreError) in
+                    try statement.bind(1, text: localID.value)
+                    try statement.bind(2, date: idleSince)
+                    try statement.bind(3, date: signedInSince)
+                }
+            ) { row throws(StoreError) in row.int(0) } ?? 0
+        }
+    }
+
     package func setAuthTime(sessionID: String, _ authTime: Date) async throws(StoreError) {
         try updateSession(id: sessionID, column: "auth_time", to: authTime, operation: "set auth_time")
     }

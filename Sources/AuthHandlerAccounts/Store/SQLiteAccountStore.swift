@@ -99,6 +99,28 @@ package final class SQLiteAccountStore: AccountStore {
         }
     }
 
+    package func modifyUser(localID: LocalID, _ change: @Sendable (inout AccountUser) -> Void) async throws(StoreError)
+        -> AccountUser?
+    {
+        // BEGIN IMMEDIATE takes the file's write lock before the read, so no other writer comes between.
+        try transaction("modify user") { connection throws(StoreError) -> AccountUser? in
+            guard
+                var user = try connection.firstRow(
+                    "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1",
+                    operation: "modify user",
+                    bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
+                    read: SQLiteAccountRows.user)
+            else { return nil }
+            change(&user)
+            guard user.localID == localID else {
+                throw StoreError(.constraint("user"), detail: "modify user: the change named another localId")
+            }
+            try Self.checkEmailFree(user, connection, operation: "modify user")
+            try Self.writeUser(user, insert: false, connection)
+            return user
+        }
+    }
+
     package func deleteUser(localID: LocalID) async throws(StoreError) -> Bool {
         // Identities, sessions (and their refresh tokens), codes and pending credentials go by ON DELETE CASCADE.
         try locked { connection throws(StoreError) in

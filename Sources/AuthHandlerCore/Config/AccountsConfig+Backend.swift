@@ -54,16 +54,9 @@ extension AccountsConfig {
         settings.lostAnswer = TimeInterval(refreshToken.lostAnswerSeconds)
         settings.passwordsEnabled = password.enabled
         let deviceCookies = DeviceCookie(key: try Self.derive(setup.stateKey, "auth-handler device-cookie"))
-        let hasher: PasswordHasher
-        do {
-            hasher = try PasswordHasher(
-                parameters: password.argon2id,
-                budget: HashingBudget(perMinute: password.rateLimit.perMinute, burst: password.rateLimit.burst))
-        } catch {
-            throw .accounts(key: "backend.password.argon2id", "the dummy hash could not be made: \(error)")
-        }
+        let hasher = try passwordHasher()
         let engine = AccountsEngine(
-            store: store, settings: settings, keys: keys, hasher: hasher, policy: try policy(),
+            store: store, settings: settings, keys: keys, hasher: hasher, policy: try passwordPolicy(),
             throttle: SignInThrottle(deviceCookies: deviceCookies), deviceCookies: deviceCookies,
             pendingCredentialKey: try Self.derive(setup.stateKey, "auth-handler accounts pending-credential"))
         setup.metrics.attach { [hasher] in hasher.snapshot() }
@@ -123,7 +116,25 @@ extension AccountsConfig {
         }
     }
 
-    private func policy() throws(BackendSetupError) -> PasswordPolicy {
+    /// The hasher at `password.argon2id`, charged to `password.rateLimit` per client (the daemon's and
+    /// `auth-handler accounts set-password`'s one way to hash).
+    ///
+    /// - Parameter poolSize: threads hashing at once; default one per core.
+    package func passwordHasher(poolSize: Int = ProcessInfo.processInfo.activeProcessorCount)
+        throws(BackendSetupError) -> PasswordHasher
+    {
+        do {
+            return try PasswordHasher(
+                parameters: password.argon2id,
+                budget: HashingBudget(perMinute: password.rateLimit.perMinute, burst: password.rateLimit.burst),
+                poolSize: poolSize)
+        } catch {
+            throw .accounts(key: "backend.password.argon2id", "the dummy hash could not be made: \(error)")
+        }
+    }
+
+    /// `password.minLength` and `password.blockList`: what a new password must be.
+    package func passwordPolicy() throws(BackendSetupError) -> PasswordPolicy {
         guard let blockListFile = password.blockListFile else {
             return PasswordPolicy(minimumLength: password.minLength)
         }

@@ -15,6 +15,8 @@ enum AuthHandlerCommand: Sendable, Hashable {
     case checkConfig(CheckConfigOptions)
     /// `login --server URL --provider ID [--scope S]... [--output FILE]`: a device sign-in.
     case login(LoginOptions)
+    /// `accounts ACTION [USER] [--json] [--config FILE]`: the accounts backend's users, for the operator.
+    case accounts(AccountsOptions)
     /// `--help`, optionally about one command.
     case help(Name?)
     /// `--version`.
@@ -27,6 +29,7 @@ enum AuthHandlerCommand: Sendable, Hashable {
         case demo
         case checkConfig = "check-config"
         case login
+        case accounts
     }
 }
 

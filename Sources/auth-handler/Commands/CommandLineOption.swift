@@ -22,6 +22,10 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     case listen
     case headless
     case server
+    case json
+    case limit
+    case after
+    case yes
 
     /// The options that only mean something with `--once`.
     static let onceOnly: Set<CommandLineOption> = [
@@ -42,7 +46,7 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     /// Whether the option is followed by a value.
     var takesValue: Bool {
         switch self {
-        case .help, .version, .once, .noBrowser, .headless: false
+        case .help, .version, .once, .noBrowser, .headless, .json, .yes: false
         default: true
         }
     }
@@ -64,6 +68,8 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
         case .consumerKey: "KEY"
         case .listen: "ADDR"
         case .server: "URL"
+        case .limit: "N"
+        case .after: "LOCALID"
         default: "VALUE"
         }
     }

@@ -1,3 +1,4 @@
+import AuthHandlerAccounts
 import AuthHandlerCore
 import AuthHandlerHTTP
 
@@ -62,6 +63,11 @@ struct CommandLineParser: Sendable {
             return .fakeIdP(options)
         case .demo:
             return .demo(DemoOptions(headless: seen.contains(.headless)))
+        case .accounts:
+            return .accounts(
+                AccountsOptions(
+                    config: ConfigLocation.resolve(option: seen.last(.config), environment: environment),
+                    action: try Self.accountsAction(seen), json: seen.contains(.json)))
         case .login:
             guard let server = seen.last(.server), let provider = seen.last(.provider) else {
                 throw CommandLineUsageError(
@@ -92,6 +98,7 @@ struct CommandLineParser: Sendable {
         case .fakeIdP: [.listen, .config]
         case .demo: [.headless]
         case .login: [.server, .provider, .scope, .param, .output]
+        case .accounts: [.config, .json, .limit, .after, .yes]
         }
     }
 
@@ -100,6 +107,8 @@ struct CommandLineParser: Sendable {
     /// The options found on the command line, in order.
     struct ScannedOptions {
         var options: [(option: CommandLineOption, spelling: String, value: String?)] = []
+        /// The arguments that are no option or option value, in order (only `accounts` takes any).
+        var positionals: [String] = []
 
         func contains(_ option: CommandLineOption) -> Bool { options.contains { $0.option == option } }
 
@@ -120,6 +129,18 @@ struct CommandLineParser: Sendable {
         while index < arguments.endIndex {
             let argument = arguments[index]
             index += 1
+            if command == .accounts, explicit {
+                // A localId may begin with '-' (base64url), so only '--name' and '-h' are options here, and after
+                // '--' nothing is.
+                if argument == "--" {
+                    scanned.positionals += arguments[index...]
+                    break
+                }
+                if !argument.hasPrefix("--"), argument != "-h" {
+                    scanned.positionals.append(argument)
+                    continue
+                }
+            }
             guard argument.hasPrefix("-"), argument.count > 1 else {
                 if AuthHandlerCommand.Name(rawValue: argument) != nil {
                     throw CommandLineUsageError(
@@ -196,6 +217,69 @@ struct CommandLineParser: Sendable {
             message += " (did you mean '\(suggestion)'?)"
         }
         return CommandLineUsageError("\(message); see \(helpHint)")
+    }
+
+    // MARK: - accounts
+
+    /// The action and its arguments. No message repeats an argument after the action word: it may be a password
+    /// typed where it does not belong.
+    private static func accountsAction(_ seen: ScannedOptions) throws(CommandLineUsageError) -> AccountsAction {
+        let names = AccountsAction.Name.allCases.map(\.rawValue)
+        guard let word = seen.positionals.first else {
+            throw CommandLineUsageError(
+                "'accounts' needs an action: \(names.joined(separator: ", ")); see 'auth-handler accounts --help'")
+        }
+        guard let name = AccountsAction.Name(rawValue: word) else {
+            var message = "unknown accounts action '\(word)'"
+            if let suggestion = closest(to: word, in: names) { message += " (did you mean '\(suggestion)'?)" }
+            throw CommandLineUsageError("\(message); see 'auth-handler accounts --help'")
+        }
+        let arguments = Array(seen.positionals.dropFirst())
+        let usage = (["auth-handler accounts", name.rawValue] + name.arguments).joined(separator: " ")
+        if name == .setPassword, arguments.count > 1 {
+            throw CommandLineUsageError(
+                "'accounts set-password' reads the password from standard input, never from the command line "
+                    + "(ps and shell history show arguments); run '\(usage)' and type it, or pipe it in")
+        }
+        guard arguments.count == name.arguments.count else {
+            let expected = name.arguments.isEmpty ? "no arguments" : name.arguments.joined(separator: " ")
+            throw CommandLineUsageError(
+                "'accounts \(name.rawValue)' takes \(expected), got \(arguments.count) argument(s); usage: '\(usage)'")
+        }
+        if seen.contains(.yes), name != .delete {
+            throw CommandLineUsageError("option '--yes' applies to 'accounts delete' only")
+        }
+        if name != .list, let paging = seen.options.first(where: { $0.option == .limit || $0.option == .after }) {
+            throw CommandLineUsageError("option '\(paging.spelling)' applies to 'accounts list' only")
+        }
+        switch name {
+        case .list:
+            var limit = AccountsAction.defaultLimit
+            if let text = seen.last(.limit) {
+                guard text.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(text),
+                    (1...AccountsAction.maximumLimit).contains(value)
+                else {
+                    throw CommandLineUsageError(
+                        "'--limit' expects a whole number from 1 to \(AccountsAction.maximumLimit), got '\(text)'")
+                }
+                limit = value
+            }
+            let after = seen.last(.after)
+            if let after, LocalID(after) == nil {
+                throw CommandLineUsageError(
+                    "'--after' expects a localId (1 to 128 letters, digits, '-' or '_'), got '\(after)'")
+            }
+            return .list(limit: limit, after: after)
+        case .show: return .show(user: arguments[0])
+        case .disable: return .disable(user: arguments[0])
+        case .enable: return .enable(user: arguments[0])
+        case .delete: return .delete(user: arguments[0], confirmed: seen.contains(.yes))
+        case .revokeSessions: return .revokeSessions(user: arguments[0])
+        case .setPassword: return .setPassword(user: arguments[0])
+        case .setClaims:
+            let source: AccountsAction.ClaimsSource = arguments[1] == "-" ? .standardInput : .argument(arguments[1])
+            return .setClaims(user: arguments[0], claims: source)
+        }
     }
 
     // MARK: - --once

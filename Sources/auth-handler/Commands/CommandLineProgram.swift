@@ -38,6 +38,8 @@ struct CommandLineProgram: Sendable {
             return await DemoCommand.run(options, context: context)
         case .login(let options):
             return await LoginCommand.run(options, context: context)
+        case .accounts(let options):
+            return await AccountsCommand.run(options, context: context)
         }
     }
 

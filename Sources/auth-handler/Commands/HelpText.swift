@@ -16,6 +16,7 @@ enum HelpText {
         case .fakeIdP: fakeIdP
         case .demo: demo
         case .login: login
+        case .accounts: accounts
         }
     }
 
@@ -38,6 +39,7 @@ enum HelpText {
           auth-handler demo [--headless]                       sign in against a built-in fake provider
           auth-handler check-config [--config FILE]            validate a config file and list every problem
           auth-handler login --server URL --provider ID        sign in from a terminal without a browser (device code)
+          auth-handler accounts ACTION [USER] [--json]         list and manage the accounts backend's users
           auth-handler --help | --version
 
         Options:
@@ -117,6 +119,44 @@ enum HelpText {
 
         Options:
           --headless            approve automatically instead of opening a browser
+
+        """
+
+    static let accounts = """
+        Usage:
+          auth-handler accounts list [--limit N] [--after LOCALID] [--json]
+          auth-handler accounts show USER [--json]
+          auth-handler accounts disable USER | enable USER | revoke-sessions USER [--json]
+          auth-handler accounts delete USER --yes [--json]
+          auth-handler accounts set-password USER [--json]     the password from standard input, never an argument
+          auth-handler accounts set-claims USER JSON|- [--json]
+
+        Manages the users of backend kind "accounts" in its database (backend.database.path), also while
+        'auth-handler serve' runs. USER is a localId or an e-mail address; put '--' before a localId that
+        starts with '--'. The config is read as 'serve' reads it: give it the same credentials
+        ($CREDENTIALS_DIRECTORY). It never creates the database, and never prints a hash, token or code.
+
+          list              one line per user: localId, e-mail, verified, disabled, created, last sign-in
+                            (--limit N, 1-1000, default 100; the next page: --after the last localId)
+          show              the user, its identities and its live sessions; never a hash, token or code
+          disable           refuse the user's sign-ins and refreshes, and revoke its sessions
+          enable            allow them again
+          revoke-sessions   revoke every session; ID tokens signed in before now are refused where checked
+          delete            remove the user with its identities and sessions (needs --yes)
+          set-password      read one line (no echo at a terminal), check the password policy, hash it,
+                            and revoke the user's sessions
+          set-claims        custom claims for the ID tokens: a JSON object of at most 1000 bytes, '-' to read
+                            it from standard input, null or {} to clear
+
+        Options:
+        \(configLine)
+          --json                JSON for scripts: one object a line
+          --limit N, --after LOCALID
+                                list's page
+          --yes                 confirm delete
+
+        Exit codes: 0 ok, 1 delete without --yes, 2 database error, 64 usage error, unknown user or refused
+                    password or claims, 78 configuration error (not backend kind "accounts").
 
         """
 

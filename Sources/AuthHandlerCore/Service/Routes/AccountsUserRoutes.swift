@@ -61,25 +61,6 @@ struct AccountsUserRoutes: RouteGroup {
     /// The account as `GET /__/auth/user` answers it: never the password hash or a token.
     static func account(_ user: AccountUser, _ request: AccountsRequest) async throws(AccountsError) -> ServerResponse {
         let identities = try await request.engine.identities(of: user)
-        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        func millis(_ date: Date?) -> JSONValue {
-            date.map { .string(String(Int64($0.timeIntervalSince1970 * 1000))) } ?? .null
-        }
-        let providers: [JSONValue] = identities.map { identity in
-            .object([
-                "providerId": .string(identity.providerID), "rawId": .string(identity.providerUserID),
-                "email": text(identity.email), "displayName": text(identity.displayName),
-            ])
-        }
-        return AccountsRequest.answer(
-            .object([
-                "localId": .string(user.localID.value), "email": text(user.email),
-                "emailVerified": .bool(user.emailVerified), "displayName": text(user.displayName),
-                "photoUrl": text(user.photoURL), "passwordSet": .bool(user.passwordHash != nil),
-                "disabled": .bool(user.disabled), "providerUserInfo": .array(providers),
-                "createdAt": millis(user.createdAt), "lastLoginAt": millis(user.lastSignInAt),
-                "validSince": .string(String(Int64(user.validSince.timeIntervalSince1970))),
-                "customAttributes": text(user.customClaims),
-            ]))
+        return AccountsRequest.answer(AccountView(user: user, identities: identities).json)
     }
 }
