@@ -27,11 +27,11 @@ package enum StandardInput {
     package static var isTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
     /// One line: the bytes before the first `\n` (a `\r` before it dropped too), or all of them when the input ends
-    /// first. At a terminal `prompt` runs first and the line is typed without echo (termios(3): `ECHO` off, the rest
-    /// as it was), the terminal restored afterwards, also when SIGINT, SIGTERM or SIGHUP ends the process meanwhile.
+    /// first. At a terminal echo is turned off first (termios(3): `ECHO` off, the rest as it was; `TCSAFLUSH` drops what
+    /// was typed before), then `prompt` runs, so nothing typed after the prompt is ever echoed; the terminal is
+    /// restored afterwards, also when SIGINT, SIGTERM or SIGHUP ends the process meanwhile.
     package static func readLine(maximumBytes: Int, prompt: () -> Void) throws(Failure) -> [UInt8] {
         guard isTerminal else { return try readLineBytes(maximumBytes: maximumBytes) }
-        prompt()
         var saved = termios()
         do {
             try SystemCall.run("tcgetattr", subject: "standard input") { tcgetattr(STDIN_FILENO, &saved) }
@@ -47,6 +47,7 @@ package enum StandardInput {
         } catch {
             throw .system(error)
         }
+        prompt()
         // The Enter that ended the line was not echoed either.
         defer {
             _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)

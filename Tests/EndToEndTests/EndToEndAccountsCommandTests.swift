@@ -33,12 +33,7 @@ extension EndToEnd {
         try await postJSON("/__/auth/password/\(action)", #"{"email": "\#(email)", "password": "\#(password)"}"#)
     }
 
-    /// A refresh-token grant at `/__/auth/token`.
-    func refresh(_ refreshToken: String) async throws -> OutboundResponse {
-        try await postForm(
-            daemonURL + "/__/auth/token",
-            [.init(name: "grant_type", value: "refresh_token"), .init(name: "refresh_token", value: refreshToken)])
-    }
+    // `refresh(_:)`, a refresh-token grant, is EndToEndAccountsMailTests'.
 }
 
 /// `auth-handler accounts` against the database of a running `auth-handler serve` (HTTP-API.md §1.8,
