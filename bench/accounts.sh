@@ -2,7 +2,7 @@
 # The accounts backend (HTTP-API.md §3.10) beside its references, in one run:
 #   argon2   one argon2id hash at OWASP's first parameters (m=19456 KiB, t=2, p=1) in process (`auth-handler-bench
 #            argon2`), against Debian's `argon2` command at the same parameters (its own reported time, median of
-#            $rounds): the target is at most 1.1x its time;
+#            $rounds; both CPU time, the command's from clock(3)): the target is at most 1.1x its time;
 #   refresh  refresh grants per second (`POST /__/auth/token`, each answer's successor used next) from 16 clients;
 #   signin   password sign-ins per second from 64 clients at once, against what the cores can hash: cores x 1000 /
 #            the argon2 command's milliseconds per hash;
