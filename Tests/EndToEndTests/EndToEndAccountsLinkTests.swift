@@ -1,0 +1,143 @@
+import AuthHandlerHTTP
+import Foundation
+import TestSupport
+import Testing
+
+/// One account per e-mail (issue 25 §2, docs/ACCOUNTS.md "Linking") through the real binary: the fake IdP's `alice`
+/// and `bob` are Google users whose e-mail Google vouches for (`email_verified: true`).
+@Suite(.serialized) struct EndToEndAccountsLinkTests {
+    static let password = "linking passphrase of alice"
+
+    /// A password account for `email`, and the fake IdP's Google sign-in for the same address answered 409.
+    static func conflict(_ e2e: EndToEnd, user: String) async throws -> (localID: String, pending: String) {
+        let signUp = try await e2e.signUp("\(user)@example.com", password)
+        try await e2e.markEmailVerified("\(user)@example.com")
+        let answer = try await e2e.providerSignIn("google.com", user: user)
+        #expect(answer.status == 409, "\(answer.text)")
+        #expect(answer.errorCode == "account-exists-with-different-credential")
+        #expect(answer.json?["error"]?["email"]?.stringValue == "\(user)@example.com")
+        #expect(answer.json?["error"]?["verifiedProviders"] == .array([.string("password")]))
+        let pending = try #require(answer.json?["error"]?["pendingCredential"]?.stringValue, "\(answer.text)")
+        return (try #require(signUp["localId"]?.stringValue), pending)
+    }
+
+    static func linkBody(_ pending: String, _ verifier: String) -> String {
+        #"{"pendingCredential": "\#(pending)", "verifier": "\#(verifier)"}"#
+    }
+
+    @Test("a verified account: 409 with a pending credential, linked only with its verifier, by a fresh sign-in, once")
+    func pendingCredentialBoundToVerifier() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            let (localID, pending) = try await Self.conflict(e2e, user: "alice")
+            let fresh = try await e2e.passwordSignIn("alice@example.com", Self.password)
+            let bearer = try #require(fresh.json?["idToken"]?.stringValue, "\(fresh.text)")
+
+            // Planted in this browser by someone else, the credential is useless without its redemption's verifier.
+            let otherVerifier = "someone-elses-verifier-0123456789-abcdefghijklmnopqrstuvwxyz"
+            let planted = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(pending, otherVerifier), bearer: bearer)
+            #expect(planted.status == 400, "\(planted.text)")
+            #expect(planted.errorCode == "invalid-pending-credential")
+            let afterPlanted = try await e2e.withBearer("GET", "/__/auth/user", bearer: bearer)
+            #expect(afterPlanted.json?["providerUserInfo"] == .array([]), "\(afterPlanted.text)")
+            // Nor can a credential be altered: one changed character no longer opens.
+            let altered = String(pending.dropLast()) + (pending.hasSuffix("A") ? "B" : "A")
+            let forged = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(altered, EndToEnd.appVerifier), bearer: bearer)
+            #expect(forged.errorCode == "invalid-pending-credential", "\(forged.text)")
+
+            let linked = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(pending, EndToEnd.appVerifier), bearer: bearer)
+            #expect(linked.status == 200, "\(linked.text)")
+            let identities = linked.json?["providerUserInfo"]?.arrayValue ?? []
+            #expect(identities.count == 1)
+            #expect(identities.first?["providerId"]?.stringValue == "google.com")
+            #expect(identities.first?["rawId"]?.stringValue == "1001")
+
+            // Single use: the same credential with the same verifier is refused the second time.
+            let again = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(pending, EndToEnd.appVerifier), bearer: bearer)
+            #expect(again.status == 400, "\(again.text)")
+            #expect(again.errorCode == "invalid-pending-credential")
+
+            // Google now signs in to the same account.
+            let google = try await e2e.providerSignIn("google.com", user: "alice")
+            #expect(google.status == 200, "\(google.text)")
+            #expect(google.json?["signIn"]?["localId"]?.stringValue == localID)
+            #expect(google.json?["signIn"]?["isNewUser"]?.boolValue == false)
+        }
+    }
+
+    @Test("a pending credential links only to its own account")
+    func pendingCredentialBoundToAccount() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            let (_, pending) = try await Self.conflict(e2e, user: "alice")
+            _ = try await e2e.signUp("mallory@example.com", Self.password)
+            try await e2e.markEmailVerified("mallory@example.com")
+            let mallory = try await e2e.passwordSignIn("mallory@example.com", Self.password)
+            let bearer = try #require(mallory.json?["idToken"]?.stringValue, "\(mallory.text)")
+            let refused = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(pending, EndToEnd.appVerifier), bearer: bearer)
+            #expect(refused.status == 403, "\(refused.text)")
+            #expect(refused.errorCode == "user-mismatch")
+        }
+    }
+
+    @Test("a never-verified password account is taken over by the provider's verified identity")
+    func unverifiedAccountTakenOver() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            // Someone registered bob's address without proving it.
+            let squatter = try await e2e.signUp("bob@example.com", Self.password)
+            let squatterRefresh = try #require(squatter["refreshToken"]?.stringValue)
+            let squatterToken = try #require(squatter["idToken"]?.stringValue)
+
+            let google = try await e2e.providerSignIn("google.com", user: "bob")
+            #expect(google.status == 200, "\(google.text)")
+            #expect(google.json?["signIn"]?["previousMethodsRemoved"]?.boolValue == true)
+            #expect(google.json?["signIn"]?["localId"] == squatter["localId"])
+            #expect(google.json?["signIn"]?["isNewUser"]?.boolValue == false)
+
+            // The password no longer signs in, and the squatter's sessions and ID token are dead.
+            let oldPassword = try await e2e.passwordSignIn("bob@example.com", Self.password)
+            #expect(oldPassword.status == 400, "\(oldPassword.text)")
+            #expect(oldPassword.errorCode == "invalid-credential")
+            let oldRefresh = try await e2e.refresh(squatterRefresh)
+            #expect(oldRefresh.status == 400, "\(oldRefresh.text)")
+            #expect(oldRefresh.json?["error"]?.stringValue == "invalid_grant")
+            let oldBearer = try await e2e.withBearer("GET", "/__/auth/user", bearer: squatterToken)
+            #expect(oldBearer.status == 401, "\(oldBearer.text)")
+
+            let bobToken = try #require(google.json?["signIn"]?["idToken"]?.stringValue)
+            let account = try await e2e.withBearer("GET", "/__/auth/user", bearer: bobToken)
+            #expect(account.json?["emailVerified"]?.boolValue == true, "\(account.text)")
+            #expect(account.json?["passwordSet"]?.boolValue == false)
+        }
+    }
+
+    @Test("a never-verified password account cannot link: 403 email-not-verified at /user/link and by redirect")
+    func unverifiedAccountCannotLink() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            // A link by redirect (authType=linkViaRedirect with the account's ID token).
+            let signUp = try await e2e.signUp("carol@example.com", Self.password)
+            let carolToken = try #require(signUp["idToken"]?.stringValue)
+            let walk = try await e2e.signIn("github.com", user: "alice", ["authType": "linkViaRedirect"])
+            let code = try #require(walk.appQuery.first(named: "code"), "\(walk.appQuery)")
+            let byRedirect = try await e2e.redeem(code: code, idToken: carolToken)
+            #expect(byRedirect.status == 403, "\(byRedirect.text)")
+            #expect(byRedirect.errorCode == "email-not-verified")
+            let carol = try await e2e.withBearer("GET", "/__/auth/user", bearer: carolToken)
+            #expect(carol.json?["providerUserInfo"] == .array([]), "\(carol.text)")
+
+            // A pending credential of the account's own, presented while its address is not verified (as after an
+            // e-mail change not yet confirmed): refused too.
+            let (_, pending) = try await Self.conflict(e2e, user: "alice")
+            try await e2e.markEmailVerified("alice@example.com", false)
+            let fresh = try await e2e.passwordSignIn("alice@example.com", Self.password)
+            let bearer = try #require(fresh.json?["idToken"]?.stringValue, "\(fresh.text)")
+            let refused = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(pending, EndToEnd.appVerifier), bearer: bearer)
+            #expect(refused.status == 403, "\(refused.text)")
+            #expect(refused.errorCode == "email-not-verified")
+        }
+    }
+}
