@@ -180,6 +180,8 @@ import Testing
             let signIn = try await e2e.passwordSignIn("alice@example.com", Self.password)
             #expect(signIn.status == 200, "\(signIn.text)")
             #expect(e2e.daemon.isRunning)
+            // Nothing sent was logged: every password here holds "passphrase".
+            #expect(!e2e.daemon.standardError.contains("passphrase"), "\(e2e.daemon.standardError.suffix(2000))")
         }
     }
 }

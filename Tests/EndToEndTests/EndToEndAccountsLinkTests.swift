@@ -83,6 +83,29 @@ import Testing
         }
     }
 
+    @Test("a pending credential links only by a session signed in after it was issued")
+    func pendingCredentialNeedsLaterSignIn() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            // A session of the account that predates the conflict (a tab left signed in, or a stolen ID token).
+            let signUp = try await e2e.signUp("alice@example.com", Self.password)
+            let earlier = try #require(signUp["idToken"]?.stringValue)
+            try await e2e.markEmailVerified("alice@example.com")
+            // Issue times are whole seconds and the engine allows one second of slack: let two pass.
+            try await Task.sleep(for: .seconds(2))
+            let answer = try await e2e.providerSignIn("google.com", user: "alice")
+            let pending = try #require(answer.json?["error"]?["pendingCredential"]?.stringValue, "\(answer.text)")
+            let refused = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(pending, EndToEnd.appVerifier), bearer: earlier)
+            #expect(refused.status == 401, "\(refused.text)")
+            #expect(refused.errorCode == "requires-recent-login")
+            let fresh = try await e2e.passwordSignIn("alice@example.com", Self.password)
+            let bearer = try #require(fresh.json?["idToken"]?.stringValue)
+            let linked = try await e2e.postJSON(
+                "/__/auth/user/link", Self.linkBody(pending, EndToEnd.appVerifier), bearer: bearer)
+            #expect(linked.status == 200, "the refusal used the credential up: \(linked.text)")
+        }
+    }
+
     @Test("a never-verified password account is taken over by the provider's verified identity")
     func unverifiedAccountTakenOver() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
