@@ -149,4 +149,27 @@ import Testing
             #expect(setCookie.contains("Path=/__/auth/"))
         }
     }
+
+    @Test("a session started in cookie mode is answered only in the cookie, even when its token comes in a body")
+    func cookieSessionNeverAnsweredInABody() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            _ = try await e2e.signUp("alice@example.com", Self.password)
+            let signedIn = try await Self.post(
+                e2e, "/__/auth/password/sign-in", Self.signInBody, ["X-Auth-Handler": "1"])
+            let setCookie = try #require(Self.sessionCookie(signedIn), "\(signedIn.text)")
+            let token = String(
+                setCookie.split(separator: ";")[0].dropFirst("auth_handler_session=".count))
+            // The same token as a native app would send it (form body, no session=cookie).
+            let answer = try await e2e.refresh(token)
+            #expect(answer.status == 200, "\(answer.text)")
+            withKnownIssue(
+                """
+                the accounts store does not record that a session was started in cookie mode (issue 25 §4), so /token \
+                answers its successor in the body
+                """
+            ) {
+                #expect(answer.json?["refresh_token"] == nil, "\(answer.text)")
+            }
+        }
+    }
 }
