@@ -66,6 +66,7 @@ import Testing
                     name: "text/plain (a CORS-simple cross-site post)", path: path,
                     body: json(#"{"email": "a@b.c", "password": "x"}"#), contentType: "text/plain", status: 400),
                 Case(name: "GET", method: "GET", path: path, contentType: nil, status: 405, code: nil),
+                Case(name: "a CORS preflight", method: "OPTIONS", path: path, contentType: nil, status: 405, code: nil),
             ]
         }
         cases += [
@@ -140,7 +141,8 @@ import Testing
         try await withEndToEnd(backend: .accounts(members: members)) { e2e in
             _ = try await e2e.signUp("alice@example.com", Self.password)
             for item in Self.cases() {
-                var headers: HTTPHeaders = ["Accept": "application/json"]
+                // A cross-site page's request: the daemon sends no CORS headers (issue 25 §4).
+                var headers: HTTPHeaders = ["Accept": "application/json", "Origin": "https://evil.example"]
                 if let type = item.contentType { headers.set(name: "Content-Type", value: type) }
                 if item.bearer { headers.set(name: "Authorization", value: "Bearer not.a-token") }
                 let answer = try await e2e.send(
@@ -153,6 +155,12 @@ import Testing
                 #expect(code?.isEmpty == false, "\(item): no error.code in \(answer.text.prefix(300))")
                 if let expected = item.code { #expect(code == expected, "\(item): \(answer.text.prefix(300))") }
                 #expect(answer.json?["error"]?["message"]?.stringValue?.isEmpty == false, "\(item)")
+                // §3.5's headers on every answer.
+                #expect(answer.headers["Cache-Control"] == "no-store", "\(item)")
+                #expect(answer.headers["X-Content-Type-Options"] == "nosniff", "\(item)")
+                #expect(answer.headers["Content-Security-Policy"]?.hasPrefix("default-src 'none'") == true, "\(item)")
+                #expect(
+                    !answer.headers.values(for: "Access-Control-Allow-Origin").contains { !$0.isEmpty }, "\(item)")
                 // A message never echoes what was sent (it may be a password).
                 #expect(!answer.text.contains("passphrase"), "\(item): \(answer.text.prefix(300))")
             }
