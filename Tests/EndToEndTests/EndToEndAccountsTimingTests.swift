@@ -5,8 +5,9 @@ import TestSupport
 import Testing
 
 /// Password hashing as a budget, answered alike for every e-mail, and never in the listener's way (issue 25 §3,
-/// docs/ACCOUNTS.md "Passwords"), through the real binary.
-@Suite(.serialized) struct EndToEndAccountsHashingTests {
+/// docs/ACCOUNTS.md "Passwords"), through the real binary. These tests measure time, so `make test` runs them alone,
+/// after the other end-to-end tests.
+@Suite(.serialized) struct EndToEndAccountsTimingTests {
     /// How long `body` took.
     static func timed<T>(_ body: () async throws -> T) async rethrows -> (T, Duration) {
         let clock = ContinuousClock()
