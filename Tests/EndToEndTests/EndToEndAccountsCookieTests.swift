@@ -111,6 +111,34 @@ import Testing
             let rotated = try #require(Self.sessionCookie(refreshed))
             #expect(!rotated.contains(refreshToken))
             #expect(rotated.contains("HttpOnly") && rotated.contains("SameSite=Strict"))
+            let current =
+                "auth_handler_session="
+                + String(
+                    rotated.split(separator: ";")[0].dropFirst("auth_handler_session=".count))
+
+            // Sign-out with the cookie needs the header too, as JSON and as a form; with it, the cookie is cleared
+            // and its session ended.
+            let signOutJSON = try await Self.post(
+                e2e, "/__/auth/sign-out", #"{"session": "cookie"}"#, ["Cookie": current])
+            #expect(signOutJSON.status == 400, "\(signOutJSON.text)")
+            let signOutForm = try await e2e.send(
+                OutboundRequest(
+                    method: "POST", url: e2e.daemonURL + "/__/auth/sign-out",
+                    headers: ["Content-Type": "application/x-www-form-urlencoded", "Cookie": current],
+                    body: Array("session=cookie".utf8)),
+                freshBrowser: true)
+            #expect(signOutForm.status == 400, "\(signOutForm.text)")
+            // Those refusals left the session alive.
+            let stillLive = try await Self.token(e2e, ["Cookie": current, "X-Auth-Handler": "1"])
+            #expect(stillLive.status == 200, "\(stillLive.text)")
+            let newest = try #require(Self.sessionCookie(stillLive)).split(separator: ";")[0]
+            let signedOut = try await Self.post(
+                e2e, "/__/auth/sign-out", #"{"session": "cookie"}"#, ["Cookie": current, "X-Auth-Handler": "1"])
+            #expect(signedOut.status == 200, "\(signedOut.text)")
+            let cleared = try #require(Self.sessionCookie(signedOut))
+            #expect(cleared.hasPrefix("auth_handler_session=;") && cleared.contains("Max-Age=0"), "\(cleared)")
+            let ended = try await Self.token(e2e, ["Cookie": String(newest), "X-Auth-Handler": "1"])
+            #expect(ended.status == 400 && ended.json?["error"]?.stringValue == "invalid_grant", "\(ended.text)")
         }
     }
 

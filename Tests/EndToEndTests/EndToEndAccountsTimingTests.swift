@@ -32,7 +32,9 @@ import Testing
         let members =
             #""password": {"rateLimit": {"perMinute": 1, "burst": 2}, "#
             + #""argon2id": {"memoryKiB": 131072, "iterations": 3, "parallelism": 1}}"#
-        try await withEndToEnd(backend: .accounts(members: members)) { e2e in
+        // The loopback peer is a trusted proxy, so that another client can be named by X-Forwarded-For.
+        let settings = ["trustedProxies": #"["127.0.0.1"]"#]
+        try await withEndToEnd(backend: .accounts(members: members), settings: settings) { e2e in
             var hashed: [Double] = []
             for attempt in 1...2 {
                 let (answer, took) = try await Self.timed {
@@ -59,6 +61,16 @@ import Testing
             let signUp = try await e2e.postJSON(
                 "/__/auth/password/sign-up", #"{"email": "new@example.com", "password": "a new passphrase here"}"#)
             #expect(signUp.status == 429, "\(signUp.text)")
+            // The budget is per client: another one is still answered after a hash.
+            let body = #"{"email": "nobody4@example.com", "password": "a guessed passphrase 4"}"#
+            let other = try await e2e.send(
+                OutboundRequest(
+                    method: "POST", url: e2e.daemonURL + "/__/auth/password/sign-in",
+                    headers: ["Content-Type": "application/json", "X-Forwarded-For": "192.0.2.7"],
+                    body: Array(body.utf8)),
+                freshBrowser: true)
+            #expect(other.status == 400, "\(other.text)")
+            #expect(other.errorCode == "invalid-credential")
         }
     }
 
