@@ -163,4 +163,48 @@ import Testing
             #expect(refused.errorCode == "email-not-verified")
         }
     }
+
+    /// A link by redirect (`authType=linkViaRedirect`) as `user` at `provider`, for the holder of `idToken`.
+    static func linkByRedirect(_ e2e: EndToEnd, _ provider: String, user: String, idToken: String) async throws
+        -> OutboundResponse
+    {
+        let walk = try await e2e.signIn(provider, user: user, ["authType": "linkViaRedirect"])
+        let code = try #require(walk.appQuery.first(named: "code"), "\(walk.appQuery)")
+        return try await e2e.redeem(code: code, idToken: idToken)
+    }
+
+    @Test(
+        "links by redirect: one identity per provider, none of another user's; the last way in stays; sign-out ends sid"
+    )
+    func linkRulesAndLastMethod() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            let alice = try await e2e.providerSignIn("google.com", user: "alice")
+            let aliceToken = try #require(alice.json?["signIn"]?["idToken"]?.stringValue, "\(alice.text)")
+            let linked = try await Self.linkByRedirect(e2e, "github.com", user: "bob", idToken: aliceToken)
+            #expect(linked.status == 200, "\(linked.text)")
+            #expect(linked.json?["signIn"]?["localId"] == alice.json?["signIn"]?["localId"])
+            let second = try await Self.linkByRedirect(e2e, "github.com", user: "alice", idToken: aliceToken)
+            #expect(second.status == 409, "\(second.text)")
+            #expect(second.errorCode == "provider-already-linked")
+
+            let bob = try await e2e.providerSignIn("google.com", user: "bob")
+            let bobToken = try #require(bob.json?["signIn"]?["idToken"]?.stringValue, "\(bob.text)")
+            #expect(bob.json?["signIn"]?["isNewUser"]?.boolValue == true)
+            let taken = try await Self.linkByRedirect(e2e, "github.com", user: "bob", idToken: bobToken)
+            #expect(taken.status == 409, "\(taken.text)")
+            #expect(taken.errorCode == "credential-already-in-use")
+            let last = try await e2e.postJSON(
+                "/__/auth/user/unlink", #"{"providerId": "google.com"}"#, bearer: bobToken)
+            #expect(last.status == 400, "\(last.text)")
+            #expect(last.errorCode == "last-sign-in-method")
+
+            // Signing out the session ends its sid: the ID token it was given no longer passes as a bearer.
+            let bobRefresh = try #require(bob.json?["signIn"]?["refreshToken"]?.stringValue)
+            let signOut = try await e2e.postJSON("/__/auth/sign-out", #"{"refreshToken": "\#(bobRefresh)"}"#)
+            #expect(signOut.status == 200, "\(signOut.text)")
+            let afterSignOut = try await e2e.withBearer("GET", "/__/auth/user", bearer: bobToken)
+            #expect(afterSignOut.status == 401, "\(afterSignOut.text)")
+            #expect(try await e2e.refresh(bobRefresh).status == 400)
+        }
+    }
 }
