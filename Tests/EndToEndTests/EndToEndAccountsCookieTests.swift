@@ -39,7 +39,7 @@ import Testing
     @Test("cookie mode needs X-Auth-Handler: 1 and no cross-site Sec-Fetch-Site; the token only in the cookie")
     func sessionCookieOnlyForTheOriginsScript() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
-            _ = try await e2e.signUp("alice@example.com", Self.password)
+            _ = try await e2e.passwordSignUp("alice@example.com", Self.password)
             let signIn = "/__/auth/password/sign-in"
 
             // A cross-site form or fetch cannot send the header: refused, and no cookie set.
@@ -181,14 +181,14 @@ import Testing
     @Test("a session started in cookie mode is answered only in the cookie, even when its token comes in a body")
     func cookieSessionNeverAnsweredInABody() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
-            _ = try await e2e.signUp("alice@example.com", Self.password)
+            _ = try await e2e.passwordSignUp("alice@example.com", Self.password)
             let signedIn = try await Self.post(
                 e2e, "/__/auth/password/sign-in", Self.signInBody, ["X-Auth-Handler": "1"])
             let setCookie = try #require(Self.sessionCookie(signedIn), "\(signedIn.text)")
             let token = String(
                 setCookie.split(separator: ";")[0].dropFirst("auth_handler_session=".count))
             // The same token as a native app would send it (form body, no session=cookie).
-            let answer = try await e2e.refresh(token)
+            let answer = try await e2e.refreshGrant(token)
             #expect(answer.status == 200, "\(answer.text)")
             withKnownIssue(
                 """

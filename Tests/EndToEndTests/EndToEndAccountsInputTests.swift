@@ -139,7 +139,7 @@ import Testing
     func badInputRefused() async throws {
         let members = #""password": {"rateLimit": {"perMinute": 6000, "burst": 500}}"#
         try await withEndToEnd(backend: .accounts(members: members)) { e2e in
-            _ = try await e2e.signUp("alice@example.com", Self.password)
+            _ = try await e2e.passwordSignUp("alice@example.com", Self.password)
             for item in Self.cases() {
                 // A cross-site page's request: the daemon sends no CORS headers (issue 25 §4).
                 var headers: HTTPHeaders = ["Accept": "application/json", "Origin": "https://evil.example"]

@@ -10,7 +10,7 @@ import Testing
 
     /// A password account for `email`, and the fake IdP's Google sign-in for the same address answered 409.
     static func conflict(_ e2e: EndToEnd, user: String) async throws -> (localID: String, pending: String) {
-        let signUp = try await e2e.signUp("\(user)@example.com", password)
+        let signUp = try await e2e.passwordSignUp("\(user)@example.com", password)
         try await e2e.markEmailVerified("\(user)@example.com")
         let answer = try await e2e.providerSignIn("google.com", user: user)
         #expect(answer.status == 409, "\(answer.text)")
@@ -72,7 +72,7 @@ import Testing
     func pendingCredentialBoundToAccount() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let (_, pending) = try await Self.conflict(e2e, user: "alice")
-            _ = try await e2e.signUp("mallory@example.com", Self.password)
+            _ = try await e2e.passwordSignUp("mallory@example.com", Self.password)
             try await e2e.markEmailVerified("mallory@example.com")
             let mallory = try await e2e.passwordSignIn("mallory@example.com", Self.password)
             let bearer = try #require(mallory.json?["idToken"]?.stringValue, "\(mallory.text)")
@@ -87,7 +87,7 @@ import Testing
     func pendingCredentialNeedsLaterSignIn() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             // A session of the account that predates the conflict (a tab left signed in, or a stolen ID token).
-            let signUp = try await e2e.signUp("alice@example.com", Self.password)
+            let signUp = try await e2e.passwordSignUp("alice@example.com", Self.password)
             let earlier = try #require(signUp["idToken"]?.stringValue)
             try await e2e.markEmailVerified("alice@example.com")
             // Issue times are whole seconds and the engine allows one second of slack: let two pass.
@@ -110,7 +110,7 @@ import Testing
     func unverifiedAccountTakenOver() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             // Someone registered bob's address without proving it.
-            let squatter = try await e2e.signUp("bob@example.com", Self.password)
+            let squatter = try await e2e.passwordSignUp("bob@example.com", Self.password)
             let squatterRefresh = try #require(squatter["refreshToken"]?.stringValue)
             let squatterToken = try #require(squatter["idToken"]?.stringValue)
 
@@ -124,7 +124,7 @@ import Testing
             let oldPassword = try await e2e.passwordSignIn("bob@example.com", Self.password)
             #expect(oldPassword.status == 400, "\(oldPassword.text)")
             #expect(oldPassword.errorCode == "invalid-credential")
-            let oldRefresh = try await e2e.refresh(squatterRefresh)
+            let oldRefresh = try await e2e.refreshGrant(squatterRefresh)
             #expect(oldRefresh.status == 400, "\(oldRefresh.text)")
             #expect(oldRefresh.json?["error"]?.stringValue == "invalid_grant")
             let oldBearer = try await e2e.withBearer("GET", "/__/auth/user", bearer: squatterToken)
@@ -141,7 +141,7 @@ import Testing
     func unverifiedAccountCannotLink() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             // A link by redirect (authType=linkViaRedirect with the account's ID token).
-            let signUp = try await e2e.signUp("carol@example.com", Self.password)
+            let signUp = try await e2e.passwordSignUp("carol@example.com", Self.password)
             let carolToken = try #require(signUp["idToken"]?.stringValue)
             let walk = try await e2e.signIn("github.com", user: "alice", ["authType": "linkViaRedirect"])
             let code = try #require(walk.appQuery.first(named: "code"), "\(walk.appQuery)")
@@ -204,7 +204,7 @@ import Testing
             #expect(signOut.status == 200, "\(signOut.text)")
             let afterSignOut = try await e2e.withBearer("GET", "/__/auth/user", bearer: bobToken)
             #expect(afterSignOut.status == 401, "\(afterSignOut.text)")
-            #expect(try await e2e.refresh(bobRefresh).status == 400)
+            #expect(try await e2e.refreshGrant(bobRefresh).status == 400)
         }
     }
 }

@@ -14,13 +14,13 @@ import Testing
     /// A password sign-in's refresh token (each its own session).
     static func session(_ e2e: EndToEnd, _ email: String) async throws -> String {
         let password = "refresh passphrase for \(email)"
-        let signUp = try await e2e.signUp(email, password)
+        let signUp = try await e2e.passwordSignUp(email, password)
         return try #require(signUp["refreshToken"]?.stringValue)
     }
 
     /// The successor `token` is answered, or nil with the refusal checked to be RFC 6749 §5.2's `invalid_grant`.
     static func successor(_ e2e: EndToEnd, _ token: String) async throws -> String? {
-        let answer = try await e2e.refresh(token)
+        let answer = try await e2e.refreshGrant(token)
         if answer.status == 200 { return try #require(answer.json?["refresh_token"]?.stringValue, "\(answer.text)") }
         #expect(answer.status == 400, "\(answer.text)")
         #expect(answer.json?["error"]?.stringValue == "invalid_grant", "\(answer.text)")

@@ -18,7 +18,7 @@ extension EndToEnd {
     }
 
     /// `POST /__/auth/password/sign-up`, which must succeed; its answer.
-    func signUp(_ email: String, _ password: String) async throws -> JSONValue {
+    func passwordSignUp(_ email: String, _ password: String) async throws -> JSONValue {
         let response = try await postJSON(
             "/__/auth/password/sign-up", #"{"email": "\#(email)", "password": "\#(password)"}"#)
         #expect(response.status == 200, "sign-up of \(email): \(response.text)")
@@ -35,7 +35,7 @@ extension EndToEnd {
     }
 
     /// `POST /__/auth/token` with `grant_type=refresh_token` (RFC 6749 §6), from a browser without cookies.
-    func refresh(_ refreshToken: String) async throws -> OutboundResponse {
+    func refreshGrant(_ refreshToken: String) async throws -> OutboundResponse {
         try await postForm(
             daemonURL + "/__/auth/token",
             [.init(name: "grant_type", value: "refresh_token"), .init(name: "refresh_token", value: refreshToken)],

@@ -86,7 +86,7 @@ import Testing
             // accounts, each guessed fewer times than that.
             let accounts = 3
             for account in 0..<accounts {
-                _ = try await e2e.signUp("user\(account)@example.com", "the right passphrase here")
+                _ = try await e2e.passwordSignUp("user\(account)@example.com", "the right passphrase here")
             }
             let pairs = 8 * accounts
             var unknown: [Double] = []

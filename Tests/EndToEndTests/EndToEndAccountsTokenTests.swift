@@ -28,7 +28,7 @@ import Testing
         try await withEndToEnd(backend: .accounts()) { e2e in
             let issuer = e2e.daemonURL + "/__/auth"
             let password = "pyjwt discovery passphrase 1"
-            let signUp = try await e2e.signUp("Carol@Example.com", password)
+            let signUp = try await e2e.passwordSignUp("Carol@Example.com", password)
             let localID = try #require(signUp["localId"]?.stringValue)
             let idToken = try #require(signUp["idToken"]?.stringValue)
 
@@ -85,7 +85,7 @@ import Testing
             let wrongPassword = "a wrong passphrase guessed here"
             secrets["password"] = password
             secrets["wrong password"] = wrongPassword
-            let signUp = try await e2e.signUp("alice@example.com", password)
+            let signUp = try await e2e.passwordSignUp("alice@example.com", password)
             secrets["sign-up refresh token"] = signUp["refreshToken"]?.stringValue
             secrets["sign-up ID token"] = signUp["idToken"]?.stringValue
             let wrong = try await e2e.passwordSignIn("alice@example.com", wrongPassword)
@@ -96,11 +96,11 @@ import Testing
             let first = try #require(signIn.json?["refreshToken"]?.stringValue, "\(signIn.text)")
             secrets["sign-in refresh token"] = first
             secrets["sign-in ID token"] = signIn.json?["idToken"]?.stringValue
-            let refreshed = try await e2e.refresh(first)
+            let refreshed = try await e2e.refreshGrant(first)
             secrets["rotated refresh token"] = refreshed.json?["refresh_token"]?.stringValue
             secrets["refreshed ID token"] = refreshed.json?["id_token"]?.stringValue
             // A used token presented again (within the window) gets its sealed successor: still nothing in the clear.
-            _ = try await e2e.refresh(first)
+            _ = try await e2e.refreshGrant(first)
 
             // The verified account answers a Google sign-in with a pending credential, which is then linked.
             try await e2e.markEmailVerified("alice@example.com")
