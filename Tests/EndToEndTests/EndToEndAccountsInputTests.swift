@@ -37,6 +37,11 @@ import Testing
                     body: json(#"{"email": "a@b.c", "password": "long enough passphrase", "admin": true}"#),
                     status: 400),
                 Case(name: "not JSON", path: path, body: json(#"{"email": "#), status: 400),
+                // Read as first-wins by one parser and last-wins by another, a repeated member is refused.
+                Case(
+                    name: "a member twice", path: path,
+                    body: json(#"{"email": "a@b.c", "email": "alice@example.com", "password": "long passphrase"}"#),
+                    status: 400),
                 Case(name: "empty body", path: path, body: [], status: 400),
                 Case(
                     name: "NUL in the e-mail", path: path,
