@@ -79,10 +79,11 @@ format:
 
 ## The whole suite: dependencies, formatting, unit, process, end-to-end tests, 10 s of each fuzz target, real-browser
 ## tests, then the packaging test (a static release build, so the first run adds a few minutes).
-## The Swift tests run in five runs: the HTTP layer's tests and the Redis store's time-outs assert timing
+## The Swift tests run in seven runs: the HTTP layer's tests and the Redis store's time-outs assert timing
 ## (200 concurrent requests in under 2 s, keep-alive, idle time-outs, a hung Redis) and must not share the two cores' cooperative threads with CPU-bound crypto tests
 ## (RSA key generation) or with the end-to-end tests' processes; the end-to-end stalled-Redis tests (answers within
-## one command timeout) run after the other end-to-end tests, alone. Each run has a hard time limit, so a
+## one command timeout) and the accounts' timing tests (p99 latency under hashing load, sign-in answered alike in time)
+## run after the other end-to-end tests, each alone. Each run has a hard time limit, so a
 ## hung test fails the run instead of stalling CI.
 TEST_TIME_LIMIT ?= 900
 TEST = timeout --signal=KILL $(TEST_TIME_LIMIT) $(SWIFT) test --skip-build
@@ -92,8 +93,9 @@ test: deps lint
 	$(TEST) --filter AuthHandlerTests --skip 'AuthHandlerTests\.(HTTP|StoreRedis)'
 	$(TEST) --filter AuthHandlerClientTests
 	$(TEST) --filter FakeIdPTests
-	$(TEST) --filter EndToEndTests --skip EndToEndTests.EndToEndRedisStallTests
+	$(TEST) --filter EndToEndTests --skip 'EndToEndTests\.(EndToEndRedisStallTests|EndToEndAccountsTimingTests)'
 	$(TEST) --filter EndToEndTests.EndToEndRedisStallTests
+	$(TEST) --filter EndToEndTests.EndToEndAccountsTimingTests
 	$(FUZZ_SMOKE)
 	$(BROWSER_TEST)
 	$(MAKE) --no-print-directory package-test

@@ -187,8 +187,8 @@ if Context.environment["AUTH_HANDLER_FUZZ"] == "1" {
         .executableTarget(
             name: "auth-handler-fuzz",
             dependencies: [
-                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerCore",
-                "CLibFuzzer",
+                "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols",
+                "AuthHandlerAccounts", "AuthHandlerCore", "CLibFuzzer",
             ],
             path: "fuzz/Sources/auth-handler-fuzz"
         ),

@@ -83,6 +83,21 @@ def sealed(plaintext, key=STATE_KEY, name=COOKIE_NAME):
     return b64url(bytes([1]) + nonce + AESGCM(key).encrypt(nonce, plaintext, aad))
 
 
+# PendingCredentialTarget's key; a credential is base64url(nonce ‖ AES-256-GCM ciphertext ‖ tag), no AAD.
+PENDING_KEY = bytes([0x5A]) * 32
+PENDING = {
+    "p": "google.com", "u": "1001", "e": "alice@example.com", "n": "Alice Example", "ph": None,
+    "l": "AbCdEfGhIjKlMnOpQrStUvWxYz01", "v": "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU",
+    "i": 1800000000, "x": 1800000600, "d": "Zm9vYmFyLWlkLTAxMjM0NTY3ODktYWJjZGVmZ2hpamts",
+}
+
+
+def pending_sealed(credential):
+    nonce = bytes(range(12))
+    plaintext = json.dumps(credential, separators=(",", ":")).encode()
+    return b64url(nonce + AESGCM(PENDING_KEY).encrypt(nonce, plaintext, None))
+
+
 def session_json(session):
     return json.dumps(session, separators=(",", ":")).encode()
 
@@ -181,6 +196,43 @@ def seeds():
             '{"listen": "nope", "sessionTTLSeconds": -1, "providers": {"": {}}, "unknownKey": [1, 2.5e400, null]}',
             '{"a": 1, "a": 2}',
             "[",
+        ],
+        "accounts-json-body": [
+            '{"email": "alice@example.com", "password": "correct horse battery staple", "session": "cookie"}',
+            '{"email": "Alice@Example.com", "password": "pw", "displayName": null}',
+            '{"pendingCredential": "AAAA", "verifier": "v"}',
+            '{"email": "a\\u0000b@example.com", "password": "\\ud83d\\ude00"}',
+            '{"email": 1, "password": [], "session": true}',
+            '{"email": "a@b.c", "admin": true}',
+            '{"email": "a@b.c", "email": "b@c.d"}',
+            '["alice@example.com"]',
+            '{"email": "a@b.c"',
+            "",
+        ],
+        "email-address": [
+            "alice@example.com",
+            "Alice.Example+tag@Example.COM",
+            "straße@bücher.example",
+            "ALICE@xn--bcher-kva.example",
+            "user@例え.テスト",
+            "e\u0301@example.com",
+            "a..b@example.com",
+            "\"quoted\"@example.com",
+            "a@b@example.com",
+            "a@localhost",
+            "a@-bad-.example",
+            "x" * 65 + "@example.com",
+            "a\x00b@example.com",
+        ],
+        "pending-credential": [
+            b"0" + pending_sealed(PENDING).encode(),
+            b"0" + pending_sealed(dict(PENDING, e=None, n=None, ph="https://example.com/a.png")).encode(),
+            b"0AAAA",
+            b"0" + b"A" * 5000,
+            b"1" + json.dumps(PENDING, separators=(",", ":")).encode(),
+            b"1" + json.dumps(dict(PENDING, l="short", i="yesterday"), separators=(",", ":")).encode(),
+            b"1" + json.dumps(dict(PENDING, v="!!", x=-1), separators=(",", ":")).encode(),
+            b"1{}",
         ],
         # A flags byte (bit 0: HTTP/1.0), the request target, then header lines (ListenerTarget.swift).
         "listener": [

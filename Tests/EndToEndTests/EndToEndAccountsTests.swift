@@ -16,6 +16,95 @@ extension EndToEnd {
             OutboundRequest(method: "POST", url: daemonURL + path, headers: headers, body: Array(json.utf8)),
             freshBrowser: freshBrowser)
     }
+
+    /// `POST /__/auth/password/sign-up`, which must succeed; its answer.
+    func passwordSignUp(_ email: String, _ password: String) async throws -> JSONValue {
+        let response = try await postJSON(
+            "/__/auth/password/sign-up", #"{"email": "\#(email)", "password": "\#(password)"}"#)
+        #expect(response.status == 200, "sign-up of \(email): \(response.text)")
+        return try #require(response.json)
+    }
+
+    /// `POST /__/auth/password/sign-in`.
+    func passwordSignIn(_ email: String, _ password: String, freshBrowser: Bool = true) async throws
+        -> OutboundResponse
+    {
+        try await postJSON(
+            "/__/auth/password/sign-in", #"{"email": "\#(email)", "password": "\#(password)"}"#,
+            freshBrowser: freshBrowser)
+    }
+
+    /// `POST /__/auth/token` with `grant_type=refresh_token` (RFC 6749 §6), from a browser without cookies.
+    func refreshGrant(_ refreshToken: String) async throws -> OutboundResponse {
+        try await postForm(
+            daemonURL + "/__/auth/token",
+            [.init(name: "grant_type", value: "refresh_token"), .init(name: "refresh_token", value: refreshToken)],
+            freshBrowser: true)
+    }
+
+    /// A provider sign-in as `user` walked to the app and redeemed with `verifier` (the app's by default).
+    func providerSignIn(_ provider: String, user: String, verifier: String = appVerifier) async throws
+        -> OutboundResponse
+    {
+        let walk = try await signIn(provider, user: user)
+        let code = try #require(walk.appQuery.first(named: "code"), "\(walk.appQuery)")
+        return try await redeem(code: code, verifier: verifier)
+    }
+
+    /// The accounts database's bytes: the file and its WAL (and shared-memory index), as an attacker who copied them
+    /// would have them.
+    func accountsDatabaseBytes() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let url = directory.appendingPathComponent("accounts.sqlite" + suffix)
+            if let data = try? Data(contentsOf: url) { bytes += data }
+        }
+        #expect(bytes.count > 4096, "the accounts database is missing from \(directory.path)")
+        return bytes
+    }
+
+    /// A request with `Authorization: Bearer` to an accounts endpoint, from a browser without cookies.
+    func withBearer(_ method: String, _ path: String, bearer: String) async throws -> OutboundResponse {
+        let headers: HTTPHeaders = ["Accept": "application/json", "Authorization": "Bearer " + bearer]
+        return try await send(
+            OutboundRequest(method: method, url: daemonURL + path, headers: headers), freshBrowser: true)
+    }
+
+    /// Marks the account of `normalizedEmail` verified (or not) in the database, as the verification mail's link
+    /// would (the e-mail actions are tested on their own; here only the state matters).
+    func markEmailVerified(_ normalizedEmail: String, _ verified: Bool = true) async throws {
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], timeout=10)
+            n = db.execute(
+                "UPDATE account_users SET email_verified = ? WHERE normalized_email = ?", (int(sys.argv[3]), sys.argv[2]))
+            db.commit()
+            sys.exit(0 if n.rowcount == 1 else 3)
+            """
+        let process = try TestProcess(
+            "/usr/bin/python3",
+            [
+                "-I", "-c", script, directory.appendingPathComponent("accounts.sqlite").path, normalizedEmail,
+                verified ? "1" : "0",
+            ],
+            package: "python3")
+        let status = await process.exitCode()
+        #expect(status == 0, "marking \(normalizedEmail) verified: \(process.standardError)")
+    }
+}
+
+extension [UInt8] {
+    /// Whether `needle`'s UTF-8 bytes occur in these bytes.
+    func containsText(_ needle: String) -> Bool { containsBytes(Array(needle.utf8)) }
+
+    /// Whether `pattern` occurs in these bytes.
+    func containsBytes(_ pattern: [UInt8]) -> Bool {
+        guard !pattern.isEmpty, pattern.count <= count else { return false }
+        for start in 0...(count - pattern.count) where self[start] == pattern[0] {
+            if self[start..<(start + pattern.count)].elementsEqual(pattern) { return true }
+        }
+        return false
+    }
 }
 
 /// The accounts backend through the real binary (HTTP-API.md §3.10, docs/ACCOUNTS.md).

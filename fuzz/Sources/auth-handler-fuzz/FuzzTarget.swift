@@ -26,6 +26,12 @@ enum FuzzTarget: String, CaseIterable {
     case config
     /// A request head: the listener's target, framing and `Host` checks (`HTTPRequestChecks`).
     case listener
+    /// An accounts endpoint's JSON body (`JSONRequestBody`).
+    case accountsJSONBody = "accounts-json-body"
+    /// An e-mail address and its normal form (`EmailAddress`).
+    case emailAddress = "email-address"
+    /// The pending credential of a linking conflict: its text and its sealed plaintext (`PendingCredential`).
+    case pendingCredential = "pending-credential"
 
     func run(_ input: [UInt8]) {
         switch self {
@@ -38,6 +44,9 @@ enum FuzzTarget: String, CaseIterable {
         case .cookie: CookieTarget.run(input)
         case .config: ConfigTarget.run(input)
         case .listener: ListenerTarget.run(input)
+        case .accountsJSONBody: AccountsJSONBodyTarget.run(input)
+        case .emailAddress: EmailAddressTarget.run(input)
+        case .pendingCredential: PendingCredentialTarget.run(input)
         }
     }
 }
