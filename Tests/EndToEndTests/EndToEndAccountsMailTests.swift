@@ -162,6 +162,12 @@ import Testing
             let before = try await e2e.postJSON(
                 "/__/auth/password/sign-in", #"{"email": "new@example.com", "password": "\#(Self.password)"}"#)
             #expect(before.status == 400)
+            // A code waiting to be used is in the file only as its digest: neither its text nor its bytes.
+            let pending = Self.code(of: confirmLink)
+            let stored = try e2e.accountsDatabaseBytes()
+            #expect(!stored.containsText(pending), "an e-mail action code is in the accounts database")
+            if let raw = Base64.urlDecode(pending) { #expect(!stored.containsBytes(raw)) }
+            #expect(stored.containsBytes(try SHA256.hash(Array(pending.utf8))), "the search looked in the wrong file")
             let page = try await e2e.get(confirmLink)
             #expect(page.status == 200 && page.text.contains("new@example.com"))
             let confirmed = try await e2e.postAction(try #require(Self.formFields(page.text)))
