@@ -21,12 +21,15 @@ extension AccountsEngine {
     /// answers whether a mail was queued. The route answers `200 {}` before calling this, detached, so neither the
     /// answer nor its timing tells whether the address has an account (OWASP Forgot Password Cheat Sheet).
     @discardableResult
-    package func requestPasswordReset(email text: String, continueURL: String?, mail: AccountsMail) async -> Bool {
+    /// A store that cannot answer is thrown, for the caller to log: the request was answered already.
+    package func requestPasswordReset(email text: String, continueURL: String?, mail: AccountsMail)
+        async throws(AccountsError) -> Bool
+    {
         guard let email = try? EmailAddress(parsing: text),
-            let user = try? await store.user(normalizedEmail: email.normalized), !user.disabled,
-            let stored = user.email,
-            let code = try? await issueCode(.resetPassword, for: user, email: stored)
+            let user = try await storedUser(normalizedEmail: email.normalized), !user.disabled,
+            let stored = user.email
         else { return false }
+        let code = try await issueCode(.resetPassword, for: user, email: stored)
         let link = mail.actionLink(mode: OneTimeCodeKind.resetPassword.mode, code: code, continueURL: continueURL)
         return await mail.send(.resetPassword(link: link), to: stored, displayName: user.displayName)
     }

@@ -100,6 +100,10 @@ package final class AccountsEngine: Sendable {
         try await Self.storing { () throws(StoreError) in try await store.user(localID: localID) }
     }
 
+    func storedUser(normalizedEmail: String) async throws(AccountsError) -> AccountUser? {
+        try await Self.storing { () throws(StoreError) in try await store.user(normalizedEmail: normalizedEmail) }
+    }
+
     func storedSession(_ id: String) async throws(AccountsError) -> AccountSession? {
         try await Self.storing { () throws(StoreError) in try await store.session(id: id) }
     }

@@ -117,17 +117,17 @@ struct AccountsActionTests {
         try await withActions { fixture in
             _ = try await fixture.signUp("Mixed.Case@Example.com")
             #expect(
-                await fixture.engine.requestPasswordReset(
+                try await fixture.engine.requestPasswordReset(
                     email: "mixed.case@EXAMPLE.com", continueURL: nil, mail: fixture.mail))
             #expect(
-                !(await fixture.engine.requestPasswordReset(
+                !(try await fixture.engine.requestPasswordReset(
                     email: "nobody@example.com", continueURL: nil, mail: fixture.mail)))
             let disabled = try await fixture.signUp("disabled@example.com")
             var user = disabled.user
             user.disabled = true
             try await fixture.store.updateUser(user)
             #expect(
-                !(await fixture.engine.requestPasswordReset(
+                !(try await fixture.engine.requestPasswordReset(
                     email: "disabled@example.com", continueURL: nil, mail: fixture.mail)))
             await fixture.mail.queue.drain()
             #expect(fixture.mailer.messages.map(\.envelopeRecipient) == ["Mixed.Case@example.com"])
@@ -149,7 +149,7 @@ struct AccountsActionTests {
             try await fixture.store.insertPendingCredential(
                 PendingCredentialRecord(digest: pending, localID: caller.user.localID, expiresAt: at + 600))
             #expect(
-                await fixture.engine.requestPasswordReset(
+                try await fixture.engine.requestPasswordReset(
                     email: "prehijack@example.com", continueURL: nil, mail: fixture.mail))
             let code = try await fixture.lastCode()
             fixture.clock.advance(by: 1)

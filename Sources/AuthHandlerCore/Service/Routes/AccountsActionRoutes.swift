@@ -33,9 +33,14 @@ struct AccountsActionRoutes: RouteGroup {
         let mail = try mailer(request)
         let email = try AccountsEngine.email(try body.requiredString("email", maximumBytes: 1024))
         let continueURL = try continueURL(body, request)
-        let engine = request.engine
+        let (engine, log) = (request.engine, request.context.service.log)
         Task.detached {
-            await engine.requestPasswordReset(email: email.given, continueURL: continueURL, mail: mail)
+            do throws(AccountsError) {
+                _ = try await engine.requestPasswordReset(email: email.given, continueURL: continueURL, mail: mail)
+            } catch {
+                // Answered already: the failure is logged (never the address), and the user may ask again.
+                log.log(.warning, "accounts.reset", ["error": error.description])
+            }
         }
         return AccountsRequest.answer(.object([:]))
     }
