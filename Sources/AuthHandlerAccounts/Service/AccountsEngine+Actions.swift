@@ -172,25 +172,11 @@ extension AccountsEngine {
     /// so it becomes verified and every other way in is removed (the identities and pending credentials someone who
     /// registered the address first may have left, as a provider's take-over does). The password version moves, so
     /// every code issued before dies, but a pending recovery of a changed address.
+    /// One store transaction (`AccountStore.resetPassword`), so that no crash leaves a half-reset account.
     private func resetPassword(_ current: AccountUser, hash: String) async throws(AccountsError) {
-        let at = now()
-        var user = current
-        let proves = !user.emailVerified
-        user.passwordHash = hash
-        user.passwordVersion += 1
-        user.validSince = at
-        user.emailVerified = true
-        try await Self.storing { () throws(StoreError) in try await store.updateUser(user) }
+        let (at, proves) = (now(), !current.emailVerified)
         _ = try await Self.storing { () throws(StoreError) in
-            try await store.revokeSessions(of: user.localID, except: nil, at: at)
-        }
-        _ = try await Self.storing { () throws(StoreError) in try await store.deletePendingCredentials(of: user.localID)
-        }
-        guard proves else { return }
-        for identity in try await identities(of: user) {
-            _ = try await Self.storing { () throws(StoreError) in
-                try await store.unlinkIdentity(localID: user.localID, providerID: identity.providerID)
-            }
+            try await store.resetPassword(localID: current.localID, passwordHash: hash, provesAddress: proves, at: at)
         }
     }
 

@@ -42,6 +42,13 @@ package protocol AccountStore: CounterStore {
     /// Up to `limit` users ordered by ``AccountUser/localID``, starting after `after` (nil: from the first).
     func listUsers(after: LocalID?, limit: Int) async throws(StoreError) -> [AccountUser]
 
+    /// A password reset through a mailed link, in one transaction: the new `passwordHash`, the password version
+    /// bumped (so every code issued before dies), `validSince` set to `at`, every session revoked, every pending
+    /// credential deleted, the e-mail marked verified (the link proved it); with `provesAddress` (the address was
+    /// never verified) every identity deleted too, against account pre-hijacking. `.notFound` for no such user.
+    func resetPassword(localID: LocalID, passwordHash: String, provesAddress: Bool, at: Date) async throws(StoreError)
+        -> AccountUser
+
     /// The pre-hijacking rule (docs/ACCOUNTS.md "Storage", "Take-over"): removes the user's password (bumping
     /// ``AccountUser/passwordVersion``), every identity, code and pending credential, revokes every session, sets
     /// ``AccountUser/validSince`` to `at`, marks the e-mail verified and links `identity` to the user (whatever its

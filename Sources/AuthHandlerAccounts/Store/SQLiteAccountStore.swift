@@ -188,6 +188,49 @@ package final class SQLiteAccountStore: AccountStore {
         }
     }
 
+    package func resetPassword(localID: LocalID, passwordHash: String, provesAddress: Bool, at: Date)
+        async throws(StoreError) -> AccountUser
+    {
+        try transaction("reset password") { connection throws(StoreError) -> AccountUser in
+            guard try Self.userExists(localID, connection) else {
+                throw StoreError(.notFound, detail: "reset password: no user with this localId")
+            }
+            let tables = (provesAddress ? ["account_identities"] : []) + ["account_pending_credentials"]
+            for table in tables {
+                try connection.run("DELETE FROM \(table) WHERE local_id = ?1", operation: "reset password") {
+                    statement throws(StoreError) in try statement.bind(1, text: localID.value)
+                }
+            }
+            try connection.run(
+                "UPDATE account_sessions SET revoked_at = ?2 WHERE local_id = ?1 AND revoked_at IS NULL",
+                operation: "reset password"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, text: localID.value)
+                try statement.bind(2, date: at)
+            }
+            try connection.run(
+                """
+                UPDATE account_users SET password_hash = ?3, password_version = password_version + 1,
+                    valid_since = ?2, email_verified = 1
+                WHERE local_id = ?1
+                """,
+                operation: "reset password"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, text: localID.value)
+                try statement.bind(2, date: at)
+                try statement.bind(3, text: passwordHash)
+            }
+            guard
+                let user = try connection.firstRow(
+                    "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1",
+                    operation: "reset password",
+                    bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
+                    read: SQLiteAccountRows.user)
+            else { throw StoreError(.unavailable, detail: "reset password: the user vanished in its transaction") }
+            return user
+        }
+    }
+
     // MARK: - Identities
 
     package func identity(providerID: String, providerUserID: String) async throws(StoreError) -> AccountIdentity? {

@@ -262,3 +262,48 @@ extension AccountStoreSemanticsTests {
         }
     }
 }
+
+extension AccountStoreSemanticsTests {
+    /// docs/ACCOUNTS.md "E-mail actions": a reset is one step — the new hash, the version bumped, every session ended,
+    /// pending credentials gone, the address verified; a reset that proves a never-verified address also removes
+    /// every identity. A verified account keeps its identities.
+    @Test(arguments: AccountStoreKind.allCases)
+    func resetPasswordIsOneStep(kind: AccountStoreKind) async throws {
+        try await withAccountStore(kind) { store in
+            let start = Fixture.start
+            let unverified = try Fixture.user("pre", email: "pre@example.com")
+            try await store.insertUser(
+                unverified, identity: Fixture.identity("github.com", "planted", of: unverified.localID))
+            try await store.insertSession(
+                Fixture.session("sid-r", of: unverified.localID),
+                firstToken: try Fixture.token("rt-r", session: "sid-r"))
+            let pending = PendingCredentialRecord(
+                digest: try Fixture.digest("pc-r"), localID: unverified.localID, expiresAt: start + 600)
+            try await store.insertPendingCredential(pending)
+
+            let reset = try await store.resetPassword(
+                localID: unverified.localID, passwordHash: "$argon2id$v=19$new", provesAddress: true, at: start + 50)
+            #expect(reset.passwordHash == "$argon2id$v=19$new")
+            #expect(reset.passwordVersion == unverified.passwordVersion + 1)
+            #expect(reset.validSince == start + 50 && reset.emailVerified)
+            #expect(try await store.user(localID: unverified.localID) == reset)
+            #expect(try await store.identities(of: unverified.localID).isEmpty)
+            #expect(try await store.session(id: "sid-r")?.revokedAt == start + 50)
+            #expect(try await store.takePendingCredential(digest: pending.digest, now: start) == nil)
+
+            var verified = try Fixture.user("owner", email: "owner@example.com")
+            verified.emailVerified = true
+            try await store.insertUser(
+                verified, identity: Fixture.identity("google.com", "owner", of: verified.localID))
+            _ = try await store.resetPassword(
+                localID: verified.localID, passwordHash: "$argon2id$v=19$other", provesAddress: false, at: start + 60)
+            #expect(try await store.identities(of: verified.localID).count == 1)
+
+            let missing = await accountStoreError {
+                _ = try await store.resetPassword(
+                    localID: try Fixture.localID("nobody"), passwordHash: "x", provesAddress: false, at: start)
+            }
+            #expect(missing?.kind == .notFound)
+        }
+    }
+}
