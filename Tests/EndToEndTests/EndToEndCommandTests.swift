@@ -8,7 +8,7 @@ import Testing
 /// `demo` and `serve` as a user runs them.
 @Suite(.timeLimit(.minutes(3)))
 struct EndToEndCommandTests {
-    @Test("demo --headless signs in twice against the in-process fake IdP and exits 0")
+    @Test("demo --headless signs in twice against the in-process fake IdP, walks the accounts backend, and exits 0")
     func demo() async throws {
         let process = try TestProcess(authHandler: ["demo", "--headless"])
         let status = await process.exitCode()
@@ -17,6 +17,18 @@ struct EndToEndCommandTests {
         #expect(output.contains("signed in:    google.com user 1001"))
         #expect(output.contains("signed in:    twitter.com user 1001"))
         #expect(output.contains("demo: two real sign-ins completed against the fake IdP"))
+        // The accounts backend's walk (DemoAccounts): each step says what the daemon answered.
+        for line in [
+            "accounts:     verified the address through the link mailed to the outbox",
+            "accounts:     Google sign-in of the same address: 409 account-exists-with-different-credential (password)",
+            "accounts:     signed in with the password and linked Google to the same account",
+            "identities email, google.com",
+            "accounts:     signed out: the session's refresh token is refused (invalid_grant)",
+        ] {
+            #expect(output.contains(line), "missing: \(line)")
+        }
+        #expect(!output.contains("correct horse battery staple"), "the demo printed its password")
+        #expect(!output.contains("eyJ"), "the demo printed a token")
     }
 
     @Test("serve with an invalid config exits 78 with one line naming the problem")

@@ -8,7 +8,7 @@ import Foundation
 /// `auth-handler demo [--headless]`: a newcomer's first run. Starts the fake IdP and the handler in this
 /// process and signs in for real — OIDC (`google.com` pointed at the fake IdP) and OAuth 1.0a (`twitter.com`
 /// likewise) — through the same HTTP requests a browser and an app would make, then redeems the results
-/// through the fake Identity Toolkit backend.
+/// through the fake Identity Toolkit backend; then the daemon's own accounts (`DemoAccounts`).
 enum DemoCommand {
     /// The demo app's own redirect URL; the handler allows it and the demo reads the code off it.
     static let appRedirectURL = "http://127.0.0.1/demo/signed-in"
@@ -60,6 +60,14 @@ enum DemoCommand {
             }
         }
         context.output.line("demo: two real sign-ins completed against the fake IdP")
+        do {
+            try await DemoAccounts.run(
+                idp: idp.baseURL, browser: browser, environment: environment, log: log,
+                say: { context.output.line($0) })
+        } catch {
+            return context.fail(.providerError, "demo of the accounts backend failed: \(error)")
+        }
+        context.output.line("demo: the accounts backend signed up, verified, linked, refreshed and signed out")
         if !options.headless {
             return await serveByHand(handler: running.baseURL, browser: browser, context: context)
         }
@@ -116,16 +124,35 @@ enum DemoCommand {
     static func signIn(provider: String, hintParameter: String, handler: String, browser: HTTPClient) async throws
         -> String
     {
-        let custom = "{\"\(hintParameter)\":\"alice\"}"
+        let eventID = "demo-\(provider)"
+        let redemption = try await redeemedSignIn(
+            provider: provider, hintParameter: hintParameter, handler: handler, browser: browser
+        ).response
+        guard redemption.status == 200, let result = JSONValue.parse(redemption.body) else {
+            throw DemoError("redemption answered HTTP \(redemption.status)")
+        }
+        let profile = result["profile"]
+        let signIn = result["signIn"]
+        return
+            "signed in:    \(provider) user \(profile?["id"]?.stringValue ?? "?") "
+            + "(\(profile?["displayName"]?.stringValue ?? "?"), \(profile?["email"]?.stringValue ?? "no e-mail")); "
+            + "backend localId \(signIn?["localId"]?.stringValue ?? "?"), "
+            + "isNewUser \(signIn?["isNewUser"]?.boolValue.map(String.init) ?? "?"), eventId \(eventID)"
+    }
+
+    /// Walks one sign-in of the fake IdP's alice as a browser would (the handler's cookie carried from the start to the
+    /// callback), then redeems its result code as an app would: the redemption's answer, and the verifier it proved.
+    static func redeemedSignIn(
+        provider: String, hintParameter: String, handler: String, browser: HTTPClient, user: String = "alice"
+    ) async throws -> (response: OutboundResponse, verifier: String) {
+        let custom = "{\"\(hintParameter)\":\"\(user)\"}"
         let eventID = "demo-\(provider)"
         // The app's proof for redemption: it keeps the verifier and sends only its SHA-256 (HTTP-API.md §3.3).
         let verifier = try PKCE.makeVerifier()
-        let start = startURL(
+        var url = startURL(
             handler: handler, provider: provider, redirect: appRedirectURL, eventID: eventID,
             challenge: try PKCE.challenge(forVerifier: verifier), customParameters: custom)
-        // handler → IdP (302) → handler callback (302 from the auto-approving IdP) → app (303). Like a browser, the
-        // demo carries the handler's cookie (the sealed pending sign-in) from the start to the callback.
-        var url = start
+        // handler → IdP (302) → handler callback (302 from the auto-approving IdP) → app (303).
         var hops = 0
         var cookies: [String: String] = [:]
         while !url.hasPrefix(appRedirectURL) {
@@ -155,17 +182,8 @@ enum DemoCommand {
             throw DemoError("\(error): \(back.first(named: "error_description") ?? "")")
         }
         guard let code = back.first(named: "code") else { throw DemoError("no result code in the redirect") }
-        let redemption = try await browser.send(redemptionRequest(handler: handler, code: code, verifier: verifier))
-        guard redemption.status == 200, let result = JSONValue.parse(redemption.body) else {
-            throw DemoError("redemption answered HTTP \(redemption.status)")
-        }
-        let profile = result["profile"]
-        let signIn = result["signIn"]
-        return
-            "signed in:    \(provider) user \(profile?["id"]?.stringValue ?? "?") "
-            + "(\(profile?["displayName"]?.stringValue ?? "?"), \(profile?["email"]?.stringValue ?? "no e-mail")); "
-            + "backend localId \(signIn?["localId"]?.stringValue ?? "?"), "
-            + "isNewUser \(signIn?["isNewUser"]?.boolValue.map(String.init) ?? "?"), eventId \(eventID)"
+        let response = try await browser.send(redemptionRequest(handler: handler, code: code, verifier: verifier))
+        return (response, verifier)
     }
 
     /// The app's link that starts a sign-in (HTTP-API.md §3.1).
