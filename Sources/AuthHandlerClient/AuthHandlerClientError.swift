@@ -92,6 +92,12 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     case unreadableAnswer(status: Int, message: String)
     /// An error code this client does not know (a newer daemon's), with its message.
     case unknown(code: String, message: String)
+    /// The ``SessionStore`` could not read, write or remove the session (a file readable by others, a full disk, a
+    /// keychain refusal).
+    case sessionStore(message: String)
+    /// An account call that needs a signed-in user was made while signed out, or the session ended (its refresh
+    /// token was refused: `invalid_grant`).
+    case signedOut(message: String)
 
     /// The error a daemon answered with: its error object (HTTP-API.md §3.5, the `error` of a redirect as one with
     /// only `code` and `message`) and its `Retry-After`. A code is matched against ``code``, the one table of the
@@ -152,7 +158,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
         case .invalidGrant: "invalid_grant"
         case .unknown(let code, _): code
         case .invalidArgument, .invalidCallbackURL, .mismatchedCallbackURL, .insecureBaseURL, .mismatchedEventId,
-            .networkError, .unreadableAnswer:
+            .networkError, .unreadableAnswer, .sessionStore, .signedOut:
             nil
         }
     }
@@ -172,7 +178,8 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
             .unavailable(_, let message), .deviceCodeExpired(let message), .invalidGrant(let message),
             .invalidArgument(let message), .invalidCallbackURL(let message), .mismatchedCallbackURL(let message),
             .insecureBaseURL(let message),
-            .networkError(let message), .unreadableAnswer(_, let message), .unknown(_, let message):
+            .networkError(let message), .unreadableAnswer(_, let message), .unknown(_, let message),
+            .sessionStore(let message), .signedOut(let message):
             message
         case .mismatchedEventId(let expected, let received):
             "the callback URL is for another sign-in (eventId \(received.map { "\"\($0)\"" } ?? "missing"), "
