@@ -53,6 +53,7 @@ actor AccountState {
             return session.idToken
         }
         let started = generation
+        // The task runs on this actor (a `Task` made here inherits its isolation) except while `grant` waits.
         let task = Task { () -> Result<String, AuthHandlerClientError> in
             let outcome: Result<Grant, AuthHandlerClientError>
             do throws(AuthHandlerClientError) {
@@ -60,7 +61,7 @@ actor AccountState {
             } catch {
                 outcome = .failure(error)
             }
-            return await self.finish(outcome, started: started)
+            return self.finish(outcome, started: started)
         }
         refresh = task
         return try await task.value.get()
