@@ -40,9 +40,11 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     /// `method-not-allowed`.
     case methodNotAllowed(message: String)
     /// `account-exists-with-different-credential`: an account with this identity's e-mail exists. Sign in with one
-    /// of `verifiedProviders`, then link `credential` (the provider's, as the result would have carried it).
+    /// of `verifiedProviders`, then link `credential` (the provider's, as the result would have carried it); with
+    /// backend `accounts`, `pendingCredential` instead, with `link(pendingCredential:verifier:)` (HTTP-API.md §3.10).
     case accountExistsWithDifferentCredential(
-        email: String?, verifiedProviders: [String], credential: SignInResult.Credential?, message: String)
+        email: String?, verifiedProviders: [String], credential: SignInResult.Credential?, pendingCredential: String?,
+        message: String)
     /// `credential-already-in-use`: this identity already belongs to another account.
     case credentialAlreadyInUse(email: String?, message: String)
     /// `email-already-in-use`: linking failed because the e-mail belongs to another account.
@@ -116,7 +118,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
             .notFound(message: message), .methodNotAllowed(message: message),
             .accountExistsWithDifferentCredential(
                 email: answer.email, verifiedProviders: answer.verifiedProviders ?? [], credential: answer.credential,
-                message: message),
+                pendingCredential: answer.pendingCredential, message: message),
             .credentialAlreadyInUse(email: answer.email, message: message),
             .emailAlreadyInUse(email: answer.email, message: message),
             .redemptionInProgress(retryAfter: retryAfter, message: message),
@@ -171,7 +173,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
             .invalidResultCode(let message), .invalidUserToken(let message), .secondFactorRequired(_, _, let message),
             .userDisabled(let message), .userCancelled(let message), .navigationRequired(let message),
             .notFound(let message),
-            .methodNotAllowed(let message), .accountExistsWithDifferentCredential(_, _, _, let message),
+            .methodNotAllowed(let message), .accountExistsWithDifferentCredential(_, _, _, _, let message),
             .credentialAlreadyInUse(_, let message), .emailAlreadyInUse(_, let message),
             .redemptionInProgress(_, let message), .tooManyRequests(_, let message), .internalError(let message),
             .providerError(let message), .backendError(let message), .interactionRequired(let message),
