@@ -142,4 +142,54 @@ struct EndToEndClientAccountsTests {
             }
         }
     }
+
+    @Test("a provider sign-in redeemed by complete signs the client in too, with adopt(signIn:)")
+    func adoptProviderSignIn() async throws {
+        try await withEndToEnd(backend: Self.backend) { e2e in
+            try await Self.withSessionFile { path in
+                let client = try Self.client(e2e, path)
+                let request = try EndToEndClientTests.begin(client, "google.com", user: "alice")
+                let result = try await client.complete(
+                    request, callbackURL: try await EndToEndClientTests.browse(e2e, request))
+                let user = try await client.adopt(signIn: result)
+                #expect(user.uid == result.signIn?["localId"]?.stringValue)
+                #expect(user.signInProvider == "google.com")
+                #expect(await client.currentUser?.uid == user.uid)
+                #expect(AccountUser(idToken: try await client.idToken(forceRefresh: true))?.uid == user.uid)
+                #expect(try FileSessionStore(path: path).load() != nil)
+            }
+        }
+    }
+
+    @Test("the account's own calls: profile, reauthentication, password, deletion")
+    func accountCalls() async throws {
+        try await withEndToEnd(backend: Self.backend) { e2e in
+            try await Self.withSessionFile { path in
+                let client = try Self.client(e2e, path)
+                let created = try await client.signUp(email: "own@example.com", password: Self.password)
+                let account = try await client.updateProfile(displayName: "Renamed")
+                #expect(account["displayName"]?.stringValue == "Renamed", "\(account)")
+                _ = try await client.idToken(forceRefresh: true)
+                #expect(await client.currentUser?.displayName == "Renamed")
+
+                try await client.reauthenticate(password: Self.password)
+                #expect(await client.currentUser?.uid == created.uid)
+
+                let newPassword = "a brand new passphrase for the client"
+                try await client.updatePassword(newPassword)
+                #expect(await client.currentUser?.uid == created.uid)
+                let other = try Self.client(e2e, path + ".other")
+                #expect(try await other.signIn(email: "own@example.com", password: newPassword).uid == created.uid)
+
+                try await client.deleteUser()
+                #expect(await client.currentUser == nil)
+                #expect(try FileSessionStore(path: path).load() == nil)
+                await #expect {
+                    try await other.signIn(email: "own@example.com", password: newPassword)
+                } throws: { error in
+                    (error as? AuthHandlerClientError)?.code == "invalid-credential"
+                }
+            }
+        }
+    }
 }
