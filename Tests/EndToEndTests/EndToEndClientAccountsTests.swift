@@ -157,6 +157,12 @@ struct EndToEndClientAccountsTests {
                 #expect(await client.currentUser?.uid == user.uid)
                 #expect(AccountUser(idToken: try await client.idToken(forceRefresh: true))?.uid == user.uid)
                 #expect(try FileSessionStore(path: path).load() != nil)
+                // Google is the account's only sign-in method: unlinking it is refused.
+                await #expect {
+                    try await client.unlink(providerId: "google.com")
+                } throws: { error in
+                    (error as? AuthHandlerClientError)?.code == "last-sign-in-method"
+                }
             }
         }
     }
@@ -180,6 +186,18 @@ struct EndToEndClientAccountsTests {
                 #expect(await client.currentUser?.uid == created.uid)
                 let other = try Self.client(e2e, path + ".other")
                 #expect(try await other.signIn(email: "own@example.com", password: newPassword).uid == created.uid)
+
+                // This daemon has no backend.email: the mail calls are refused as such, not as malformed requests.
+                await #expect {
+                    try await client.sendPasswordReset(email: "own@example.com")
+                } throws: { error in
+                    (error as? AuthHandlerClientError)?.code == "operation-not-allowed"
+                }
+                await #expect {
+                    try await client.sendEmailVerification()
+                } throws: { error in
+                    (error as? AuthHandlerClientError)?.code == "operation-not-allowed"
+                }
 
                 try await client.deleteUser()
                 #expect(await client.currentUser == nil)
