@@ -17,12 +17,19 @@ public struct AuthHandlerClient: Sendable {
     /// The origin (and path, when the daemon is mounted under one) that serves `/__/auth/`.
     public let baseURL: URL
     let session: URLSession
+    /// The account session (HTTP-API.md §3.10), shared by every copy of this client.
+    let account: AccountState
 
-    /// A client of the daemon at `baseURL`. `session` carries the redemption; the default is an ephemeral one, so
-    /// nothing is cached or kept in a cookie store.
-    public init(baseURL: URL, session: URLSession = URLSession(configuration: .ephemeral)) {
+    /// A client of the daemon at `baseURL`. `session` carries the requests; the default is an ephemeral one, so
+    /// nothing is cached or kept in a cookie store. `sessionStore` keeps an account session across launches
+    /// (``FileSessionStore``, ``KeychainSessionStore``); the default keeps it in memory only.
+    public init(
+        baseURL: URL, session: URLSession = URLSession(configuration: .ephemeral),
+        sessionStore: any SessionStore = MemorySessionStore()
+    ) {
         self.baseURL = baseURL
         self.session = session
+        self.account = AccountState(store: sessionStore)
     }
 
     /// Starts a sign-in: a fresh `verifier`, its `resultChallenge` and an `eventId`, and the start URL

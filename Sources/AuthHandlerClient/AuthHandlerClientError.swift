@@ -40,9 +40,11 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     /// `method-not-allowed`.
     case methodNotAllowed(message: String)
     /// `account-exists-with-different-credential`: an account with this identity's e-mail exists. Sign in with one
-    /// of `verifiedProviders`, then link `credential` (the provider's, as the result would have carried it).
+    /// of `verifiedProviders`, then link `credential` (the provider's, as the result would have carried it); with
+    /// backend `accounts`, `pendingCredential` instead, with `link(pendingCredential:verifier:)` (HTTP-API.md §3.10).
     case accountExistsWithDifferentCredential(
-        email: String?, verifiedProviders: [String], credential: SignInResult.Credential?, message: String)
+        email: String?, verifiedProviders: [String], credential: SignInResult.Credential?, pendingCredential: String?,
+        message: String)
     /// `credential-already-in-use`: this identity already belongs to another account.
     case credentialAlreadyInUse(email: String?, message: String)
     /// `email-already-in-use`: linking failed because the e-mail belongs to another account.
@@ -92,6 +94,12 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     case unreadableAnswer(status: Int, message: String)
     /// An error code this client does not know (a newer daemon's), with its message.
     case unknown(code: String, message: String)
+    /// The ``SessionStore`` could not read, write or remove the session (a file readable by others, a full disk, a
+    /// keychain refusal).
+    case sessionStore(message: String)
+    /// An account call that needs a signed-in user was made while signed out, or the session ended (its refresh
+    /// token was refused: `invalid_grant`).
+    case signedOut(message: String)
 
     /// The error a daemon answered with: its error object (HTTP-API.md §3.5, the `error` of a redirect as one with
     /// only `code` and `message`) and its `Retry-After`. A code is matched against ``code``, the one table of the
@@ -110,7 +118,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
             .notFound(message: message), .methodNotAllowed(message: message),
             .accountExistsWithDifferentCredential(
                 email: answer.email, verifiedProviders: answer.verifiedProviders ?? [], credential: answer.credential,
-                message: message),
+                pendingCredential: answer.pendingCredential, message: message),
             .credentialAlreadyInUse(email: answer.email, message: message),
             .emailAlreadyInUse(email: answer.email, message: message),
             .redemptionInProgress(retryAfter: retryAfter, message: message),
@@ -152,7 +160,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
         case .invalidGrant: "invalid_grant"
         case .unknown(let code, _): code
         case .invalidArgument, .invalidCallbackURL, .mismatchedCallbackURL, .insecureBaseURL, .mismatchedEventId,
-            .networkError, .unreadableAnswer:
+            .networkError, .unreadableAnswer, .sessionStore, .signedOut:
             nil
         }
     }
@@ -165,14 +173,15 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
             .invalidResultCode(let message), .invalidUserToken(let message), .secondFactorRequired(_, _, let message),
             .userDisabled(let message), .userCancelled(let message), .navigationRequired(let message),
             .notFound(let message),
-            .methodNotAllowed(let message), .accountExistsWithDifferentCredential(_, _, _, let message),
+            .methodNotAllowed(let message), .accountExistsWithDifferentCredential(_, _, _, _, let message),
             .credentialAlreadyInUse(_, let message), .emailAlreadyInUse(_, let message),
             .redemptionInProgress(_, let message), .tooManyRequests(_, let message), .internalError(let message),
             .providerError(let message), .backendError(let message), .interactionRequired(let message),
             .unavailable(_, let message), .deviceCodeExpired(let message), .invalidGrant(let message),
             .invalidArgument(let message), .invalidCallbackURL(let message), .mismatchedCallbackURL(let message),
             .insecureBaseURL(let message),
-            .networkError(let message), .unreadableAnswer(_, let message), .unknown(_, let message):
+            .networkError(let message), .unreadableAnswer(_, let message), .unknown(_, let message),
+            .sessionStore(let message), .signedOut(let message):
             message
         case .mismatchedEventId(let expected, let received):
             "the callback URL is for another sign-in (eventId \(received.map { "\"\($0)\"" } ?? "missing"), "

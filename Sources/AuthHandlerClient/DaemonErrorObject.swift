@@ -7,6 +7,9 @@ struct DaemonErrorObject: Sendable, Hashable, Decodable {
     var verifiedProviders: [String]?
     /// The pending credential of `account-exists-with-different-credential`.
     var credential: SignInResult.Credential?
+    /// The sealed pending credential of `account-exists-with-different-credential` with backend `accounts`
+    /// (HTTP-API.md §3.10), for `POST /__/auth/user/link`.
+    var pendingCredential: String?
     var mfaPendingCredential: String?
     var mfaInfo: AuthHandlerClient.JSON?
 

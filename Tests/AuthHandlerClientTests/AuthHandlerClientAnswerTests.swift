@@ -71,14 +71,15 @@ struct AuthHandlerClientAnswerTests {
             """
             {"error": {"code": "account-exists-with-different-credential", "message": "sign in with password",
                        "email": "c@example.com", "verifiedProviders": ["password", "google.com"],
-                       "credential": {"accessToken": "at", "idToken": "a.b.c", "expiresIn": 60, "secret": null}}}
+                       "credential": {"accessToken": "at", "idToken": "a.b.c", "expiresIn": 60, "secret": null},
+                       "pendingCredential": "sealed-pending"}}
             """)
         #expect(
             error
                 == .accountExistsWithDifferentCredential(
                     email: "c@example.com", verifiedProviders: ["password", "google.com"],
                     credential: SignInResult.Credential(accessToken: "at", idToken: "a.b.c", expiresIn: 60),
-                    message: "sign in with password"))
+                    pendingCredential: "sealed-pending", message: "sign in with password"))
     }
 
     @Test("second-factor-required carries mfaPendingCredential and mfaInfo")
@@ -154,7 +155,8 @@ struct AuthHandlerClientAnswerTests {
     func printingRedacts() {
         let error = AuthHandlerClientError.accountExistsWithDifferentCredential(
             email: "c@example.com", verifiedProviders: [],
-            credential: SignInResult.Credential(accessToken: "secret-at", idToken: "secret-id"), message: "m")
+            credential: SignInResult.Credential(accessToken: "secret-at", idToken: "secret-id"),
+            pendingCredential: "secret-pending-credential", message: "m")
         let mfa = AuthHandlerClientError.secondFactorRequired(
             mfaPendingCredential: "secret-pending", mfaInfo: .array([]), message: "m")
         for value in [error, mfa] {

@@ -354,7 +354,7 @@ struct EndToEndClientTests {
         BackendFailure(
             name: "needConfirmation (user conflict)", user: "conflict",
             expected: {
-                guard case .accountExistsWithDifferentCredential(let email, let providers, let credential, _) = $0
+                guard case .accountExistsWithDifferentCredential(let email, let providers, let credential, _, _) = $0
                 else { return false }
                 return email == "conflict@example.com" && providers == ["password"]
                     && credential?.accessToken?.isEmpty == false && credential?.idToken?.isEmpty == false
@@ -362,7 +362,7 @@ struct EndToEndClientTests {
         BackendFailure(
             name: "needConfirmation over OAuth 1.0a (user conflict)", provider: "twitter.com", user: "conflict",
             expected: {
-                guard case .accountExistsWithDifferentCredential(_, _, let credential, _) = $0 else { return false }
+                guard case .accountExistsWithDifferentCredential(_, _, let credential, _, _) = $0 else { return false }
                 return credential?.secret?.isEmpty == false
             }),
         BackendFailure(
