@@ -97,7 +97,7 @@ export class AuthHandler {
     #listeners = new Set();
     #channel = null;
     #restored = false;
-    #catchUps = new Map();
+    #echoes = new Map();
 
     /** `baseURL`: where the daemon's `/__/auth/` paths are; default the page's origin. */
     constructor({ baseURL } = {}) {
@@ -347,7 +347,7 @@ export class AuthHandler {
         const held = this.#idToken;
         const refreshUnlessDone = async () => {
             // The refresh of a tab that held the lock before us may have reached us on the channel: use its token.
-            if (navigator.locks && this.#idToken === held) await this.#catchUp();
+            if (navigator.locks && this.#idToken === held) await this.#announce({ type: "catch-up" });
             if (this.#idToken !== held && this.#idToken !== null && !expiresSoon(this.#claims)) return;
             if (this.#idToken === null && this.#restored) return;
             await this.#refresh();
@@ -365,15 +365,19 @@ export class AuthHandler {
      */
     async signOut({ scope = "local" } = {}) {
         this.#openChannel();
-        if (scope === "local") {
-            await this.#call("POST", SIGN_OUT_PATH, { json: { session: "cookie" } });
-        } else {
-            // With `session: "cookie"` the daemon clears this browser's cookie too: not for `others`.
-            const body = scope === "others" ? { scope } : { scope, session: "cookie" };
-            return this.#authorized("POST", SIGN_OUT_PATH, body, "signOut");
+        // With `session: "cookie"` the daemon clears this browser's cookie too: not for `others`.
+        if (scope === "others") return this.#authorized("POST", SIGN_OUT_PATH, { scope }, "signOut");
+        if (scope !== "local") {
+            const answer = await this.#authorized("POST", SIGN_OUT_PATH, { scope, session: "cookie" }, "signOut");
+            this.#signedOut({ broadcast: true });
+            return answer;
         }
-        this.#signedOut({ broadcast: true });
-        return { signedOut: scope };
+        try {
+            return await this.#call("POST", SIGN_OUT_PATH, { json: { session: "cookie" } });
+        } finally {
+            // Signed out here even when the daemon could not be told (or there was no cookie left to end).
+            this.#signedOut({ broadcast: true });
+        }
     }
 
     /** Mails a password-reset link (`POST /__/auth/password/reset`); answers alike with an account or without. */
@@ -464,7 +468,8 @@ export class AuthHandler {
             throw error;
         }
         this.#restored = true;
-        this.#setToken(answer.id_token, { broadcast: true });
+        this.#setToken(answer.id_token, { broadcast: false });
+        if (this.#channel !== null) await this.#announce({ type: "token", idToken: answer.id_token });
     }
 
     /** A call with the current ID token as `Authorization: Bearer`; `operation` names the method for a retry. */
@@ -522,21 +527,21 @@ export class AuthHandler {
     }
 
     /**
-     * Resolves once this tab's channel has received every message posted on it before now. A tab whose refresh
-     * ended posts its token before it releases the lock; the next holder posts a probe after it gets the lock and
-     * waits for the probe on its own channel: the channel delivers to one receiver in the order it was posted to, so
-     * the token has arrived by then (a lock grant and a channel message alone may arrive in either order).
+     * Posts `message` to every tab from a second channel object and resolves once this tab's own channel has received
+     * it: by then the channel has handed it to the other tabs too. The refresh winner announces its token this way
+     * before it releases the lock, and the next holder whose token is unchanged announces a probe before it decides
+     * to refresh (a lock grant and a channel message may otherwise arrive in either order).
      */
-    #catchUp() {
+    #announce(message) {
         return new Promise((resolve) => {
             const nonce = randomBase64URL(12);
-            const probe = new BroadcastChannel(CHANNEL_NAME);
-            this.#catchUps.set(nonce, () => {
-                this.#catchUps.delete(nonce);
-                probe.close();
+            const sender = new BroadcastChannel(CHANNEL_NAME);
+            this.#echoes.set(nonce, () => {
+                this.#echoes.delete(nonce);
+                sender.close();
                 resolve();
             });
-            probe.postMessage({ type: "catch-up", nonce });
+            sender.postMessage({ ...message, nonce });
         });
     }
 
@@ -546,13 +551,14 @@ export class AuthHandler {
         this.#channel = new BroadcastChannel(CHANNEL_NAME);
         this.#channel.onmessage = (event) => {
             const data = event.data;
-            if (data?.type === "token" && typeof data.idToken === "string") {
+            const echo = this.#echoes.get(data?.nonce);
+            if (echo) {
+                echo();
+            } else if (data?.type === "token" && typeof data.idToken === "string") {
                 this.#restored = true;
                 this.#setToken(data.idToken, { broadcast: false });
             } else if (data?.type === "signed-out") {
                 this.#signedOut({ broadcast: false });
-            } else if (data?.type === "catch-up") {
-                this.#catchUps.get(data.nonce)?.();
             }
         };
     }
