@@ -248,9 +248,25 @@ def test_provider_sign_in_signs_the_module_in(tabs):
     check(tabs.call("a", "getIdToken", {"forceRefresh": True}).get("result"), "the redemption set no session cookie")
 
 
+def test_errors_and_delete_user(tabs):
+    check(tabs.call("a", "signInWithEmail", EMAIL, "not the password") == {"error": "invalid-credential",
+                                                                             "operation": None},
+          "a wrong password did not answer the daemon's invalid-credential")
+    # No backend.email here: the daemon refuses to send mail, and the module hands its code on.
+    outcome = tabs.call("a", "sendPasswordResetEmail", EMAIL)
+    check(outcome.get("error") == "operation-not-allowed", "a reset without mail answered %s" % outcome)
+    check(tabs.run("a", "return window.app.user().email;") == "alice@example.com", "a failed call changed the user")
+    local_id = tabs.run("a", "return window.app.user().sub;")
+    outcome = tabs.call("a", "deleteUser")
+    check(outcome.get("result", {}).get("deleted") == local_id, "deleteUser answered %s" % outcome)
+    check(tabs.run("a", "return window.app.user();") is None, "tab a still has a user after deleteUser")
+    tabs.wait("b", "return window.app.events[window.app.events.length - 1] === null;", "tab b to hear of the deletion")
+    check(tabs.call("b", "getIdToken", {"forceRefresh": True}) == {"result": None}, "the deleted user's cookie works")
+
+
 CASES = [test_sign_up, test_reload_restores_the_session, test_two_tabs_refresh_once, test_sign_out_reaches_every_tab,
          test_sign_in_and_no_refresh_token_in_page_reach, test_update_profile,
-         test_provider_sign_in_signs_the_module_in]
+         test_provider_sign_in_signs_the_module_in, test_errors_and_delete_user]
 
 
 def main():
