@@ -436,10 +436,14 @@ export class AuthHandler {
         return this.#authorized("POST", "/__/auth/user/unlink", { providerId }, "unlink");
     }
 
-    /** A redemption's `signIn` in cookie mode (its refresh token went into the cookie): this tab is signed in. */
+    /**
+     * A redemption's `signIn` in cookie mode signs this tab in: its refresh token went into the cookie (none in the
+     * body) and its ID token is this daemon's (`iss` `{publicURL}/__/auth`), not another backend's.
+     */
     #adoptRedemption(result) {
         const signIn = result?.signIn;
         if (!signIn || typeof signIn.idToken !== "string" || "refreshToken" in signIn) return;
+        if (decodeClaims(signIn.idToken)?.iss !== this.#baseURL + "/__/auth") return;
         this.#openChannel();
         this.#setToken(signIn.idToken, { broadcast: true });
     }
