@@ -70,13 +70,17 @@ package final class SQLiteAccountStore: AccountStore {
     }
 
     package func user(localID: LocalID) async throws(StoreError) -> AccountUser? {
-        try locked { connection throws(StoreError) in
-            try connection.firstRow(
-                "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1",
-                operation: "read user",
-                bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
-                read: SQLiteAccountRows.user)
-        }
+        try locked { connection throws(StoreError) in try Self.readUser(localID, connection, operation: "read user") }
+    }
+
+    /// The user row of `localID` on `connection` (inside the caller's lock or transaction).
+    static func readUser(_ localID: LocalID, _ connection: SQLiteConnection, operation: String) throws(StoreError)
+        -> AccountUser?
+    {
+        try connection.firstRow(
+            "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1", operation: operation,
+            bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
+            read: SQLiteAccountRows.user)
     }
 
     package func user(normalizedEmail: String) async throws(StoreError) -> AccountUser? {
@@ -104,13 +108,7 @@ package final class SQLiteAccountStore: AccountStore {
     {
         // BEGIN IMMEDIATE takes the file's write lock before the read, so no other writer comes between.
         try transaction("modify user") { connection throws(StoreError) -> AccountUser? in
-            guard
-                var user = try connection.firstRow(
-                    "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1",
-                    operation: "modify user",
-                    bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
-                    read: SQLiteAccountRows.user)
-            else { return nil }
+            guard var user = try Self.readUser(localID, connection, operation: "modify user") else { return nil }
             change(&user)
             guard user.localID == localID else {
                 throw StoreError(.constraint("user"), detail: "modify user: the change named another localId")
@@ -177,13 +175,9 @@ package final class SQLiteAccountStore: AccountStore {
             }
             // After this user's own identities went, so that re-linking one it had is not refused.
             try Self.insertIdentity(identity, connection, operation: "take over user")
-            guard
-                let user = try connection.firstRow(
-                    "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1",
-                    operation: "take over user",
-                    bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
-                    read: SQLiteAccountRows.user)
-            else { throw StoreError(.unavailable, detail: "take over user: the user vanished in its transaction") }
+            guard let user = try Self.readUser(localID, connection, operation: "take over user") else {
+                throw StoreError(.unavailable, detail: "take over user: the user vanished in its transaction")
+            }
             return user
         }
     }
@@ -220,13 +214,9 @@ package final class SQLiteAccountStore: AccountStore {
                 try statement.bind(2, date: at)
                 try statement.bind(3, text: passwordHash)
             }
-            guard
-                let user = try connection.firstRow(
-                    "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1",
-                    operation: "reset password",
-                    bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
-                    read: SQLiteAccountRows.user)
-            else { throw StoreError(.unavailable, detail: "reset password: the user vanished in its transaction") }
+            guard let user = try Self.readUser(localID, connection, operation: "reset password") else {
+                throw StoreError(.unavailable, detail: "reset password: the user vanished in its transaction")
+            }
             return user
         }
     }

@@ -38,11 +38,7 @@ enum IDTokenBench {
 
     /// Runs `body` in batches of 100 until `seconds` of this thread's CPU time have passed; operations per CPU second.
     static func measureCPU(seconds: Double, _ body: () throws -> Void) rethrows -> Double {
-        func cpu() -> Double {
-            var time = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-            return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-        }
+        let cpu = threadCPUSeconds
         let start = cpu()
         var count = 0
         var now = start

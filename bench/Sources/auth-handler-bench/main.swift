@@ -21,6 +21,14 @@ func measure(seconds: Double, batch: Int = 1000, _ body: () throws -> Void) reth
     return Double(count) / (Double(now - start) / 1e9)
 }
 
+/// This thread's CPU time in seconds (clock_gettime(2), `CLOCK_THREAD_CPUTIME_ID`): what `openssl speed` and the
+/// `argon2` command divide by, so that neighbours on a shared machine do not skew a ratio.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
 /// `measure` for async work.
 func measureAsync(seconds: Double, batch: Int, _ body: () async throws -> Void) async rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds

@@ -162,11 +162,7 @@ struct AccountsActionRoutes: RouteGroup {
     private static func answerPage(
         _ context: Route.Context, _ answer: (AccountsBackend) async throws(AccountsError) -> ServerResponse
     ) async -> ServerResponse {
-        guard let backend = context.flow.backend as? AccountsBackend else {
-            return ResponseRendering.error(
-                APIError(.notFound, "the accounts backend is not configured"), accept: context.accept,
-                audience: context.audience)
-        }
+        guard let backend = context.flow.backend as? AccountsBackend else { return AccountsRoutes.notServed(context) }
         do {
             return ResponseRendering.secured(try await answer(backend))
         } catch {

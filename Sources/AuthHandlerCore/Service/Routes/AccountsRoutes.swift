@@ -11,15 +11,18 @@ struct AccountsRoutes: RouteGroup {
         for group in groups { group.addRoutes(to: &table) }
     }
 
+    /// The answer of an accounts path when the backend is another (a reload may change it under a route table).
+    static func notServed(_ context: Route.Context) -> ServerResponse {
+        ResponseRendering.error(
+            APIError(.notFound, "the accounts backend is not configured"), accept: context.accept,
+            audience: context.audience)
+    }
+
     /// Runs `answer` with the request's accounts view, its refusals as §3.5 JSON errors.
     static func handle(
         _ context: Route.Context, _ answer: (AccountsRequest) async throws(AccountsError) -> ServerResponse
     ) async -> ServerResponse {
-        guard let backend = context.flow.backend as? AccountsBackend else {
-            return ResponseRendering.error(
-                APIError(.notFound, "the accounts backend is not configured"), accept: context.accept,
-                audience: context.audience)
-        }
+        guard let backend = context.flow.backend as? AccountsBackend else { return AccountsRoutes.notServed(context) }
         do {
             return try await answer(AccountsRequest(context: context, backend: backend))
         } catch {
