@@ -126,6 +126,12 @@ let package = Package(
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
                 "AuthHandlerAccounts", "AuthHandlerCore", "FakeIdP", "CQREncode",
+            ],
+            // The sample app page of `auth-handler demo` (HTTP-API.md §1.5), compiled in like the browser module: the
+            // paths are symbolic links to clients/js/demo/.
+            resources: [
+                .embedInCode("Commands/DemoSamplePage/index.html"), .embedInCode("Commands/DemoSamplePage/app.js"),
+                .embedInCode("Commands/DemoSamplePage/app.css"),
             ]
         ),
         .executableTarget(

@@ -23,13 +23,11 @@ import getpass
 import hashlib
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-import warnings
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -126,6 +124,14 @@ window.imported = Object.keys(module).sort();
 class Site:
     """The fake IdP, the daemon and nginx in front of it, on one origin: http://127.0.0.1:N."""
 
+    # The fake IdP's users: the defaults, and carol, whom no other case signs in: the link case links her Twitter
+    # identity.
+    IDP_USERS = [
+        {"name": "alice", "id": "1001", "email": "alice@example.com"},
+        {"name": "bob", "id": "1002", "email": "bob@example.com"},
+        {"name": "conflict", "id": "1003", "email": "conflict@example.com", "backendBehavior": "needConfirmation"},
+        {"name": "carol", "id": "1005", "email": "carol@example.com"}]
+
     def __init__(self):
         self.servers = common.Servers()  # its directory, process list and stop(); its start() is not used
         self.directory = self.servers.directory
@@ -133,15 +139,9 @@ class Site:
     def start(self):
         check(os.access(BINARY, os.X_OK), "%s is not built; run `swift build` first" % BINARY)
         check(os.access(NGINX, os.X_OK), "%s is missing; install the Debian package nginx-light" % NGINX)
-        # The default users, and carol, whom no other case signs in: the link case links her Twitter identity.
         idp_config = os.path.join(self.directory, "fake-idp.json")
         with open(idp_config, "w") as handle:
-            json.dump({"users": [
-                {"name": "alice", "id": "1001", "email": "alice@example.com"},
-                {"name": "bob", "id": "1002", "email": "bob@example.com"},
-                {"name": "conflict", "id": "1003", "email": "conflict@example.com",
-                 "backendBehavior": "needConfirmation"},
-                {"name": "carol", "id": "1005", "email": "carol@example.com"}]}, handle)
+            json.dump({"users": self.IDP_USERS}, handle)
         idp = self.servers._spawn("fake-idp", [BINARY, "fake-idp", "--listen", "127.0.0.1:0", "--config", idp_config])
         self.idp_url = idp.wait_for_line("fake-idp listening on ")
         self.idp_browser_url = "http://localhost:%d" % urllib.parse.urlsplit(self.idp_url).port
@@ -783,53 +783,17 @@ CASES = [
 
 def main():
     selected = [case for case in CASES if len(sys.argv) < 2 or any(name in case.__name__ for name in sys.argv[1:])]
-    passed = failed = 0
     site = Site()
-    browser = network = None
-    began = time.monotonic()
-    try:
-        try:
-            site.start()
-            browser = common.Browser(site.directory, "client", block_popups=True)
-            network = NetworkRecorder(browser)
-            setup_error = None
-        except TestFailure as error:
-            setup_error = str(error)
-        except Exception as error:
-            setup_error = "%s: %s" % (type(error).__name__, error)
-        app = App(site, browser, network) if browser and not setup_error else None
-        for test in selected:
-            started = time.monotonic()
-            if setup_error:
-                failed += 1
-                print("FAIL %s: setup failed: %s" % (test.__name__, setup_error), flush=True)
-                continue
-            error = common.failure_of(lambda: test(app))
-            took = time.monotonic() - started
-            if error:
-                failed += 1
-                print("FAIL %s (%.1f s): %s" % (test.__name__, took, error), flush=True)
-                print(site.failure_context(), flush=True)
-            else:
-                passed += 1
-                print("ok   %s (%.1f s)" % (test.__name__, took), flush=True)
-    finally:
-        if network:
-            network.stop()
-        if browser:
-            browser.quit()
-        site.stop()
-    print("browser client tests took %.1f s" % (time.monotonic() - began), flush=True)
-    print("%d passed, %d failed" % (passed, failed), flush=True)
-    return 1 if failed or not selected else 0
 
+    def setup(keep):
+        browser = common.Browser(site.directory, "client", block_popups=True)
+        keep(browser.quit)
+        network = NetworkRecorder(browser)
+        keep(network.stop)
+        return App(site, browser, network)
 
-def _terminated(signum, frame):
-    raise SystemExit("terminated by signal %d" % signum)
+    return common.run_in_order(selected, site, setup, "browser client tests")
 
 
 if __name__ == "__main__":
-    # trio-websocket (Debian 12) calls a trio API that trio deprecated; the warning says nothing about this test.
-    warnings.filterwarnings("ignore", module="trio_websocket")
-    signal.signal(signal.SIGTERM, _terminated)
-    sys.exit(main())
+    common.run_script(main)

@@ -704,6 +704,56 @@ def run_cases(cases, servers, case_class=Case, label="browser tests"):
     return 1 if failed or not cases else 0
 
 
+def run_in_order(cases, site, setup, label):
+    """Starts `site` (start, stop, failure_context), then `setup(keep)` makes the context every case is given (a
+    browser and what drives it; `keep(stop)` registers what to stop at the end), runs the cases in order on that one
+    context, stops everything; returns the exit status."""
+    passed = failed = 0
+    began = time.monotonic()
+    stops = []
+    try:
+        try:
+            site.start()
+            context = setup(stops.append)
+            setup_error = None
+        except TestFailure as error:
+            setup_error = str(error)
+        except Exception as error:
+            setup_error = "%s: %s" % (type(error).__name__, error)
+        for test in cases:
+            started = time.monotonic()
+            if setup_error:
+                failed += 1
+                print("FAIL %s: setup failed: %s" % (test.__name__, setup_error), flush=True)
+                continue
+            error = failure_of(lambda: test(context))
+            took = time.monotonic() - started
+            if error:
+                failed += 1
+                print("FAIL %s (%.1f s): %s" % (test.__name__, took, error), flush=True)
+                print(site.failure_context(), flush=True)
+            else:
+                passed += 1
+                print("ok   %s (%.1f s)" % (test.__name__, took), flush=True)
+    finally:
+        for stop in reversed(stops):
+            stop()
+        site.stop()
+    print("%s took %.1f s" % (label, time.monotonic() - began), flush=True)
+    print("%d passed, %d failed" % (passed, failed), flush=True)
+    return 1 if failed or not cases else 0
+
+
+def run_script(main):
+    """A test file's entry point: SIGTERM (what `timeout` sends first) unwinds, so that every browser and server is
+    stopped on the way out; the exit status is what `main()` answers."""
+    import warnings
+    # trio-websocket (Debian 12) calls a trio API that trio deprecated; the warning says nothing about these tests.
+    warnings.filterwarnings("ignore", module="trio_websocket")
+    signal.signal(signal.SIGTERM, _terminated)
+    sys.exit(main())
+
+
 def main():
     selected = [case for case in CASES if len(sys.argv) < 2 or any(name in case.__name__ for name in sys.argv[1:])]
     return run_cases(selected, Servers())

@@ -24,7 +24,8 @@ struct DemoAccounts {
           "listen": ["127.0.0.1:\(port)"],
           "publicURL": "http://127.0.0.1:\(port)",
           "store": {"kind": "memory"},
-          "allowedRedirectURLs": ["\(DemoCommand.appRedirectURL)"],
+          "allowedRedirectURLs": ["\(DemoCommand.appRedirectURL)", "http://127.0.0.1:\(port)\(DemoSamplePage.path)",
+                                  "http://127.0.0.1:\(port)/__/auth/popup"],
           "backend": {"kind": "accounts",
                       "database": {"kind": "sqlite", "path": "\(directory.appendingPathComponent("accounts.sqlite").path)"},
                       "email": {"from": "Demo App <no-reply@example.com>",
@@ -37,10 +38,13 @@ struct DemoAccounts {
         """
     }
 
-    /// Starts the accounts daemon beside the fake IdP at `idp`, runs the walk, stops it and removes its files.
-    static func run(
-        idp: String, browser: HTTPClient, environment: SecretEnvironment, log: EventLog, say: @escaping (String) -> Void
-    ) async throws {
+    /// Starts the accounts daemon beside the fake IdP at `idp` and runs the walk; then, while the daemon still runs,
+    /// `then` with the sample page's URL when `samplePage` (served on the daemon's origin, ``DemoSamplePage``), else
+    /// with nil; then stops it and removes its files. Answers what `then` answers.
+    static func run<Outcome>(
+        idp: String, browser: HTTPClient, environment: SecretEnvironment, log: EventLog, samplePage: Bool,
+        say: @escaping (String) -> Void, then: (_ samplePageURL: String?) async -> Outcome
+    ) async throws -> Outcome {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "auth-handler-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
@@ -61,7 +65,8 @@ struct DemoAccounts {
         let running: RunningService
         do {
             running = try await RunningService.start(
-                config: config, environment: environment, log: log, defaultStore: .memory)
+                config: config, environment: environment, log: log, defaultStore: .memory,
+                extraRoutes: samplePage ? DemoSamplePage.routes : [:])
         } catch {
             throw DemoError(error.message)
         }
@@ -74,7 +79,9 @@ struct DemoAccounts {
             await running.stop()
             throw error
         }
+        let outcome = await then(samplePage ? running.baseURL + DemoSamplePage.path : nil)
         await running.stop()
+        return outcome
     }
 
     func walk() async throws {

@@ -61,21 +61,24 @@ enum DemoCommand {
         }
         context.output.line("demo: two real sign-ins completed against the fake IdP")
         do {
-            try await DemoAccounts.run(
-                idp: idp.baseURL, browser: browser, environment: environment, log: log,
-                say: { context.output.line($0) })
+            return try await DemoAccounts.run(
+                idp: idp.baseURL, browser: browser, environment: environment, log: log, samplePage: !options.headless,
+                say: { context.output.line($0) }
+            ) { samplePage in
+                context.output.line("demo: the accounts backend signed up, verified, linked, refreshed and signed out")
+                guard let samplePage else { return .success }
+                return await serveByHand(
+                    handler: running.baseURL, samplePage: samplePage, browser: browser, context: context)
+            }
         } catch {
             return context.fail(.providerError, "demo of the accounts backend failed: \(error)")
         }
-        context.output.line("demo: the accounts backend signed up, verified, linked, refreshed and signed out")
-        if !options.headless {
-            return await serveByHand(handler: running.baseURL, browser: browser, context: context)
-        }
-        return .success
     }
 
-    /// Without `--headless`: serves the demo app's redirect page and waits for sign-ins made in a real browser.
-    static func serveByHand(handler: String, browser: HTTPClient, context: CommandContext) async -> AuthHandlerExitCode
+    /// Without `--headless`: serves the demo app's redirect page and waits for sign-ins made in a real browser, on the
+    /// first handler's start links and on the accounts daemon's sample page (`samplePage`), until SIGINT or SIGTERM.
+    static func serveByHand(handler: String, samplePage: String, browser: HTTPClient, context: CommandContext) async
+        -> AuthHandlerExitCode
     {
         let signals = TerminationSignals()
         // The app keeps one verifier per sign-in it starts (by eventId) and proves it when it redeems
@@ -114,6 +117,10 @@ enum DemoCommand {
                 handler: handler, provider: provider, redirect: redirect, eventID: eventID, challenge: challenge)
             context.output.line("sign in by hand with \(provider) (users alice, bob, conflict, mfa, deny): \(url)")
         }
+        context.output.line("sample page:  \(samplePage)")
+        context.output.line(
+            "  open it in a browser: sign up or in with an e-mail and password, or with Google (the fake IdP's alice or"
+                + " bob); see currentUser(), onAuthStateChanged, an ID token, and sign out")
         context.output.line("press Ctrl-C to stop")
         _ = await signals.next()
         await app.stop(gracePeriod: .seconds(1))
