@@ -4,7 +4,7 @@
 Starts the demo as a user would after `make demo`, reads the sample page's URL from what it prints, and drives the page
 as a person would: the page's own strict Content-Security-Policy (no inline script), an e-mail sign-up, the ID token,
 a reload that restores the session from the HttpOnly cookie, a sign-out, a Google sign-in through the fake IdP's login
-page (alice, whose account the demo's walk made), the account-exists link of a Google sign-in to a password account,
+page (alice, whose account the demo's walk made) by redirect and in a popup, the account-exists link of a Google sign-in to a password account,
 and a second tab that hears the first one's sign-out. Then SIGTERM: the demo must exit 0 and remove its temporary
 directory.
 
@@ -217,6 +217,19 @@ def test_google_sign_in_through_the_fake_idp(page):
     claims = json.loads(page.text("claims"))
     identities = claims.get("firebase", {}).get("identities", {})
     check("google.com" in identities, "alice's claims name no Google identity: %s" % claims)
+    page.click("sign-out")
+    page.wait_signed_out()
+    # The same in a popup: the opener stays, the popup returns to /__/auth/popup and closes itself.
+    opener = page.driver.current_window_handle
+    page.click("google-popup")
+    popup = page.browser.wait(lambda driver: [handle for handle in driver.window_handles if handle != opener] or None,
+                              "the popup")[0]
+    page.driver.switch_to.window(popup)
+    page.browser.at_login_page(page.demo)
+    page.browser.approve("alice")
+    page.browser.wait(lambda driver: popup not in driver.window_handles, "the popup to close itself")
+    page.driver.switch_to.window(opener)
+    page.wait_signed_in("alice@example.com")
     page.click("sign-out")
     page.wait_signed_out()
 
