@@ -153,6 +153,16 @@ extension AuthHandlerClient {
             bearer: try await idToken())
     }
 
+    /// ``link(pendingCredential:verifier:)`` with the verifier of `request`: the sign-in whose `complete` threw
+    /// `accountExistsWithDifferentCredential` with this `pendingCredential` (the verifier itself never leaves the
+    /// request, docs/CLIENTS.md "From Firebase").
+    @discardableResult
+    public func link(pendingCredential: String, from request: SignInRequest) async throws(AuthHandlerClientError)
+        -> JSON
+    {
+        try await link(pendingCredential: pendingCredential, verifier: request.verifier)
+    }
+
     /// Removes a provider's identity from the account (`POST /__/auth/user/unlink`); the answer is the account.
     @discardableResult
     public func unlink(providerId: String) async throws(AuthHandlerClientError) -> JSON {

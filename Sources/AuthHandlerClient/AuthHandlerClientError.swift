@@ -41,7 +41,7 @@ public enum AuthHandlerClientError: Error, Sendable, Hashable, CustomStringConve
     case methodNotAllowed(message: String)
     /// `account-exists-with-different-credential`: an account with this identity's e-mail exists. Sign in with one
     /// of `verifiedProviders`, then link `credential` (the provider's, as the result would have carried it); with
-    /// backend `accounts`, `pendingCredential` instead, with `link(pendingCredential:verifier:)` (HTTP-API.md §3.10).
+    /// backend `accounts`, `pendingCredential` instead, with `link(pendingCredential:from:)` (HTTP-API.md §3.10).
     case accountExistsWithDifferentCredential(
         email: String?, verifiedProviders: [String], credential: SignInResult.Credential?, pendingCredential: String?,
         message: String)

@@ -167,6 +167,42 @@ struct EndToEndClientAccountsTests {
         }
     }
 
+    @Test("account-exists, then the password sign-in links the pending credential with the request it came from")
+    func linkAfterAccountExists() async throws {
+        try await withMailingDaemon { e2e, sink in
+            try await Self.withSessionFile { path in
+                let client = try Self.client(e2e, path)
+                let signedUp = try await client.signUp(email: "alice@example.com", password: Self.password)
+                try await e2e.verify(try await client.idToken(), sink: sink)
+                try await client.signOut()
+                let request = try EndToEndClientTests.begin(client, "google.com", user: "alice")
+                let callbackURL = try await EndToEndClientTests.browse(e2e, request)
+                var pending: String?
+                do throws(AuthHandlerClientError) {
+                    let result = try await client.complete(request, callbackURL: callbackURL)
+                    Issue.record("Google's sign-in of a verified password account's address signed in: \(result)")
+                } catch .accountExistsWithDifferentCredential(let email, let methods, _, let credential, _) {
+                    #expect(email == "alice@example.com" && methods == ["password"])
+                    pending = credential
+                } catch {
+                    Issue.record("complete threw \(error), not account-exists")
+                }
+                let pendingCredential = try #require(pending)
+                _ = try await client.signIn(email: "alice@example.com", password: Self.password)
+                let account = try await client.link(pendingCredential: pendingCredential, from: request)
+                let providers = account["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue }
+                #expect(providers == ["google.com"], "\(account)")
+                #expect(account["localId"]?.stringValue == signedUp.uid)
+                // Single use: the same credential again is refused.
+                await #expect {
+                    try await client.link(pendingCredential: pendingCredential, from: request)
+                } throws: { error in
+                    (error as? AuthHandlerClientError)?.code == "invalid-pending-credential"
+                }
+            }
+        }
+    }
+
     @Test("the account's own calls: profile, reauthentication, password, deletion")
     func accountCalls() async throws {
         try await withEndToEnd(backend: Self.backend) { e2e in
