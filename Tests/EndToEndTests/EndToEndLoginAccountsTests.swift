@@ -142,6 +142,43 @@ struct EndToEndLoginAccountsTests {
         }
     }
 
+    @Test("logout --scope others keeps this session, --scope global ends it and its ID tokens")
+    func logoutScopes() async throws {
+        try await Self.withAccountsDaemon { e2e in
+            let directory = Self.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("session.json").path
+            _ = try await Self.login(e2e, ["--session-file", path])
+            let session = ["--server", e2e.daemonURL, "--session-file", path]
+            let others = try await Self.run(["logout", "--scope", "others"] + session)
+            #expect(others.code == 0, "\(others.error)")
+            let kept = try #require(try FileSessionStore(path: path).load(), "--scope others removed the file")
+            #expect(try await Self.isActive(e2e, kept.idToken))
+            let global = try await Self.run(["logout", "--scope", "global"] + session)
+            #expect(global.code == 0, "\(global.error)")
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try await !Self.isActive(e2e, kept.idToken), "an ID token outlived the global sign-out")
+        }
+    }
+
+    @Test("an unreachable server is exit 2 and keeps the session; a file others can read is exit 78")
+    func unreachableAndUnsafe() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("session.json").path
+        // An ID token that cannot be read is due for a refresh, which goes to a port nobody listens on.
+        let stale = AccountSession(refreshToken: "stored-refresh-token-0123456789", idToken: "not.a.jwt")
+        try FileSessionStore(path: path).save(stale)
+        let server = "http://127.0.0.1:\(try freeLoopbackPort())"
+        let unreachable = try await Self.run(["token", "--server", server, "--session-file", path])
+        #expect(unreachable.code == 2 && unreachable.error.contains("cannot reach \(server)"), "\(unreachable.error)")
+        #expect(try FileSessionStore(path: path).load() == stale, "a failed refresh lost the session")
+        #expect(!unreachable.error.contains(stale.refreshToken))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let unsafe = try await Self.run(["token", "--server", server, "--session-file", path])
+        #expect(unsafe.code == 78 && unsafe.error.contains("readable or writable by others"), "\(unsafe.error)")
+    }
+
     @Test("a session file that is a symbolic link is refused; nothing kept is exit 4")
     func refusals() async throws {
         let directory = Self.temporaryDirectory()
