@@ -10,11 +10,15 @@ import Testing
 struct EndToEndLoginAccountsTests {
     static let secret = EndToEndAccountsOpsTests.introspectionSecret
 
-    /// A daemon on the accounts backend with device sign-in and introspection (to check the tokens `token` prints).
-    static func withAccountsDaemon(_ body: (EndToEnd) async throws -> Void) async throws {
-        try await withEndToEnd(
-            backend: .accounts(members: #""introspectionSecret": {"env": "E2E_INTROSPECTION_SECRET"}"#),
-            settings: EndToEndDeviceTests.settings(), environment: ["E2E_INTROSPECTION_SECRET": secret], body)
+    /// A daemon on the accounts backend with device sign-in and introspection (to check the tokens `token` prints),
+    /// and a directory for the session files.
+    static func withAccountsDaemon(_ body: (EndToEnd, URL) async throws -> Void) async throws {
+        try await withDirectory { directory in
+            try await withEndToEnd(
+                backend: .accounts(members: #""introspectionSecret": {"env": "E2E_INTROSPECTION_SECRET"}"#),
+                settings: EndToEndDeviceTests.settings(), environment: ["E2E_INTROSPECTION_SECRET": secret]
+            ) { e2e in try await body(e2e, directory) }
+        }
     }
 
     /// Runs `auth-handler login` as alice at Google, confirming in the test's browser; returns the finished process.
@@ -51,15 +55,17 @@ struct EndToEndLoginAccountsTests {
         try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
     }
 
-    static func temporaryDirectory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("login-accounts-\(UUID())")
+    /// Runs `body` with a new directory's URL (created), removed after it.
+    static func withDirectory(_ body: (URL) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("login-accounts-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(directory)
     }
 
     @Test("login keeps the session 0600 and prints no refresh token; token, --force-refresh, logout")
     func loginTokenLogout() async throws {
-        try await Self.withAccountsDaemon { e2e in
-            let directory = Self.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
+        try await Self.withAccountsDaemon { e2e, directory in
             let path = directory.appendingPathComponent("state/session.json").path
             let login = try await Self.login(e2e, ["--session-file", path])
             let stored = try #require(try FileSessionStore(path: path).load(), "login kept no session")
@@ -111,9 +117,7 @@ struct EndToEndLoginAccountsTests {
 
     @Test("two token --force-refresh at once take turns: one refresh reaches the daemon, both print it")
     func concurrentTokens() async throws {
-        try await Self.withAccountsDaemon { e2e in
-            let state = Self.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: state) }
+        try await Self.withAccountsDaemon { e2e, state in
             // The default file: one per server under $XDG_STATE_HOME.
             let environment = ["XDG_STATE_HOME": state.path]
             _ = try await Self.login(e2e, [], environment: environment)
@@ -144,9 +148,7 @@ struct EndToEndLoginAccountsTests {
 
     @Test("logout --scope others keeps this session, --scope global ends it and its ID tokens")
     func logoutScopes() async throws {
-        try await Self.withAccountsDaemon { e2e in
-            let directory = Self.temporaryDirectory()
-            defer { try? FileManager.default.removeItem(at: directory) }
+        try await Self.withAccountsDaemon { e2e, directory in
             let path = directory.appendingPathComponent("session.json").path
             _ = try await Self.login(e2e, ["--session-file", path])
             let session = ["--server", e2e.daemonURL, "--session-file", path]
@@ -163,40 +165,42 @@ struct EndToEndLoginAccountsTests {
 
     @Test("an unreachable server is exit 2 and keeps the session; a file others can read is exit 78")
     func unreachableAndUnsafe() async throws {
-        let directory = Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("session.json").path
-        // An ID token that cannot be read is due for a refresh, which goes to a port nobody listens on.
-        let stale = AccountSession(refreshToken: "stored-refresh-token-0123456789", idToken: "not.a.jwt")
-        try FileSessionStore(path: path).save(stale)
-        let server = "http://127.0.0.1:\(try freeLoopbackPort())"
-        let unreachable = try await Self.run(["token", "--server", server, "--session-file", path])
-        #expect(unreachable.code == 2 && unreachable.error.contains("cannot reach \(server)"), "\(unreachable.error)")
-        #expect(try FileSessionStore(path: path).load() == stale, "a failed refresh lost the session")
-        #expect(!unreachable.error.contains(stale.refreshToken))
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
-        let unsafe = try await Self.run(["token", "--server", server, "--session-file", path])
-        #expect(unsafe.code == 78 && unsafe.error.contains("readable or writable by others"), "\(unsafe.error)")
+        try await Self.withDirectory { directory in
+            let path = directory.appendingPathComponent("session.json").path
+            // An ID token that cannot be read is due for a refresh, which goes to a port nobody listens on.
+            let stale = AccountSession(refreshToken: "stored-refresh-token-0123456789", idToken: "not.a.jwt")
+            try FileSessionStore(path: path).save(stale)
+            let server = "http://127.0.0.1:\(try freeLoopbackPort())"
+            let unreachable = try await Self.run(["token", "--server", server, "--session-file", path])
+            #expect(
+                unreachable.code == 2 && unreachable.error.contains("cannot reach \(server)"), "\(unreachable.error)")
+            #expect(try FileSessionStore(path: path).load() == stale, "a failed refresh lost the session")
+            #expect(!unreachable.error.contains(stale.refreshToken))
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+            let unsafe = try await Self.run(["token", "--server", server, "--session-file", path])
+            #expect(unsafe.code == 78 && unsafe.error.contains("readable or writable by others"), "\(unsafe.error)")
+        }
     }
 
     @Test("a session file that is a symbolic link is refused; nothing kept is exit 4")
     func refusals() async throws {
-        let directory = Self.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let target = directory.appendingPathComponent("elsewhere.json").path
-        let link = directory.appendingPathComponent("session.json").path
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let server = "http://127.0.0.1:9"
-        for command in [["token"], ["logout"], ["login", "--provider", "google.com"]] {
-            let refused = try await Self.run(command + ["--server", server, "--session-file", link])
-            #expect(refused.code == 64, "\(command): \(refused.error)")
-            #expect(refused.error.contains("is a symbolic link"), "\(command): \(refused.error)")
+        try await Self.withDirectory { directory in
+            let target = directory.appendingPathComponent("elsewhere.json").path
+            let link = directory.appendingPathComponent("session.json").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+            let server = "http://127.0.0.1:9"
+            for command in [["token"], ["logout"], ["login", "--provider", "google.com"]] {
+                let refused = try await Self.run(command + ["--server", server, "--session-file", link])
+                #expect(refused.code == 64, "\(command): \(refused.error)")
+                #expect(refused.error.contains("is a symbolic link"), "\(command): \(refused.error)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: target), "something was written through the link")
+            let none = try await Self.run(
+                ["token", "--server", server], environment: ["XDG_STATE_HOME": directory.path])
+            #expect(none.code == 4, "\(none.error)")
+            #expect(
+                none.error.contains("run 'auth-handler login --server \(server) --provider ID' first"), "\(none.error)")
         }
-        #expect(!FileManager.default.fileExists(atPath: target), "something was written through the link")
-        let none = try await Self.run(["token", "--server", server], environment: ["XDG_STATE_HOME": directory.path])
-        #expect(none.code == 4, "\(none.error)")
-        #expect(none.error.contains("run 'auth-handler login --server \(server) --provider ID' first"), "\(none.error)")
     }
 }
 
