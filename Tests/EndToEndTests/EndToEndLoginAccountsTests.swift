@@ -194,6 +194,11 @@ struct EndToEndLoginAccountsTests {
                 #expect(refused.code == 64, "\(command): \(refused.error)")
                 #expect(refused.error.contains("is a symbolic link"), "\(command): \(refused.error)")
             }
+            // The lock file beside a session file is never opened through a link either.
+            let other = directory.appendingPathComponent("other.json").path
+            try FileManager.default.createSymbolicLink(atPath: other + ".lock", withDestinationPath: target)
+            let lockLink = try await Self.run(["token", "--server", server, "--session-file", other])
+            #expect(lockLink.code == 78 && lockLink.error.contains("lock"), "\(lockLink.error)")
             #expect(!FileManager.default.fileExists(atPath: target), "something was written through the link")
             let none = try await Self.run(
                 ["token", "--server", server], environment: ["XDG_STATE_HOME": directory.path])

@@ -190,7 +190,8 @@ enum HelpText {
     static let sessionExitCodes = """
         Exit codes: 0 ok, 2 server unreachable or refusing, 4 not signed in (no session, or the server ended it:
                     run 'auth-handler login' again), 64 usage error (a session file that is a symbolic link),
-                    78 an unusable session file (readable by others, or not a session).
+                    78 an unusable session file (readable by others, not a session, or its lock file
+                    a symbolic link or another user's).
         """
 
     static let token = """

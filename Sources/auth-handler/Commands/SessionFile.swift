@@ -106,16 +106,26 @@ struct SessionFile: Sendable {
                 try FileManager.default.createDirectory(
                     atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw Failure(.usage, "cannot create the directory of the session file, \(directory): \(error)")
+                throw Failure(.config, "cannot create the directory of the session file, \(directory): \(error)")
             }
         }
         let lock: FileDescriptor
+        let owner: uid_t
         do throws(SystemCallError) {
             lock = try FileDescriptor(
                 opening: lockPath, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode: 0o600)
+            owner = try lock.status().st_uid
+        } catch {
+            throw Failure(.config, "cannot open the session file's lock: \(error)")
+        }
+        // A lock file another user made could be held by that user for ever: only this user's counts.
+        guard owner == getuid() else {
+            throw Failure(.config, "\(lockPath) belongs to another user; delete it and run the command again")
+        }
+        do throws(SystemCallError) {
             try lock.call("flock") { flock($0, LOCK_EX) }
         } catch {
-            throw Failure(.usage, "cannot lock the session file: \(error)")
+            throw Failure(.config, "cannot lock the session file: \(error)")
         }
         defer { try? lock.close() }
         return try await body()
