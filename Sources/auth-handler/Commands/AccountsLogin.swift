@@ -5,8 +5,8 @@ import Foundation
 /// How `login` ends when the server's backend is its own accounts (HTTP-API.md §1.7): the result's `signIn` holds a
 /// `refreshToken` and a `localId` (§3.10, "A signed-in answer"). The session goes to the session file, and the JSON
 /// printed is the result without `signIn.refreshToken`: a refresh token on stdout ends up in terminal scrollback,
-/// shell logs and CI output, where a copy outlives the session file's 0600 (OWASP Secrets Management Cheat Sheet,
-/// "Secrets in logs"); `auth-handler token` hands out ID tokens instead.
+/// shell logs and CI output, where a copy outlives the session file's 0600 (the OWASP Logging Cheat Sheet's "Data to
+/// exclude": access tokens, session identifiers); `auth-handler token` hands out ID tokens instead.
 enum AccountsLogin {
     typealias Failure = CommandFailure
 

@@ -33,7 +33,8 @@ enum TokenCommand {
     typealias Failure = CommandFailure
 
     /// How long a stored ID token must still be valid to be printed: a script's request may take a while to reach
-    /// its server, and the token must still be valid there (Firebase's SDKs refresh 5 minutes ahead).
+    /// its server, and the token must still be valid there (FirebaseAuth's iOS SDK refreshes proactively 5 minutes
+    /// ahead, its `kTokenRefreshHeadStart`; `AuthHandlerClient`'s 60 s suits an app that sends the token at once).
     static let margin: TimeInterval = 300
 
     /// Runs `token`; `--force-refresh` refreshes even a fresh token (to see changed claims).
