@@ -146,6 +146,29 @@ struct EndToEndLoginAccountsTests {
         }
     }
 
+    @Test("past the 10 s reuse window the replaced refresh token is refused; token then says to log in again")
+    func replacedTokenRefused() async throws {
+        try await Self.withAccountsDaemon { e2e, directory in
+            let path = directory.appendingPathComponent("session.json").path
+            _ = try await Self.login(e2e, ["--session-file", path])
+            let stored = try #require(try FileSessionStore(path: path).load())
+            let session = ["--server", e2e.daemonURL, "--session-file", path]
+            #expect(try await Self.run(["token", "--force-refresh"] + session).code == 0)
+            // Twice, so the successor of the first token has been used: only then is a late reuse a theft.
+            #expect(try await Self.run(["token", "--force-refresh"] + session).code == 0)
+            // The window for concurrent use is fixed at 10 s (docs/ACCOUNTS.md), so the test waits past it once.
+            try await Task.sleep(for: EndToEndAccountsRefreshTests.concurrentWindow + .seconds(1))
+            let reused = try await e2e.refreshGrant(stored.refreshToken)
+            #expect(reused.json?["error"]?.stringValue == "invalid_grant", "\(reused.text)")
+            // The reuse revoked the session (RFC 9700 §4.14.2): token reports it ended and removes the file.
+            let ended = try await Self.run(["token", "--force-refresh"] + session)
+            #expect(ended.code == 4 && ended.output.isEmpty, "\(ended.error)")
+            #expect(ended.error.contains("the session ended"), "\(ended.error)")
+            #expect(ended.error.contains("sign in again with 'auth-handler login --server"), "\(ended.error)")
+            #expect(!FileManager.default.fileExists(atPath: path), "the ended session's file was kept")
+        }
+    }
+
     @Test("logout --scope others keeps this session, --scope global ends it and its ID tokens")
     func logoutScopes() async throws {
         try await Self.withAccountsDaemon { e2e, directory in

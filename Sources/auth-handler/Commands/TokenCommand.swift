@@ -138,11 +138,12 @@ enum AccountsSession {
     ) -> Failure {
         switch error {
         case .signedOut(let message):
-            // `invalid_grant` (revoked, expired, reused, the user disabled): the client has cleared the file.
+            // `invalid_grant` (revoked, expired, reused, the user disabled): the client has removed the file. Its
+            // message reads "the session ended (REASON); sign in again".
             Failure(
                 .notSignedIn,
-                "the session ended: \(message); run 'auth-handler login --server \(server)\(named(options)) "
-                    + "--provider ID' to sign in again")
+                "\(message) with 'auth-handler login --server \(server)\(named(options)) --provider ID'; "
+                    + "\(file.path) is removed")
         case .networkError(let message):
             Failure(.providerError, "cannot reach \(server): \(message); the session is kept, try again")
         case .sessionStore(let message):
