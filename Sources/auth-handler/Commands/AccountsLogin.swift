@@ -37,6 +37,6 @@ enum AccountsLogin {
         context.output.writeError(
             "Signed in to \(server) as \(localID); the session is kept in \(file.path).\n"
                 + "'auth-handler token --server \(server)\(named)' prints a fresh ID token.\n")
-        return JSONValue.object(result).serialized
+        return JSONValue.object(result).serialized(sortingKeys: true)
     }
 }
