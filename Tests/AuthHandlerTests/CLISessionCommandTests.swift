@@ -38,10 +38,11 @@ struct CLISessionCommandTests {
     @Test(arguments: [
         CLIUsageCase(arguments: ["token"], expects: "'token' needs '--server URL'"),
         CLIUsageCase(
-            arguments: ["logout", "--server", "https://a", "--scope", "all"], expects: "local, others, global"),
+            arguments: ["logout", "--server", "https://a", "--scope", "all"],
+            expects: "'logout --scope' takes one of local, others, global; got 'all'"),
         CLIUsageCase(
             arguments: ["logout", "--server", "https://a", "--scope", "local", "--scope", "global"],
-            expects: "one '--scope'"),
+            expects: "got 'local global'"),
         CLIUsageCase(
             arguments: ["token", "--server", "https://a", "--scope", "local"], expects: "does not apply to 'token'"),
         CLIUsageCase(arguments: ["logout", "--server", "https://a", "--force-refresh"], expects: "does not apply"),

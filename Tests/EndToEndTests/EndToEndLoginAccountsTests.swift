@@ -219,6 +219,7 @@ struct EndToEndLoginAccountsTests {
             }
             // The lock file beside a session file is never opened through a link either.
             let other = directory.appendingPathComponent("other.json").path
+            try FileSessionStore(path: other).save(AccountSession(refreshToken: "r", idToken: "i"))
             try FileManager.default.createSymbolicLink(atPath: other + ".lock", withDestinationPath: target)
             let lockLink = try await Self.run(["token", "--server", server, "--session-file", other])
             #expect(lockLink.code == 78 && lockLink.error.contains("lock"), "\(lockLink.error)")
@@ -228,6 +229,8 @@ struct EndToEndLoginAccountsTests {
             #expect(none.code == 4, "\(none.error)")
             #expect(
                 none.error.contains("run 'auth-handler login --server \(server) --provider ID' first"), "\(none.error)")
+            let stateDirectory = directory.appendingPathComponent("auth-handler").path
+            #expect(!FileManager.default.fileExists(atPath: stateDirectory), "token made a directory for no session")
         }
     }
 }

@@ -18,7 +18,7 @@ struct SessionCommandOptions: Sendable, Hashable {
         let names = SignOutScope.allCases.map(\.rawValue)
         guard values.count == 1, let scope = SignOutScope(rawValue: text) else {
             throw CommandLineUsageError(
-                "'logout' takes one '--scope', \(names.joined(separator: ", ")), got '\(values.joined(separator: ","))'"
+                "'logout --scope' takes one of \(names.joined(separator: ", ")); got '\(values.joined(separator: " "))'"
             )
         }
         return scope
@@ -46,6 +46,10 @@ enum TokenCommand {
             // Read before waiting for the lock: when the refresh token changed meanwhile, another `token` refreshed
             // after this one started, and its ID token is as fresh as a forced refresh would be.
             let before = try? file.store.load()
+            // Nothing kept: say so without creating the directory or the lock file.
+            if before == nil, !FileManager.default.fileExists(atPath: file.path) {
+                throw notSignedIn(server, options, file)
+            }
             let token = try await file.withLock { () async throws(Failure) -> String in
                 guard let session = try file.load() else { throw notSignedIn(server, options, file) }
                 let rotatedMeanwhile = before?.refreshToken != session.refreshToken
@@ -91,6 +95,9 @@ enum LogoutCommand {
             let server = try CommandFailure.checkServer(options.server)
             let file = try SessionFile.resolve(
                 option: options.sessionPath, server: server, environment: context.environment)
+            guard FileManager.default.fileExists(atPath: file.path) else {
+                throw TokenCommand.notSignedIn(server, options, file)
+            }
             try await file.withLock { () async throws(Failure) in
                 guard try file.load() != nil else { throw TokenCommand.notSignedIn(server, options, file) }
                 let client = try AccountsSession.client(server, file)
