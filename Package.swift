@@ -120,12 +120,13 @@ let package = Package(
         // The client for apps (docs/CLIENTS.md): Foundation only, so it builds wherever Swift does; it shares no code
         // with the daemon, and the daemon none with it.
         .target(name: "AuthHandlerClient"),
-        // The commands, the fake IdP's among them, over everything else.
+        // The commands, the fake IdP's among them, over everything else. `login`, `token` and `logout` are a client of
+        // a daemon's accounts (HTTP-API.md §1.9): they keep its session with `AuthHandlerClient`'s file store.
         .executableTarget(
             name: "auth-handler",
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
-                "AuthHandlerAccounts", "AuthHandlerCore", "FakeIdP", "CQREncode",
+                "AuthHandlerAccounts", "AuthHandlerCore", "FakeIdP", "CQREncode", "AuthHandlerClient",
             ],
             // The sample app page of `auth-handler demo` (HTTP-API.md §1.5), compiled in like the browser module: the
             // paths are symbolic links to clients/js/demo/.

@@ -32,7 +32,7 @@ struct CLIProgramTests {
     }
 
     @Test func exitCodesMatchTheDocumentation() {
-        #expect(AuthHandlerExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 64, 78])
+        #expect(AuthHandlerExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 64, 78])
     }
 
     @Test func helpAndVersionGoToStandardOutput() async {

@@ -10,7 +10,7 @@ import Testing
     static let introspectionSecret = "e2e-introspection-secret-0123456789abcdef"
     static let password = "correct horse battery staple"
 
-    func introspect(_ e2e: EndToEnd, _ token: String, authorization: String?) async throws -> OutboundResponse {
+    static func introspect(_ e2e: EndToEnd, _ token: String, authorization: String?) async throws -> OutboundResponse {
         var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
         if let authorization { headers.set(name: "Authorization", value: authorization) }
         return try await e2e.send(
@@ -31,14 +31,14 @@ import Testing
             let idToken = try #require(signUp.json?["idToken"]?.stringValue, "sign-up: \(signUp.text)")
             let refreshToken = try #require(signUp.json?["refreshToken"]?.stringValue)
 
-            let anonymous = try await introspect(e2e, idToken, authorization: nil)
+            let anonymous = try await Self.introspect(e2e, idToken, authorization: nil)
             #expect(anonymous.status == 401)
             #expect(anonymous.json?["error"]?.stringValue == "invalid_client")
             #expect(anonymous.json?["active"] == nil, "nothing about the token without the secret")
-            let wrong = try await introspect(e2e, idToken, authorization: "Bearer not-the-secret")
+            let wrong = try await Self.introspect(e2e, idToken, authorization: "Bearer not-the-secret")
             #expect(wrong.status == 401)
 
-            let active = try await introspect(e2e, idToken, authorization: "Bearer " + Self.introspectionSecret)
+            let active = try await Self.introspect(e2e, idToken, authorization: "Bearer " + Self.introspectionSecret)
             #expect(active.status == 200, "\(active.text)")
             #expect(active.json?["active"]?.boolValue == true)
             #expect(active.json?["sub"]?.stringValue == signUp.json?["localId"]?.stringValue)
@@ -46,14 +46,14 @@ import Testing
             #expect(active.json?["valid_since"]?.numberValue != nil)
             #expect(active.headers["Cache-Control"]?.contains("no-store") == true)
             let basic = "Basic " + Base64.encode(Array(("api:" + Self.introspectionSecret).utf8))
-            #expect(try await introspect(e2e, idToken, authorization: basic).json?["active"]?.boolValue == true)
-            let garbage = try await introspect(e2e, "not.a.token", authorization: basic)
+            #expect(try await Self.introspect(e2e, idToken, authorization: basic).json?["active"]?.boolValue == true)
+            let garbage = try await Self.introspect(e2e, "not.a.token", authorization: basic)
             #expect(garbage.status == 200 && garbage.json?["active"]?.boolValue == false)
 
             // Signing out ends the session: the unexpired ID token is no longer active.
             let signOut = try await e2e.postJSON("/__/auth/sign-out", #"{"refreshToken": "\#(refreshToken)"}"#)
             #expect(signOut.status == 200, "\(signOut.text)")
-            let ended = try await introspect(e2e, idToken, authorization: basic)
+            let ended = try await Self.introspect(e2e, idToken, authorization: basic)
             #expect(ended.json?["active"]?.boolValue == false, "\(ended.text)")
             #expect(ended.json?.objectValue?.count == 1, "an inactive token is only active: false (RFC 7662 §2.2)")
             await e2e.daemon.stop()
@@ -66,7 +66,7 @@ import Testing
     @Test("without introspectionSecret the endpoint is off")
     func introspectionOff() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
-            let response = try await introspect(e2e, "x", authorization: "Bearer anything")
+            let response = try await Self.introspect(e2e, "x", authorization: "Bearer anything")
             #expect(response.status == 404, "\(response.text)")
             #expect(response.text.contains("introspectionSecret"))
         }

@@ -17,6 +17,10 @@ enum AuthHandlerCommand: Sendable, Hashable {
     case login(LoginOptions)
     /// `accounts ACTION [USER] [--json] [--config FILE]`: the accounts backend's users, for the operator.
     case accounts(AccountsOptions)
+    /// `token --server URL [--session-file FILE] [--force-refresh]`: a fresh ID token of the kept session.
+    case token(SessionCommandOptions)
+    /// `logout --server URL [--session-file FILE] [--scope local|others|global]`: ends the kept session.
+    case logout(SessionCommandOptions)
     /// `--help`, optionally about one command.
     case help(Name?)
     /// `--version`.
@@ -29,6 +33,8 @@ enum AuthHandlerCommand: Sendable, Hashable {
         case demo
         case checkConfig = "check-config"
         case login
+        case token
+        case logout
         case accounts
     }
 }

@@ -8,6 +8,8 @@ enum AuthHandlerExitCode: Int32, Sendable, Hashable, CaseIterable {
     case providerError = 2
     /// The sign-in timed out.
     case timedOut = 3
+    /// `token` or `logout` found no session of the server's accounts, or the server ended it: sign in again.
+    case notSignedIn = 4
     /// The command line was wrong (`EX_USAGE`); for `accounts`, also an unknown user or a refused password or claims.
     case usage = 64
     /// The configuration was wrong (`EX_CONFIG`).

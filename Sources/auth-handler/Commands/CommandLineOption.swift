@@ -26,6 +26,8 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     case limit
     case after
     case yes
+    case sessionFile = "session-file"
+    case forceRefresh = "force-refresh"
 
     /// The options that only mean something with `--once`.
     static let onceOnly: Set<CommandLineOption> = [
@@ -46,7 +48,7 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     /// Whether the option is followed by a value.
     var takesValue: Bool {
         switch self {
-        case .help, .version, .once, .noBrowser, .headless, .json, .yes: false
+        case .help, .version, .once, .noBrowser, .headless, .json, .yes, .forceRefresh: false
         default: true
         }
     }
@@ -57,7 +59,7 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     /// The placeholder for the option's value in messages and help.
     var valueName: String {
         switch self {
-        case .config, .output, .idTokenFile, .clientSecretFile, .consumerSecretFile: "FILE"
+        case .config, .output, .idTokenFile, .clientSecretFile, .consumerSecretFile, .sessionFile: "FILE"
         case .provider: "ID"
         case .port: "N"
         case .scope: "S"

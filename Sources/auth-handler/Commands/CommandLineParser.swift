@@ -77,7 +77,20 @@ struct CommandLineParser: Sendable {
             return .login(
                 LoginOptions(
                     server: server, providerID: provider, scopes: seen.all(.scope),
-                    parameters: try Self.parameters(seen.all(.param)), outputPath: seen.last(.output)))
+                    parameters: try Self.parameters(seen.all(.param)), outputPath: seen.last(.output),
+                    sessionPath: seen.last(.sessionFile)))
+        case .token, .logout:
+            guard let server = seen.last(.server) else {
+                throw CommandLineUsageError(
+                    "'\(name.rawValue)' needs '--server URL', the server 'auth-handler login' signed in to")
+            }
+            var options = SessionCommandOptions(server: server, sessionPath: seen.last(.sessionFile))
+            options.forceRefresh = seen.contains(.forceRefresh)
+            if name == .logout {
+                options.scope = try SessionCommandOptions.scope(parsing: seen.all(.scope))
+                return .logout(options)
+            }
+            return .token(options)
         }
     }
 
@@ -97,7 +110,9 @@ struct CommandLineParser: Sendable {
         case .checkConfig: [.config]
         case .fakeIdP: [.listen, .config]
         case .demo: [.headless]
-        case .login: [.server, .provider, .scope, .param, .output]
+        case .login: [.server, .provider, .scope, .param, .output, .sessionFile]
+        case .token: [.server, .sessionFile, .forceRefresh]
+        case .logout: [.server, .sessionFile, .scope]
         case .accounts: [.config, .json, .limit, .after, .yes]
         }
     }

@@ -40,6 +40,10 @@ struct CommandLineProgram: Sendable {
             return await LoginCommand.run(options, context: context)
         case .accounts(let options):
             return await AccountsCommand.run(options, context: context)
+        case .token(let options):
+            return await TokenCommand.run(options, context: context)
+        case .logout(let options):
+            return await LogoutCommand.run(options, context: context)
         }
     }
 

@@ -16,6 +16,8 @@ enum HelpText {
         case .fakeIdP: fakeIdP
         case .demo: demo
         case .login: login
+        case .token: token
+        case .logout: logout
         case .accounts: accounts
         }
     }
@@ -39,6 +41,8 @@ enum HelpText {
           auth-handler demo [--headless]                       sign in against a built-in fake provider
           auth-handler check-config [--config FILE]            validate a config file and list every problem
           auth-handler login --server URL --provider ID        sign in from a terminal without a browser (device code)
+          auth-handler token --server URL [--force-refresh]    print a fresh ID token of the server's accounts
+          auth-handler logout --server URL [--scope SCOPE]     sign out of the server's accounts
           auth-handler accounts ACTION [USER] [--json]         list and manage the accounts backend's users
           auth-handler --help | --version
 
@@ -173,7 +177,51 @@ enum HelpText {
           --scope S             an extra scope; repeat for more
           --param K=V           a custom parameter for the provider (login_hint=...); repeat for more
           --output FILE         write the result to FILE (mode 0600) instead of stdout
+          --session-file FILE   where a sign-in to the server's own accounts is kept (default below)
+
+        When the server's backend is its own accounts, login ends signed in: the session goes to the session
+        file (mode 0600, never through a symbolic link), by default
+        $XDG_STATE_HOME/auth-handler/sessions/SCHEME_HOST_PORT.json ($HOME/.local/state when XDG_STATE_HOME
+        is unset), and the JSON leaves out signIn.refreshToken. 'auth-handler token' then prints ID tokens.
         \(exitCodes)
+
+        """
+
+    static let sessionExitCodes = """
+        Exit codes: 0 ok, 2 server unreachable or refusing, 4 not signed in (no session, or the server ended it:
+                    run 'auth-handler login' again), 64 usage error (a session file that is a symbolic link),
+                    78 an unusable session file (readable by others, not a session, or its lock file
+                    a symbolic link or another user's).
+        """
+
+    static let token = """
+        Usage: auth-handler token --server URL [--session-file FILE] [--force-refresh]
+
+        Prints a fresh ID token of the session 'auth-handler login' kept for URL, one line on stdout, for a
+        script's 'Authorization: Bearer'. The stored token while it is valid for more than 5 minutes, else a
+        refresh (POST /__/auth/token) whose new refresh token is saved before the ID token is printed. Processes
+        running at once take turns on a lock beside the session file, so only one of them refreshes.
+
+        Options:
+          --server URL          the server login signed in to
+          --session-file FILE   the session file, if login was given one
+          --force-refresh       refresh even a fresh token (to see changed claims)
+        \(sessionExitCodes)
+
+        """
+
+    static let logout = """
+        Usage: auth-handler logout --server URL [--session-file FILE] [--scope local|others|global]
+
+        Signs out of the server's accounts (POST /__/auth/sign-out) and removes the session file.
+
+        Options:
+          --server URL          the server login signed in to
+          --session-file FILE   the session file, if login was given one
+          --scope local         this session only (the default)
+          --scope others        every other session of the user; this one stays (needs a recent sign-in)
+          --scope global        every session, and every ID token issued so far (needs a recent sign-in)
+        \(sessionExitCodes)
 
         """
 }

@@ -17,10 +17,15 @@ struct LoginOptions: Sendable, Hashable {
     var parameters: [OnceOptions.Parameter] = []
     /// Write the result to this file, mode 0600, instead of stdout (`--output`).
     var outputPath: String?
+    /// Where an accounts sign-in's session is kept (`--session-file`); by default one file per server
+    /// (`SessionFile`, HTTP-API.md §1.9).
+    var sessionPath: String?
 }
 
 /// `auth-handler login`: asks the server for a device code, shows the user where to enter it, polls as RFC 8628 §3.4
-/// and §3.5 say, and writes the result JSON; exit codes as `--once`'s (HTTP-API.md §1.2, §1.5).
+/// and §3.5 say, and writes the result JSON; exit codes as `--once`'s (HTTP-API.md §1.2, §1.7). A sign-in to the
+/// server's own accounts ends signed in: its session is kept in the session file and the refresh token is left out of
+/// the JSON (`AccountsLogin`).
 enum LoginCommand {
     typealias Failure = CommandFailure
 
@@ -44,7 +49,8 @@ enum LoginCommand {
             }
             let issued = try await requestCodes(options, challenge: challenge, server: server, client: client)
             context.output.writeError(instructions(issued, showQRCode: showQRCode))
-            let result = try await poll(issued, verifier: verifier, server: server, client: client, context: context)
+            let answer = try await poll(issued, verifier: verifier, server: server, client: client, context: context)
+            let result = try await AccountsLogin.keep(answer, server: server, options: options, context: context)
             if let path = options.outputPath {
                 if let problem = ResultFile.save(result + [UInt8(ascii: "\n")], to: path) {
                     throw Failure(.providerError, problem)
@@ -63,14 +69,9 @@ enum LoginCommand {
     static func checkUsage(_ options: LoginOptions) throws(Failure) -> String {
         try CommandFailure.checkScopes(options.scopes)
         try CommandFailure.checkOutput(options.outputPath)
-        var server = options.server
-        while server.hasSuffix("/") { server.removeLast() }
-        guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-            url.host != nil, url.query == nil
-        else {
-            throw Failure(
-                .usage, "'--server' expects the server's URL, such as https://auth.example.com; got '\(options.server)'"
-            )
+        let server = try CommandFailure.checkServer(options.server)
+        if let named = options.sessionPath {
+            _ = try SessionFile.resolve(option: named, server: server, environment: [:])
         }
         return server
     }
