@@ -19,8 +19,8 @@ package enum BcryptCSV {
             throw ImportRowError("file", field: "", "is not UTF-8 text")
         }
         var rows: [Row] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+        // `\r\n` is one Character in Swift, and a newline: split on every line end, whichever.
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             if line.isEmpty { continue }
             if index == 0, line.lowercased().hasPrefix("email,") { continue }
             rows.append(try row(String(line), number: index + 1))
