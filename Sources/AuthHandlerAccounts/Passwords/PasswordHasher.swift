@@ -114,7 +114,8 @@ package final class PasswordHasher: Sendable {
             guard let hash = try? LegacyPasswordHash(encoded: legacy),
                 try hash.verify(typed, firebase: firebase)
             else { return .mismatch }
-            return .match(rehashed: try engine.hash(password.utf8, parameters: parameters))
+            // A failed rehash leaves the imported hash in place, to be upgraded at the next sign-in.
+            return .match(rehashed: try? engine.hash(password.utf8, parameters: parameters))
         }
     }
 
