@@ -92,7 +92,7 @@ struct ConfigKindTests {
                 "warning: store.url: ignored with kind \"sqlite\"",
                 "backend.extra: unknown key; expected one of kind, url, apiKey, secret, tenantId, database, signingKey, "
                     + "nextSigningKey, previousSigningKeys, idTokenTTLSeconds, refreshToken, audience, password, email, claims, "
-                    + "introspectionSecret",
+                    + "introspectionSecret, importedHashes",
                 "backend.url: \"http://remote.example/x\" uses plain http on a non-loopback host; expected an https URL (http only on 127.0.0.1, [::1] or localhost)",
                 "warning: backend.apiKey: plain-string secret in the config file; prefer {\"file\": PATH}, {\"env\": NAME} or {\"credential\": NAME}",
                 "backend.secret.env: environment variable NOPE is not set; set it, or point this secret at a file or credential",

@@ -54,7 +54,7 @@ extension AccountsConfig {
         settings.lostAnswer = TimeInterval(refreshToken.lostAnswerSeconds)
         settings.passwordsEnabled = password.enabled
         let deviceCookies = DeviceCookie(key: try Self.derive(setup.stateKey, "auth-handler device-cookie"))
-        let hasher = try passwordHasher()
+        let hasher = try passwordHasher(firebase: try importedFirebase?.parameters(in: setup.environment))
         let engine = AccountsEngine(
             store: store, settings: settings, keys: keys, hasher: hasher, policy: try passwordPolicy(),
             throttle: SignInThrottle(deviceCookies: deviceCookies), deviceCookies: deviceCookies,
@@ -119,15 +119,17 @@ extension AccountsConfig {
     /// The hasher at `password.argon2id`, charged to `password.rateLimit` per client (the daemon's and
     /// `auth-handler accounts set-password`'s one way to hash).
     ///
-    /// - Parameter poolSize: threads hashing at once; default one per core.
-    package func passwordHasher(poolSize: Int = ProcessInfo.processInfo.activeProcessorCount)
-        throws(BackendSetupError) -> PasswordHasher
-    {
+    /// - Parameters:
+    ///   - poolSize: threads hashing at once; default one per core.
+    ///   - firebase: `importedHashes.firebase` resolved, for the users imported from Firebase.
+    package func passwordHasher(
+        poolSize: Int = ProcessInfo.processInfo.activeProcessorCount, firebase: FirebaseScrypt.Parameters? = nil
+    ) throws(BackendSetupError) -> PasswordHasher {
         do {
             return try PasswordHasher(
                 parameters: password.argon2id,
                 budget: HashingBudget(perMinute: password.rateLimit.perMinute, burst: password.rateLimit.burst),
-                poolSize: poolSize)
+                poolSize: poolSize, firebase: firebase)
         } catch {
             throw .accounts(key: "backend.password.argon2id", "the dummy hash could not be made: \(error)")
         }

@@ -33,6 +33,8 @@ package struct AccountsConfig: Sendable, Hashable {
     package var includeIdentities = true
     /// `introspectionSecret`: the operator secret `POST /__/auth/introspect` requires; nil turns the endpoint off.
     package var introspectionSecret: SecretReference?
+    /// `importedHashes.firebase`: what checks the passwords of users imported from Firebase; nil: no such check.
+    package var importedFirebase: FirebaseHashConfig?
 
     package init() {}
 
@@ -41,7 +43,7 @@ package struct AccountsConfig: Sendable, Hashable {
         dictionaryLiteral: ("database", .section), ("signingKey", .section), ("nextSigningKey", .section),
         ("previousSigningKeys", .section), ("idTokenTTLSeconds", .section), ("refreshToken", .section),
         ("audience", .section), ("password", .section), ("email", .section), ("claims", .section),
-        ("introspectionSecret", .section))
+        ("introspectionSecret", .section), ("importedHashes", .section))
 
     /// The database file: `database.path`, or `accounts.sqlite` in the state directory (`$STATE_DIRECTORY`, else
     /// `/var/lib/auth-handler`).

@@ -6,7 +6,7 @@ import Foundation
 extension ConfigValidator {
     static let accountsKeys = [
         "database", "signingKey", "nextSigningKey", "previousSigningKeys", "idTokenTTLSeconds", "refreshToken",
-        "audience", "password", "email", "claims", "introspectionSecret",
+        "audience", "password", "email", "claims", "introspectionSecret", "importedHashes",
     ]
     static let accountsDatabaseKeys = ["kind", "path"]
     static let refreshTokenKeys = ["idleDays", "absoluteDays", "lostAnswerSeconds"]
@@ -46,6 +46,9 @@ extension ConfigValidator {
         }
         if let value = fields["introspectionSecret"] {
             config.introspectionSecret = secret(value, at: path.key("introspectionSecret"))
+        }
+        if let value = fields["importedHashes"] {
+            config.importedFirebase = importedHashes(value, at: path.key("importedHashes"))
         }
         return config
     }

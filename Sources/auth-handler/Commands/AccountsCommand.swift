@@ -20,6 +20,8 @@ struct AccountsCommand {
     let store: any AccountStore
     let output: CommandOutput
     let now: WallClock
+    /// The process's environment and secrets, for `backend.importedHashes.firebase.signerKey`.
+    let environment: SecretEnvironment
 
     /// Runs the action; every failure is one stderr line and its exit code (HTTP-API.md §1.2).
     static func run(_ options: AccountsOptions, context: CommandContext) async -> AuthHandlerExitCode {
@@ -65,7 +67,8 @@ struct AccountsCommand {
             throw CommandFailure(.providerError, "the accounts database \(file): \(error.detail)")
         }
         return AccountsCommand(
-            options: options, config: config, file: file, store: store, output: context.output, now: systemWallClock)
+            options: options, config: config, file: file, store: store, output: context.output, now: systemWallClock,
+            environment: environment)
     }
 
     private func perform() async throws(CommandFailure) {
@@ -103,6 +106,8 @@ struct AccountsCommand {
             }
         case .setPassword(let text): try await setPassword(try await user(text))
         case .setClaims(let text, let source): try await setClaims(try await user(text), source: source)
+        case .importUsers(let path, let format, let flags): try await importUsers(path, format: format, flags: flags)
+        case .export: try await export()
         }
     }
 
@@ -144,7 +149,7 @@ struct AccountsCommand {
             ("localId", user.localID.value),
             ("email", user.email.map { $0 + (user.emailVerified ? " (verified)" : " (not verified)") } ?? "-"),
             ("displayName", user.displayName ?? "-"), ("photoUrl", user.photoURL ?? "-"),
-            ("disabled", user.disabled ? "yes" : "no"), ("password", user.passwordHash == nil ? "none" : "set"),
+            ("disabled", user.disabled ? "yes" : "no"), ("password", user.hasPassword ? "set" : "none"),
             ("customClaims", user.customClaims ?? "-"), ("created", Self.time(user.createdAt)),
             ("lastSignIn", user.lastSignInAt.map(Self.time) ?? "never"), ("validSince", Self.time(user.validSince)),
             ("liveSessions", String(live)), ("identities", identities.isEmpty ? "none" : String(identities.count)),
@@ -195,7 +200,7 @@ struct AccountsCommand {
             throw CommandFailure(.providerError, "the password could not be hashed: \(error)")
         }
         let (changed, revoked) = try await revokingSessions(of: user) { user in
-            user.passwordHash = hash
+            user.setPasswordHash(hash)
             user.passwordVersion += 1
         }
         report(changed, "password set for \(Self.name(of: user)); \(Self.sessions(revoked)) revoked", revoked: revoked)
@@ -310,7 +315,7 @@ struct AccountsCommand {
     }
 
     /// Runs a store call; its failure is the database error, exit 2.
-    private func storing<Value: Sendable>(_ call: () async throws(StoreError) -> Value) async throws(CommandFailure)
+    func storing<Value: Sendable>(_ call: () async throws(StoreError) -> Value) async throws(CommandFailure)
         -> Value
     {
         do {
@@ -333,7 +338,7 @@ struct AccountsCommand {
 
     // MARK: - Text
 
-    private static func text(_ json: JSONValue) -> String {
+    static func text(_ json: JSONValue) -> String {
         String(decoding: json.serialized(sortingKeys: true), as: UTF8.self)
     }
 

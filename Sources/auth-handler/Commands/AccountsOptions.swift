@@ -30,6 +30,27 @@ enum AccountsAction: Sendable, Hashable {
     /// `set-password USER`: the password comes from standard input, never the command line.
     case setPassword(user: String)
     case setClaims(user: String, claims: ClaimsSource)
+    /// `import FILE --format firebase|bcrypt-csv [--hash-key B64 --salt-separator B64 --rounds N --mem-cost N]`
+    /// (docs/ACCOUNTS.md "Imported users"); `-` reads standard input.
+    case importUsers(file: String, format: ImportFormat, firebase: FirebaseHashFlags)
+    /// `export`: every user as `firebase auth:export` JSON on standard output.
+    case export
+
+    /// The file formats `import` reads.
+    enum ImportFormat: String, Sendable, Hashable, CaseIterable {
+        case firebase
+        case bcryptCSV = "bcrypt-csv"
+    }
+
+    /// The Firebase project's hash parameters as flags, each nil when not given (then the config's apply).
+    struct FirebaseHashFlags: Sendable, Hashable {
+        var hashKey: [UInt8]?
+        var saltSeparator: [UInt8]?
+        var rounds: Int?
+        var memCost: Int?
+
+        var isEmpty: Bool { hashKey == nil && saltSeparator == nil && rounds == nil && memCost == nil }
+    }
 
     /// Where `set-claims` takes its JSON from.
     enum ClaimsSource: Sendable, Hashable {
@@ -52,11 +73,14 @@ enum AccountsAction: Sendable, Hashable {
         case revokeSessions = "revoke-sessions"
         case setPassword = "set-password"
         case setClaims = "set-claims"
+        case importUsers = "import"
+        case export
 
         /// The arguments after the action word, as help and messages write them.
         var arguments: [String] {
             switch self {
-            case .list: []
+            case .list, .export: []
+            case .importUsers: ["FILE"]
             case .setClaims: ["USER", "JSON|-"]
             default: ["USER"]
             }

@@ -28,6 +28,11 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
     case yes
     case sessionFile = "session-file"
     case forceRefresh = "force-refresh"
+    case format
+    case hashKey = "hash-key"
+    case saltSeparator = "salt-separator"
+    case rounds
+    case memCost = "mem-cost"
 
     /// The options that only mean something with `--once`.
     static let onceOnly: Set<CommandLineOption> = [
@@ -72,6 +77,9 @@ enum CommandLineOption: String, Sendable, Hashable, CaseIterable {
         case .server: "URL"
         case .limit: "N"
         case .after: "LOCALID"
+        case .format: "firebase|bcrypt-csv"
+        case .hashKey, .saltSeparator: "B64"
+        case .rounds, .memCost: "N"
         default: "VALUE"
         }
     }

@@ -1,5 +1,6 @@
 import AuthHandlerAccounts
 import AuthHandlerCore
+import AuthHandlerCrypto
 import AuthHandlerHTTP
 
 /// Parses `auth-handler` arguments (HTTP-API.md §1) into an ``AuthHandlerCommand``, or one usage-error line.
@@ -113,7 +114,7 @@ struct CommandLineParser: Sendable {
         case .login: [.server, .provider, .scope, .param, .output, .sessionFile]
         case .token: [.server, .sessionFile, .forceRefresh]
         case .logout: [.server, .sessionFile, .scope]
-        case .accounts: [.config, .json, .limit, .after, .yes]
+                case .accounts: [.config, .json, .limit, .after, .yes, .format, .hashKey, .saltSeparator, .rounds, .memCost]
         }
     }
 
@@ -267,6 +268,10 @@ struct CommandLineParser: Sendable {
         if name != .list, let paging = seen.options.first(where: { $0.option == .limit || $0.option == .after }) {
             throw CommandLineUsageError("option '\(paging.spelling)' applies to 'accounts list' only")
         }
+        let importOptions: Set<CommandLineOption> = [.format, .hashKey, .saltSeparator, .rounds, .memCost]
+        if name != .importUsers, let option = seen.options.first(where: { importOptions.contains($0.option) }) {
+            throw CommandLineUsageError("option '\(option.spelling)' applies to 'accounts import' only")
+        }
         switch name {
         case .list:
             var limit = AccountsAction.defaultLimit
@@ -294,7 +299,44 @@ struct CommandLineParser: Sendable {
         case .setClaims:
             let source: AccountsAction.ClaimsSource = arguments[1] == "-" ? .standardInput : .argument(arguments[1])
             return .setClaims(user: arguments[0], claims: source)
+        case .importUsers: return try importAction(seen, file: arguments[0])
+        case .export: return .export
         }
+    }
+
+    /// `import FILE --format …` with the Firebase hash flags, each checked for its form; the hash key is never
+    /// repeated in a message.
+    private static func importAction(_ seen: ScannedOptions, file: String) throws(CommandLineUsageError)
+        -> AccountsAction
+    {
+        let formats = AccountsAction.ImportFormat.allCases.map(\.rawValue).joined(separator: " or ")
+        guard let text = seen.last(.format) else {
+            throw CommandLineUsageError("'accounts import' needs '--format \(formats)'")
+        }
+        guard let format = AccountsAction.ImportFormat(rawValue: text) else {
+            throw CommandLineUsageError("'--format' expects \(formats), got '\(text)'")
+        }
+        var flags = AccountsAction.FirebaseHashFlags()
+        for (option, spelling) in [(CommandLineOption.hashKey, "--hash-key"), (.saltSeparator, "--salt-separator")] {
+            guard let value = seen.last(option) else { continue }
+            guard let bytes = Base64.decode(value), !bytes.isEmpty else {
+                throw CommandLineUsageError("'\(spelling)' expects standard base64 (as the Firebase console shows it)")
+            }
+            if option == .hashKey { flags.hashKey = bytes } else { flags.saltSeparator = bytes }
+        }
+        for option in [CommandLineOption.rounds, .memCost] {
+            guard let value = seen.last(option) else { continue }
+            guard value.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(value), (1...64).contains(number)
+            else {
+                throw CommandLineUsageError(
+                    "'--\(option.rawValue)' expects a whole number from 1 to 64, got '\(value)'")
+            }
+            if option == .rounds { flags.rounds = number } else { flags.memCost = number }
+        }
+        if format == .bcryptCSV, !flags.isEmpty {
+            throw CommandLineUsageError("the Firebase hash options apply to 'accounts import --format firebase' only")
+        }
+        return .importUsers(file: file, format: format, firebase: flags)
     }
 
     // MARK: - --once

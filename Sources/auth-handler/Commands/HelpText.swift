@@ -134,6 +134,10 @@ enum HelpText {
           auth-handler accounts delete USER --yes [--json]
           auth-handler accounts set-password USER [--json]     the password from standard input, never an argument
           auth-handler accounts set-claims USER JSON|- [--json]
+          auth-handler accounts import FILE|- --format firebase [--hash-key B64 --salt-separator B64
+                                  --rounds N --mem-cost N] [--json]
+          auth-handler accounts import FILE|- --format bcrypt-csv [--json]
+          auth-handler accounts export         every user as 'firebase auth:export' JSON, PHC-string hashes
 
         Manages the users of backend kind "accounts" in its database (backend.database.path), also while
         'auth-handler serve' runs. USER is a localId or an e-mail address; put '--' before a localId that
@@ -151,6 +155,11 @@ enum HelpText {
                             and revoke the user's sessions
           set-claims        custom claims for the ID tokens: a JSON object of at most 1000 bytes, '-' to read
                             it from standard input, null or {} to clear
+          import            users from 'firebase auth:export --format=json' or email,bcrypt_hash[,localId]
+                            lines, in one transaction: a bad row imports nothing; a stored localId is
+                            skipped, never overwritten. The Firebase flags may be left out when the config
+                            has backend.importedHashes.firebase, and must equal it when given
+          export            the users with their hashes on standard output (keep the file secret)
 
         Options:
         \(configLine)
@@ -158,9 +167,12 @@ enum HelpText {
           --limit N, --after LOCALID
                                 list's page
           --yes                 confirm delete
+          --format firebase|bcrypt-csv, --hash-key B64, --salt-separator B64, --rounds N, --mem-cost N
+                                import's file and the Firebase project's password hash parameters
 
-        Exit codes: 0 ok, 1 delete without --yes, 2 database error, 64 usage error, unknown user or refused
-                    password or claims, 78 configuration error (not backend kind "accounts").
+        Exit codes: 0 ok, 1 delete without --yes, 2 database error, 64 usage error, unknown user, refused
+                    password or claims, or a refused import row or flag, 78 configuration error (not backend
+                    kind "accounts", or Firebase hashes without backend.importedHashes.firebase).
 
         """
 

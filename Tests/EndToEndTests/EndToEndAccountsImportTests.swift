@@ -1,0 +1,197 @@
+import AuthHandlerHTTP
+import Foundation
+import TestSupport
+import Testing
+
+/// `auth-handler accounts import` and `export` beside a running daemon (docs/ACCOUNTS.md "Imported users", HTTP-API.md
+/// §1.8): users from a Firebase export and a bcrypt CSV that `make_import_files.py` makes from known passwords with a
+/// second implementation of each hash (Python's hashlib.scrypt with cryptography's AES-CTR; libcrypt through ctypes),
+/// plus firebase/scrypt's published vector. Each signs in with its old password, keeps its localId, and has an
+/// argon2id hash after.
+@Suite(.serialized) struct EndToEndAccountsImportTests {
+    /// firebase/scrypt's README: the project's parameters, and its user `user1password`.
+    static let signerKey = "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA=="
+    static let flags = [
+        "--hash-key", signerKey, "--salt-separator", "Bw==", "--rounds", "8", "--mem-cost", "14",
+    ]
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("make_import_files.py").path
+    /// Full-width letters: NFKC would make them ASCII, so this signs in only when the old hash is checked against the
+    /// bytes as typed.
+    static let alicePassword = "ｆｕｌｌ-width secret"
+
+    static let spec = #"""
+        {"signerKey": "\#(signerKey)", "saltSeparator": "Bw==", "rounds": 8, "memCost": 14,
+         "firebase": [
+          {"localId": "vectorUser", "email": "user1@example.com", "password": "user1password",
+           "salt": "42xEC+ixf3L2lw=="},
+          {"localId": "aliceFirebaseUid0000000000001", "email": "alice@example.com", "password": "\#(alicePassword)",
+           "providers": [["google.com", "g-alice"]], "customAttributes": "{\"role\":\"admin\"}"},
+          {"localId": "carolFirebaseUid0000000000003", "email": "carol@example.com", "password": null,
+           "providers": [["google.com", "g-carol"]]}],
+         "bcrypt": [
+          {"email": "dave@example.com", "password": "dave's old password", "localId": "daveSupabase1", "cost": 4},
+          {"email": "erin@example.com", "password": "erin's old password", "cost": 5}]}
+        """#
+
+    /// The daemon with `importedHashes.firebase` set to the published parameters, its key in a file.
+    private func withImportDaemon(_ body: (EndToEnd) async throws -> Void) async throws {
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("firebase-key-\(UUID().uuidString)")
+        try Data(Self.signerKey.utf8).write(to: keyFile)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        let members = #"""
+            "importedHashes": {"firebase": {"signerKey": {"file": "\#(keyFile.path)"}, "saltSeparator": "Bw==",
+             "rounds": 8, "memCost": 14}}
+            """#
+        try await withEndToEnd(backend: .accounts(members: members)) { e2e in
+            let specFile = e2e.directory.appendingPathComponent("spec.json")
+            try Data(Self.spec.utf8).write(to: specFile)
+            let maker = try TestProcess(
+                "/usr/bin/python3", ["-I", Self.script, e2e.directory.path, specFile.path],
+                package: "python3-cryptography",
+                environment: ["PYTHONDONTWRITEBYTECODE": "1"])
+            let status = await maker.exitCode()
+            try #require(status == 0, "make_import_files.py: \(maker.standardError)")
+            try await body(e2e)
+        }
+    }
+
+    /// `accounts export` parsed: the users by localId.
+    private func exported(_ e2e: EndToEnd) async throws -> [String: [String: JSONValue]] {
+        let run = try await e2e.accounts(["export"])
+        #expect(run.status == 0, "\(run.standardError)")
+        guard case .object(let root)? = JSONValue.parse(Array(run.standardOutput.utf8)),
+            case .array(let users)? = root["users"]
+        else {
+            Issue.record("export is not {\"users\": [...]}: \(run.standardOutput.prefix(200))")
+            return [:]
+        }
+        var byID: [String: [String: JSONValue]] = [:]
+        for case .object(let user) in users {
+            if let id = user["localId"]?.stringValue { byID[id] = user }
+        }
+        return byID
+    }
+
+    private func hash(_ users: [String: [String: JSONValue]], _ localID: String) -> String {
+        users[localID]?["passwordHash"]?.stringValue ?? "none"
+    }
+
+    @Test("a Firebase export: each user signs in with its old password, keeps its localId, and is argon2id after")
+    func firebaseUsersSignInAndAreUpgraded() async throws {
+        try await withImportDaemon { e2e in
+            let file = e2e.directory.appendingPathComponent("firebase.json").path
+            let imported = try await e2e.accounts(["import", "--format", "firebase", file] + Self.flags)
+            #expect(imported.status == 0, "\(imported.standardError)")
+            #expect(imported.standardOutput.contains("imported 3 user(s); skipped 0"), "\(imported.standardOutput)")
+            #expect(!(imported.standardOutput + imported.standardError).contains(Self.signerKey))
+
+            var users = try await exported(e2e)
+            #expect(hash(users, "vectorUser").hasPrefix("$firescrypt$ln=14,r=8,p=1$42xEC+ixf3L2lw==$lSrfV15c"))
+            #expect(users["carolFirebaseUid0000000000003"]?["passwordHash"] == nil)
+
+            let wrong = try await e2e.password("sign-in", "user1@example.com", "user1Password")
+            #expect(wrong.json?["error"]?["code"]?.stringValue == "invalid-credential")
+            for (email, password, localID) in [
+                ("user1@example.com", "user1password", "vectorUser"),
+                ("alice@example.com", Self.alicePassword, "aliceFirebaseUid0000000000001"),
+            ] {
+                let signIn = try await e2e.password("sign-in", email, password)
+                #expect(signIn.status == 200, "\(email): \(signIn.text)")
+                #expect(signIn.json?["localId"]?.stringValue == localID)
+            }
+            users = try await exported(e2e)
+            #expect(hash(users, "vectorUser").hasPrefix("$argon2id$v=19$"))
+            #expect(hash(users, "aliceFirebaseUid0000000000001").hasPrefix("$argon2id$v=19$"))
+            #expect(users["aliceFirebaseUid0000000000001"]?["customAttributes"]?.stringValue == #"{"role":"admin"}"#)
+            let identities = users["carolFirebaseUid0000000000003"]?["providerUserInfo"]
+            #expect(
+                identities
+                    == .array([
+                        .object([
+                            "providerId": .string("google.com"), "rawId": .string("g-carol"),
+                            "email": .string("carol@example.com"),
+                        ])
+                    ]))
+            // After the upgrade the argon2id hash signs in, and a reset-only user has no password to guess.
+            #expect(try await e2e.password("sign-in", "user1@example.com", "user1password").status == 200)
+            #expect(try await e2e.password("sign-in", "carol@example.com", "anything at all").status == 400)
+
+            // The same file again changes nothing: the upgraded hashes stay.
+            let again = try await e2e.accounts(["import", "--format", "firebase", file] + Self.flags)
+            #expect(again.status == 0, "\(again.standardError)")
+            #expect(again.standardOutput.contains("imported 0 user(s); skipped 3"), "\(again.standardOutput)")
+            #expect(hash(try await exported(e2e), "vectorUser").hasPrefix("$argon2id$"))
+        }
+    }
+
+    @Test("a bcrypt CSV: each user signs in with its old password and is argon2id after; a second import skips all")
+    func bcryptUsersSignInAndAreUpgraded() async throws {
+        try await withImportDaemon { e2e in
+            let file = e2e.directory.appendingPathComponent("bcrypt.csv").path
+            let imported = try await e2e.accounts(["import", "--format", "bcrypt-csv", file, "--json"])
+            #expect(imported.status == 0, "\(imported.standardError)")
+            #expect(imported.jsonLines == [.object(["imported": .integer(2), "skipped": .integer(0)])])
+            #expect(hash(try await exported(e2e), "daveSupabase1").hasPrefix("$2b$04$"))
+            for (email, password) in [
+                ("dave@example.com", "dave's old password"), ("erin@example.com", "erin's old password"),
+            ] {
+                #expect(try await e2e.password("sign-in", email, password + "x").status == 400)
+                let signIn = try await e2e.password("sign-in", email, password)
+                #expect(signIn.status == 200, "\(email): \(signIn.text)")
+            }
+            let users = try await exported(e2e)
+            #expect(users.count == 2)
+            #expect(users.values.allSatisfy { $0["passwordHash"]?.stringValue?.hasPrefix("$argon2id$") == true })
+            let again = try await e2e.accounts(["import", "--format", "bcrypt-csv", file, "--json"])
+            #expect(again.jsonLines == [.object(["imported": .integer(0), "skipped": .integer(2)])])
+        }
+    }
+
+    @Test("a bad row, a cost past the bounds or flags unlike the config import nothing, and say where and why")
+    func refusalsImportNothing() async throws {
+        try await withImportDaemon { e2e in
+            let directory = e2e.directory
+            let firebase = directory.appendingPathComponent("firebase.json").path
+            let original = try String(contentsOfFile: firebase, encoding: .utf8)
+            let cases: [(String, String, [String], String)] = [
+                (
+                    "bad-row.json",
+                    original.replacingOccurrences(of: "\"user1@example.com\"", with: "\"not an address\""),
+                    Self.flags, "users[0], email"
+                ),
+                (
+                    "too-costly.json",
+                    original.replacingOccurrences(
+                        of: "\"passwordHash\": \"lSrf", with: "\"passwordHash\": \"$firescrypt$ln=16,r=8,p=1$AA==$lSrf"
+                    ).replacingOccurrences(of: "uid5lQ==\"", with: "uid5lQ==\""),
+                    Self.flags, "32 MiB"
+                ),
+                ("rounds.json", original, ["--rounds", "9"], "'--rounds' differs from backend.importedHashes"),
+                ("key.json", original, ["--hash-key", "AAAA"], "'--hash-key' differs"),
+            ]
+            for (name, text, flags, expected) in cases {
+                let path = directory.appendingPathComponent(name).path
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+                let run = try await e2e.accounts(["import", "--format", "firebase", path] + flags)
+                #expect(run.status == 64, "\(name): \(run.standardError)")
+                #expect(run.standardError.contains(expected), "\(name): \(run.standardError)")
+                #expect(
+                    run.standardError.contains("nothing was imported") || name == "rounds.json" || name == "key.json")
+            }
+            let csv = directory.appendingPathComponent("costly.csv").path
+            try Data(
+                ("email,bcrypt_hash\nok@example.com,$2b$04$" + String(repeating: "a", count: 53)
+                    + "\nbig@example.com,$2b$15$" + String(repeating: "a", count: 53) + "\n").utf8
+            )
+            .write(to: URL(fileURLWithPath: csv))
+            let costly = try await e2e.accounts(["import", "--format", "bcrypt-csv", csv])
+            #expect(costly.status == 64)
+            #expect(
+                costly.standardError.contains("line 3, bcrypt_hash: bcrypt cost 15 passes the bound of 14"),
+                "\(costly.standardError)")
+            // Nothing of any refused file was imported.
+            #expect(try await exported(e2e).isEmpty)
+        }
+    }
+}
