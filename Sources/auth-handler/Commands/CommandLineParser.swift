@@ -114,7 +114,7 @@ struct CommandLineParser: Sendable {
         case .login: [.server, .provider, .scope, .param, .output, .sessionFile]
         case .token: [.server, .sessionFile, .forceRefresh]
         case .logout: [.server, .sessionFile, .scope]
-                case .accounts: [.config, .json, .limit, .after, .yes, .format, .hashKey, .saltSeparator, .rounds, .memCost]
+        case .accounts: [.config, .json, .limit, .after, .yes, .format, .hashKey, .saltSeparator, .rounds, .memCost]
         }
     }
 
