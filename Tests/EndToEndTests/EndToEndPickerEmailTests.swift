@@ -158,6 +158,9 @@ struct EndToEndPickerEmailTests {
             #expect(weak.status == 400 && Self.inlineError(weak) == "weak-password", "\(weak.text)")
             #expect(weak.text.contains(#"value="alice@example.com""#) && weak.text.contains(#"value="Alice""#))
             #expect(!weak.text.contains("short\""), "the password is never put back in the page")
+            // The page a POST answered is one level deeper: its form and links lead to the same places.
+            #expect(weak.text.contains(#"<form method="post" action="../signin/email" id="email-form">"#))
+            #expect(weak.text.contains(#"href="../signin?"#))
 
             let signedUp = try await Self.submit(
                 e2e, screen: "sign-up",

@@ -33,6 +33,9 @@ struct PickerEmailForm {
     var minimumLength: Int
     /// Set on the page after a reset request: the address the link was (perhaps) sent to.
     var resetSentTo: String? = nil
+    /// The way from the page's path to the picker's directory, which its relative links start from: empty at
+    /// `/__/auth/signin`, `../` at `/__/auth/signin/email` (the page a POST answered).
+    var base = ""
 
     func render() -> String {
         var parts = [#"<section class="email-entry" aria-label="E-mail and password">"#]
@@ -52,7 +55,8 @@ struct PickerEmailForm {
             return parts.joined(separator: "\n")
         }
         parts += [
-            #"<form method="post" action="signin/email" id="email-form">"#, hidden("csrf", csrfToken),
+            #"<form method="post" action="\#(HTMLPage.escape(base))signin/email" id="email-form">"#,
+            hidden("csrf", csrfToken),
             hidden("intent", screen.rawValue),
         ]
         parts += carried.map { hidden($0.name, $0.value) }
@@ -108,7 +112,8 @@ struct PickerEmailForm {
 
     /// A link to another screen: the picker with the same parameters and `screen`.
     private func link(_ id: String, screen: Screen, _ label: String) -> String {
-        let href = "signin?" + FormURLEncoding.encode(carried + [URLFormField(name: "screen", value: screen.rawValue)])
+        let href =
+            base + "signin?" + FormURLEncoding.encode(carried + [URLFormField(name: "screen", value: screen.rawValue)])
         return #"<p><a id="\#(id)" href="\#(HTMLPage.escape(href))">\#(HTMLPage.escape(label))</a></p>"#
     }
 

@@ -7,12 +7,14 @@ import Foundation
 /// reaches `/__/auth/handler` wherever the daemon is served from, behind a proxy on the app's origin too. A button
 /// bears the provider's name in words and no logo (HTTP-API.md §3.6).
 enum SignInPickerPage {
+    /// `email.base` is the way from the page's own path to the picker's directory: a page the e-mail form's POST
+    /// answered is one level deeper (`/__/auth/signin/email`).
     static func render(_ choices: [PickerChoice], audience: PageAudience, email: PickerEmailForm? = nil) -> String {
         var content: [String] = []
         if email?.screen ?? .signIn == .signIn {
             if !choices.isEmpty {
                 let links = choices.map { choice in
-                    let href = "handler?" + choice.startQuery
+                    let href = (email?.base ?? "") + "handler?" + choice.startQuery
                     return #"<li><a class="choice" data-provider-id="\#(HTMLPage.escape(choice.providerID))" "#
                         + #"href="\#(HTMLPage.escape(href))">Continue with \#(HTMLPage.escape(choice.displayName))"#
                         + "</a></li>"

@@ -45,6 +45,7 @@ enum PickerEmailRoutes {
     ) throws(APIError) -> ServerResponse {
         let csrf = csrf(context)
         var form = form
+        form.base = context.request.path == PickerRoutes.emailPath ? "../" : ""
         var setCookie: String?
         do {
             let value: String
