@@ -10,7 +10,9 @@ javascript: 2`), where the picker is opened by a link with the app's redirectUrl
 redeems the code as an app's server would; one with JavaScript on, where the app page's `signInWithRedirect(null)`
 opens the picker and the module redeems the code when the browser returns. The cases: an e-mail sign-up, a sign-in
 after a wrong password (the inline error), and Forgot password (the mail received, its link followed, a new password
-set, a sign-in with it).
+set, a sign-in with it), and the account-exists link (a password account with a verified address; Google at the
+fake IdP with the same address; the picker's account-exists page; a sign-in with the password; one result, the
+identity linked, as `GET /__/auth/user`'s providerUserInfo shows).
 
 Prints one line per case and `N passed, N failed`; exits 1 on any failure.
 """
@@ -24,6 +26,7 @@ import queue
 import re
 import signal
 import socket
+import sqlite3
 import sys
 import time
 import urllib.parse
@@ -73,16 +76,21 @@ class Mailbox:
         self.controller = Controller(Handler(), hostname="127.0.0.1", port=self.port)
         self.controller.start()  # returns once the server answers
 
-    def next_mail(self):
-        """(recipients, the text of its plain-text part), waiting up to STEP_TIMEOUT for it."""
-        try:
-            recipients, content = self.messages.get(timeout=STEP_TIMEOUT)
-        except queue.Empty:
-            raise TestFailure("no mail reached the SMTP server within %d s" % STEP_TIMEOUT)
+    def next_mail(self, recipient):
+        """The text of the plain-text part of the next mail to `recipient` (mails to others, such as the other run's
+        identity-linked notice, are passed over), waiting up to STEP_TIMEOUT for it."""
+        deadline = time.monotonic() + STEP_TIMEOUT
+        while True:
+            try:
+                recipients, content = self.messages.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise TestFailure("no mail to %s reached the SMTP server within %d s" % (recipient, STEP_TIMEOUT))
+            if recipient in recipients:
+                break
         message = email.message_from_bytes(content)
         for part in message.walk():
             if part.get_content_type() == "text/plain":
-                return recipients, part.get_payload(decode=True).decode("utf-8", "replace")
+                return part.get_payload(decode=True).decode("utf-8", "replace")
         raise TestFailure("the mail has no text/plain part")
 
     def stop(self):
@@ -131,6 +139,32 @@ class PickerSite(accounts.AccountsSite):
                 return json.loads(response.read())
         except urllib.error.HTTPError as error:
             raise TestFailure("the redemption answered %d: %s" % (error.code, error.read()[:300]))
+
+
+    def verified_account(self, address):
+        """A password account for `address` made through the API, its address marked verified in the database (as a
+        followed verification link would): the account an account-exists answer names. Its localId."""
+        body = json.dumps({"email": address, "password": PASSWORD}).encode()
+        request = urllib.request.Request(self.daemon_url + "/__/auth/password/sign-up", data=body,
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=STEP_TIMEOUT) as response:
+            local_id = json.loads(response.read())["localId"]
+        database = sqlite3.connect(os.path.join(self.directory, "accounts.sqlite"), timeout=10)
+        try:
+            updated = database.execute("UPDATE account_users SET email_verified = 1 WHERE normalized_email = ?",
+                                       (address,)).rowcount
+            database.commit()
+        finally:
+            database.close()
+        check(updated == 1, "marking %s verified changed %d rows" % (address, updated))
+        return local_id
+
+    def account(self, id_token):
+        """GET /__/auth/user with the ID token."""
+        request = urllib.request.Request(self.origin + "/__/auth/user", headers={
+            "Authorization": "Bearer " + id_token, "Accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=STEP_TIMEOUT) as response:
+            return json.loads(response.read())
 
 
 class Run:
@@ -256,8 +290,7 @@ def test_reset(run):
     run.fill([("email", run.address("erin"))])
     run.submit()
     run.browser.wait(lambda driver: run.find("reset-sent"), "the check-your-mail page")
-    recipients, text = run.site.mailbox.next_mail()
-    check(recipients == [run.address("erin")], "the reset mail went to %s" % recipients)
+    text = run.site.mailbox.next_mail(run.address("erin"))
     match = re.search(r"(http://\S+/__/auth/action\?\S+)", text)
     check(match, "the reset mail holds no action link")
     run.driver.get(match.group(1))
@@ -271,7 +304,31 @@ def test_reset(run):
     run.signed_in(run.address("erin"))
 
 
-CASES = [test_sign_up, test_sign_in, test_reset]
+def test_account_exists_link(run):
+    # The fake IdP's users bob and carol: Google vouches for bob@example.com and carol@example.com.
+    user = "carol" if run.javascript else "bob"
+    address = user + "@example.com"
+    local_id = run.site.verified_account(address)
+    run.open_picker()
+    from selenium.webdriver.common.by import By
+    run.driver.find_element(By.CSS_SELECTOR, 'a[data-provider-id="google.com"]').click()
+    run.browser.at_login_page(run.site)
+    run.browser.approve(user)
+    notice = run.browser.wait(lambda driver: run.find("account-exists"), "the account-exists page")
+    check("You already have an account with %s" % address in notice.text and "password to link" in notice.text,
+          "the account-exists page says %r" % notice.text)
+    check(run.find("email").get_attribute("value") == address, "the e-mail form is not prefilled")
+    check("pendingCredential" not in run.driver.current_url, "the pending credential is in the URL")
+    run.fill([("password", PASSWORD)])
+    run.submit()
+    sign_in = run.signed_in(address)
+    check(sign_in.get("localId") == local_id, "the result is not the existing account's: %s" % sign_in.get("localId"))
+    account = run.site.account(sign_in["idToken"])
+    providers = [entry.get("providerId") for entry in account.get("providerUserInfo", [])]
+    check("google.com" in providers, "Google was not linked: providerUserInfo has %s" % providers)
+
+
+CASES = [test_sign_up, test_sign_in, test_reset, test_account_exists_link]
 
 
 def main():

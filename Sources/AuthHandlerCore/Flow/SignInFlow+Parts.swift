@@ -42,16 +42,17 @@ extension SignInFlow {
     /// Keeps the result of a picker sign-in to the accounts backend as a provider result is kept (sealed under its
     /// code, single use, bound to the app's `resultChallenge`; HTTP-API.md §3.2, §3.6); where to send the browser.
     package func savePickerResult(
-        _ start: PickerEmailStart, localID: String, email: String?, displayName: String?, isNewUser: Bool
+        _ start: PickerEmailStart, localID: String, email: String?, displayName: String?, isNewUser: Bool,
+        method: String = SignInStart.passwordProviderID
     ) async throws(APIError) -> String {
         let at = callbacks.now()
         let result = StoredResult(
-            providerID: SignInStart.passwordProviderID, authType: .signInViaRedirect, eventID: start.eventID,
+            providerID: method, authType: .signInViaRedirect, eventID: start.eventID,
             resultChallenge: start.resultChallenge, credential: IdPCredential(),
             profile: ProviderProfile(id: localID, displayName: displayName, email: email),
             requestURI: settings.redirectURI, createdAt: at,
             account: AccountResult(
-                localID: localID, method: SignInStart.passwordProviderID, authTime: at, isNewUser: isNewUser))
+                localID: localID, method: method, authTime: at, isNewUser: isNewUser))
         do throws(CallbackFailure) {
             return start.location(code: try await callbacks.results.save(result))
         } catch {

@@ -120,6 +120,13 @@ extension SignInStart {
 /// The start parameters the picker's e-mail forms carry (HTTP-API.md §3.6), checked as a start checks them
 /// (HTTP-API.md §3.1): where the result code goes, and what binds it to the app.
 package struct PickerEmailStart: Sendable, Equatable {
+    package init(redirectURL: String, eventID: String?, resultChallenge: String?, resultDelivery: ResultDelivery?) {
+        self.redirectURL = redirectURL
+        self.eventID = eventID
+        self.resultChallenge = resultChallenge
+        self.resultDelivery = resultDelivery
+    }
+
     package var redirectURL: String
     package var eventID: String?
     package var resultChallenge: String?

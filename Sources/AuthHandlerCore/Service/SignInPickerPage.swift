@@ -9,19 +9,28 @@ import Foundation
 enum SignInPickerPage {
     /// `email.base` is the way from the page's own path to the picker's directory: a page the e-mail form's POST
     /// answered is one level deeper (`/__/auth/signin/email`).
-    static func render(_ choices: [PickerChoice], audience: PageAudience, email: PickerEmailForm? = nil) -> String {
+    ///
+    /// `viaPicker` (backend `accounts`): each button starts at `signin/provider` (HTTP-API.md §3.6), so the picker
+    /// redeems the provider's result and can offer the account-exists link; `notice` is a paragraph above the choices.
+    static func render(
+        _ choices: [PickerChoice], audience: PageAudience, email: PickerEmailForm? = nil, viaPicker: Bool = false,
+        base: String = "", notice: String? = nil
+    ) -> String {
         var content: [String] = []
+        if let notice { content.append(HTMLPage.paragraph(notice, id: "account-exists", class: "lead")) }
+        let target = (email?.base ?? base) + (viaPicker ? "signin/provider?" : "handler?")
         if email?.screen ?? .signIn == .signIn {
             if !choices.isEmpty {
                 let links = choices.map { choice in
-                    let href = (email?.base ?? "") + "handler?" + choice.startQuery
+                    let href = target + choice.startQuery
                     return #"<li><a class="choice" data-provider-id="\#(HTMLPage.escape(choice.providerID))" "#
                         + #"href="\#(HTMLPage.escape(href))">Continue with \#(HTMLPage.escape(choice.displayName))"#
                         + "</a></li>"
                 }
                 let destination = audience.productName.map { "come back to \($0)" } ?? "come back to the app"
                 content += [
-                    HTMLPage.paragraph("Choose how you would like to sign in.", class: "lead"),
+                    HTMLPage.paragraph(
+                        notice == nil ? "Choose how you would like to sign in." : "Continue with:", class: "lead"),
                     #"<ul class="choices" aria-label="Ways to sign in">"#,
                     links.joined(separator: "\n"),
                     "</ul>",

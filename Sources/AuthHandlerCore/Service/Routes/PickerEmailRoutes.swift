@@ -41,11 +41,11 @@ enum PickerEmailRoutes {
     /// holds none (``PickerCSRF``).
     static func page(
         _ context: Route.Context, choices: [PickerChoice], form: PickerEmailForm, status: Int = 200,
-        retryAfter: Int? = nil
+        retryAfter: Int? = nil, notice: String? = nil, emailEntry: Bool = true
     ) throws(APIError) -> ServerResponse {
         let csrf = csrf(context)
         var form = form
-        form.base = context.request.path == PickerRoutes.emailPath ? "../" : ""
+        form.base = base(context)
         var setCookie: String?
         do {
             let value: String
@@ -60,10 +60,18 @@ enum PickerEmailRoutes {
             throw APIError(.internalError, "the sign-in form's token could not be made: \(error)")
         }
         var response = ServerResponse.html(
-            SignInPickerPage.render(choices, audience: context.audience, email: form), status: status)
+            SignInPickerPage.render(
+                choices, audience: context.audience, email: emailEntry ? form : nil, viaPicker: true,
+                base: form.base, notice: notice),
+            status: status)
         if let setCookie { response.headers.add(name: "Set-Cookie", value: setCookie) }
         if let retryAfter { response.headers.set(name: "Retry-After", value: String(retryAfter)) }
         return ResponseRendering.secured(response)
+    }
+
+    /// The way from the request's path to the picker's directory: `../` below `/__/auth/signin/`.
+    static func base(_ context: Route.Context) -> String {
+        context.request.path.hasPrefix("/__/auth/signin/") ? "../" : ""
     }
 
     static func csrf(_ context: Route.Context) -> PickerCSRF {
@@ -160,7 +168,16 @@ enum PickerEmailRoutes {
                     email: email, password: try password(fields, "password"), client: request.client,
                     deviceCookie: deviceCookie)
             }
+            let state = PickerState.opened(
+                context.request.headers.values(for: "Cookie"), keys: context.flow.settings.stateKeys)
+            if let state, state.pendingCredential != nil {
+                try await PickerProviderRoutes.linkPending(state, to: checked.user, accounts)
+            }
             var response = try await finish(submission, context, user: checked.user, isNewUser: false)
+            if state != nil {
+                response.headers.add(
+                    name: "Set-Cookie", value: PickerState.clearing(secure: context.flow.settings.httpsOrigin))
+            }
             let device = accounts.engine.deviceCookies.setCookie(checked.deviceCookie, secure: request.secureCookies)
             response.headers.add(name: "Set-Cookie", value: device.fieldValue)
             return response

@@ -12,6 +12,11 @@ struct PickerRoutes: RouteGroup {
         table.add("POST", Self.emailPath) { await PickerEmailRoutes.submit($0) }
         table.refuseOtherMethods(
             at: Self.emailPath, saying: "the sign-in page's e-mail forms post here; open /__/auth/signin instead")
+        table.add("GET", PickerProviderRoutes.startPath) { await PickerProviderRoutes.start($0) }
+        table.add("GET", PickerProviderRoutes.returnPath) { await PickerProviderRoutes.finish($0) }
+        for path in [PickerProviderRoutes.startPath, PickerProviderRoutes.returnPath] {
+            table.refuseOtherMethods(at: path, saying: "use GET: the picker's buttons and the provider open it")
+        }
     }
 
     /// The picker's parameters are checked as a start checks them before any page is shown.
