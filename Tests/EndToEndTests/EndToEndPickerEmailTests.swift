@@ -211,6 +211,21 @@ struct EndToEndPickerEmailTests {
         }
     }
 
+    @Test("the user is read again at redemption: one disabled after the password was checked gets no session")
+    func disabledBeforeRedemption() async throws {
+        try await withEndToEnd(backend: Self.accounts) { e2e in
+            _ = try await e2e.passwordSignUp("dave@example.com", Self.password)
+            let signedIn = try await Self.submit(e2e, [("email", "dave@example.com"), ("password", Self.password)])
+            let code = try #require(try Self.appQuery(signedIn).first(named: "code"))
+            let disabled = try await e2e.accounts(["disable", "dave@example.com", "--json"])
+            #expect(disabled.status == 0, "\(disabled.standardError)")
+            let redeemed = try await e2e.redeem(code: code)
+            #expect(redeemed.status == 403 && redeemed.errorCode == "user-disabled", "\(redeemed.text)")
+            #expect(
+                try await e2e.redeem(code: code).errorCode == "invalid-result-code", "a definite refusal uses it up")
+        }
+    }
+
     @Test("too many wrong passwords: the form says how long to wait")
     func throttleShown() async throws {
         try await withEndToEnd(backend: Self.accounts) { e2e in

@@ -49,6 +49,14 @@ struct EndToEndPickerLinkTests {
             let idToken = try #require(redeemed.json?["signIn"]?["idToken"]?.stringValue)
             let user = try await e2e.getUser(idToken)
             #expect(user?["email"]?.stringValue == "bob@example.com", "\(String(describing: user))")
+            // The session of the picker's own redemption was ended: the app's is the only live one.
+            let localID = try #require(user?["localId"]?.stringValue)
+            let show = try await e2e.accounts(["show", localID, "--json"])
+            #expect(show.jsonLines?.first?["liveSessions"]?.numberValue == 1, "\(show.standardOutput)")
+            let output = e2e.daemon.standardOutput + e2e.daemon.standardError
+            for secret in [code, idToken] + walk.handlerResponses.compactMap({ $0.headers["Location"] }) {
+                #expect(!output.contains(secret), "the daemon's log holds a code, token or a Location")
+            }
         }
     }
 
@@ -70,9 +78,9 @@ struct EndToEndPickerLinkTests {
                 page.text.contains(
                     #"id="email" name="email" type="email" autocomplete="email" maxlength="1024" required value="alice@example.com""#
                 ))
-            let state = try #require(
+            let held = try #require(
                 page.headers.values(for: "Set-Cookie").first { $0.hasPrefix("auth_handler_picker=") })
-            #expect(state.contains("HttpOnly") && state.contains("SameSite=Lax"), "\(state)")
+            #expect(held.contains("HttpOnly") && held.contains("SameSite=Lax"), "\(held)")
             for response in walk.handlerResponses {
                 #expect(response.headers["Location"]?.contains("pendingCredential") != true)
             }
@@ -85,13 +93,14 @@ struct EndToEndPickerLinkTests {
             form = try EndToEndPickerEmailTests.hiddenFields(wrong.text)
             let signedIn = try await Self.post(e2e, form, password: Self.password)
             let query = try EndToEndPickerEmailTests.appQuery(signedIn)
-            #expect(signedIn.headers.values(for: "Set-Cookie").contains { $0.hasPrefix("auth_handler_picker=;") })
             let redeemed = try await e2e.redeem(code: try #require(query.first(named: "code")))
             #expect(redeemed.json?["signIn"]?["localId"]?.stringValue == localID, "\(redeemed.text)")
             let idToken = try #require(redeemed.json?["signIn"]?["idToken"]?.stringValue)
             let user = try #require(try await e2e.getUser(idToken))
             let providers = user["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue } ?? []
             #expect(providers.contains("google.com"), "\(user)")
+            let state = signedIn.headers.values(for: "Set-Cookie").first { $0.hasPrefix("auth_handler_picker=") }
+            #expect(state?.contains("Max-Age=0") == true, "the picker's state is cleared after the link")
             // Google now signs alice in directly.
             let again = try await e2e.walk(from: try await Self.googleButton(e2e, user: "alice"))
             let code = try #require(again.appQuery.first(named: "code"), "\(again.appQuery)")
