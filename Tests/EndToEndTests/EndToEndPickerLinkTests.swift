@@ -37,6 +37,16 @@ struct EndToEndPickerLinkTests {
     @Test("a new Google user through the picker: one result for the app, no session left from the picker's redemption")
     func providerSignInThroughThePicker() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
+            // Without the picker's cookie, a code at the return path redeems nothing; a start is checked as the picker's.
+            let stray = try await e2e.get(
+                e2e.daemonURL + "/__/auth/signin/return?code=abc", accept: "application/json", freshBrowser: true)
+            #expect(stray.status == 400 && stray.errorCode == "invalid-state", "\(stray.text)")
+            let elsewhere = try await e2e.get(
+                e2e.daemonURL
+                    + "/__/auth/signin/provider?providerId=google.com&redirectUrl=https%3A%2F%2Fevil.example%2F",
+                accept: "application/json", freshBrowser: true)
+            #expect(elsewhere.errorCode == "unauthorized-redirect-url", "\(elsewhere.text)")
+            #expect(elsewhere.headers.values(for: "Set-Cookie").isEmpty)
             let walk = try await e2e.walk(from: try await Self.googleButton(e2e, user: "bob"))
             #expect(
                 walk.handlerResponses.contains { $0.headers["Location"]?.contains("/__/auth/signin/return?") == true })

@@ -81,6 +81,17 @@ package enum PickerProviderRoutes {
                 accept: context.accept, audience: context.audience)
         }
         let clear = PickerState.clearing(secure: settings.httpsOrigin)
+        // Checked again, as a callback checks it (HTTP-API.md §3.2): a reload may have removed the app's entry while
+        // the user was at the provider, and nothing goes to a URL the config no longer allows.
+        guard settings.redirectPolicy.allows(state.app.redirectURL) else {
+            var refused = ResponseRendering.error(
+                APIError(
+                    .unauthorizedRedirectURL,
+                    "this sign-in's redirectUrl is no longer in allowedRedirectURLs; start again from the app"),
+                accept: context.accept, audience: context.audience)
+            refused.headers.add(name: "Set-Cookie", value: clear)
+            return refused
+        }
         if let error = fields.first(named: "error") {
             return toApp(
                 state, [("error", error), ("error_description", fields.first(named: "error_description") ?? "")],
