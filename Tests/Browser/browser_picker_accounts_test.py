@@ -12,7 +12,8 @@ opens the picker and the module redeems the code when the browser returns. The c
 after a wrong password (the inline error), and Forgot password (the mail received, its link followed, a new password
 set, a sign-in with it), and the account-exists link (a password account with a verified address; Google at the
 fake IdP with the same address; the picker's account-exists page; a sign-in with the password; one result, the
-identity linked, as `GET /__/auth/user`'s providerUserInfo shows).
+identity linked, as `GET /__/auth/user`'s providerUserInfo shows); with JavaScript on, also `signInWithPopup(null)`
+through the e-mail form.
 
 Prints one line per case and `N passed, N failed`; exits 1 on any failure.
 """
@@ -328,7 +329,31 @@ def test_account_exists_link(run):
     check("google.com" in providers, "Google was not linked: providerUserInfo has %s" % providers)
 
 
+def test_popup_sign_in(run):
+    """signInWithPopup(null) (JavaScript on only): the picker in a popup, the e-mail form, the result to the opener."""
+    driver = run.driver
+    driver.get(run.site.page_url)
+    run.browser.wait(lambda d: d.execute_script("return !!(window.app && window.app.loaded);"), "the app page")
+    opener = driver.current_window_handle
+    driver.execute_script("window.app.start('popup', 'signInWithPopup', null);")
+    popup = run.browser.wait(lambda d: [h for h in d.window_handles if h != opener], "the popup")[0]
+    driver.switch_to.window(popup)
+    run.browser.wait(lambda d: run.find("email"), "the picker in the popup")
+    run.fill([("email", run.address("erin")), ("password", NEW_PASSWORD)])
+    run.submit()
+    driver.switch_to.window(opener)
+    outcome = run.browser.wait(lambda d: d.execute_script("return window.app.pending.popup;"), "the popup's result")
+    result = outcome.get("result") or {}
+    check(result.get("providerId") == "password" and (result.get("signIn") or {}).get("idToken"),
+          "signInWithPopup(null) answered %s" % outcome)
+    check("refreshToken" not in result.get("signIn", {}), "the popup's redemption handed the page a refresh token")
+    user = driver.execute_script("return window.app.user();")
+    check(user and user.get("email") == run.address("erin"), "the module is not signed in: %s" % user)
+
+
 CASES = [test_sign_up, test_sign_in, test_reset, test_account_exists_link]
+# A popup needs the module, so it runs with JavaScript on only.
+JAVASCRIPT_CASES = [test_popup_sign_in]
 
 
 def main():
@@ -346,7 +371,7 @@ def main():
                 except TestFailure as failure:
                     error = str(failure)
             try:
-                for test in CASES:
+                for test in CASES + (JAVASCRIPT_CASES if javascript else []):
                     name = "%s [%s]" % (test.__name__, "js-on" if javascript else "js-off")
                     started = time.monotonic()
                     problem = error or common.failure_of(lambda: test(run))
