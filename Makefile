@@ -115,8 +115,10 @@ unit:
 ## and the --once done page, whose screenshots at 360, 390 and 1280 px (and 390 px dark) are kept as test artifacts
 ## in .build/test-artifacts/pages/ (under .build/, so git ignores them), then device sign-in (browser_device_test.py):
 ## `auth-handler login` waits while Chromium enters its code and confirms or cancels, then the module's account
-## calls against backend `accounts` (browser_accounts_test.py), then `auth-handler demo` without --headless and its
-## sample page (browser_demo_test.py). Debian's python3 has python3-selenium.
+## calls against backend `accounts` (browser_accounts_test.py), then the picker's e-mail entry with JavaScript off
+## and on (browser_picker_accounts_test.py: sign-up, sign-in, reset through a real SMTP server), then `auth-handler
+## demo` without --headless and its sample page (browser_demo_test.py). Debian's python3 has python3-selenium and
+## python3-aiosmtpd.
 ## `timeout` sends SIGTERM first, so each test stops its browsers and servers; SIGKILL 15 s later if it has not.
 BROWSER_TEST_TIME_LIMIT ?= 300
 BROWSER_PYTHON ?= /usr/bin/python3
@@ -125,6 +127,7 @@ BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTH
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_pages_test.py \
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_device_test.py \
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_accounts_test.py \
+	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_picker_accounts_test.py \
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_demo_test.py
 browser-test: build
 	$(BROWSER_TEST)

@@ -300,9 +300,10 @@ def redeem(servers, sign_in, arrival, user="alice"):
 class Browser:
     """One headless Chromium with its own empty profile, driven by chromedriver."""
 
-    def __init__(self, directory, name, block_popups=False):
+    def __init__(self, directory, name, block_popups=False, prefs=None):
         """`block_popups`: keep Chromium's popup blocker, which chromedriver switches off by default, so that a
-        popup opened outside a user gesture is refused as it would be for a user."""
+        popup opened outside a user gesture is refused as it would be for a user. `prefs`: the profile's preferences
+        (e.g. JavaScript off)."""
         try:
             from selenium import webdriver
             from selenium.webdriver.chrome.service import Service
@@ -331,6 +332,8 @@ class Browser:
         options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
         if block_popups:
             options.add_experimental_option("excludeSwitches", ["disable-popup-blocking"])
+        if prefs:
+            options.add_experimental_option("prefs", prefs)
         service = Service(CHROMEDRIVER, log_path=os.path.join(directory, "chromedriver-%s.log" % name))
         try:
             self.driver = webdriver.Chrome(service=service, options=options)

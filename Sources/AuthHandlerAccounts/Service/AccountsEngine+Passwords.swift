@@ -16,6 +16,16 @@ extension AccountsEngine {
     package func signUp(email text: String, password: String, displayName: String?, client: ClientKey)
         async throws(AccountsError) -> Grant
     {
+        let user = try await createPasswordUser(
+            email: text, password: password, displayName: displayName, client: client)
+        return try await startSession(for: user, provider: "password", isNewUser: true)
+    }
+
+    /// Creates a user with `email` and `password` and no session: ``signUp(email:password:displayName:client:)``
+    /// without signing in, for the picker, whose result the app redeems (HTTP-API.md §3.6).
+    package func createPasswordUser(email text: String, password: String, displayName: String?, client: ClientKey)
+        async throws(AccountsError) -> AccountUser
+    {
         try requirePasswords()
         let email = try Self.email(text)
         let normalized: NormalizedPassword
@@ -41,13 +51,25 @@ extension AccountsEngine {
             }
             throw Self.storeFailure(error)
         }
-        return try await startSession(for: user, provider: "password", isNewUser: true)
+        return user
     }
 
     /// Signs in with `email` and `password`. An unknown e-mail and a wrong password are the same
     /// `400 invalid-credential` in the same time (a dummy hash); `403 user-disabled` only after a correct password.
     package func signIn(email text: String, password: String, client: ClientKey, deviceCookie: String?)
         async throws(AccountsError) -> PasswordSignIn
+    {
+        let checked = try await checkPassword(
+            email: text, password: password, client: client, deviceCookie: deviceCookie)
+        let grant = try await startSession(for: checked.user, provider: "password", isNewUser: false)
+        return PasswordSignIn(grant: grant, deviceCookie: checked.deviceCookie)
+    }
+
+    /// The user whose `email` and `password` these are, and the device cookie to set, with no session started:
+    /// ``signIn(email:password:client:deviceCookie:)``'s checks (the throttle, the same refusal for an unknown address
+    /// and a wrong password, `user-disabled` after a correct one), for the picker (HTTP-API.md §3.6).
+    package func checkPassword(email text: String, password: String, client: ClientKey, deviceCookie: String?)
+        async throws(AccountsError) -> (user: AccountUser, deviceCookie: String)
     {
         try requirePasswords()
         let email = try Self.email(text)
@@ -77,24 +99,32 @@ extension AccountsEngine {
         await throttle.recordSuccess(email: email.normalized, client: client)
         guard !user.disabled else { throw AccountsError(.userDisabled, "this account is disabled") }
         let upgraded = try await storeRehash(rehashed, of: user)
-        let grant = try await startSession(for: upgraded, provider: "password", isNewUser: false)
         let cookie = try Self.crypto { () throws(CryptoError) in try deviceCookies.issue(email: email.normalized) }
-        return PasswordSignIn(grant: grant, deviceCookie: cookie)
+        return (upgraded, cookie)
+    }
+
+    /// A session for the user `localID` signed in by `provider` at `authTime`: the redemption of a picker result
+    /// (HTTP-API.md §3.3, §3.6). The user is read again, so one deleted or disabled since is refused.
+    package func startSession(localID text: String, provider: String, authTime: Date, isNewUser: Bool)
+        async throws(AccountsError) -> Grant
+    {
+        guard let localID = LocalID(text), let user = try await storedUser(localID) else {
+            throw AccountsError(.invalidCredential, "the account of this sign-in no longer exists; sign in again")
+        }
+        guard !user.disabled else { throw AccountsError(.userDisabled, "this account is disabled") }
+        return try await startSession(for: user, provider: provider, isNewUser: isNewUser, authTime: authTime)
     }
 
     /// `user` with the new hash of a successful check: an argon2id hash made with stronger parameters, or the upgrade
-    /// of an imported hash (docs/ACCOUNTS.md "Imported users"), which is written at once in one transaction and only
-    /// over the imported hash that was checked, so that a password changed meanwhile is not overwritten.
+    /// of an imported hash (docs/ACCOUNTS.md "Imported users"), written at once in one transaction and only over the
+    /// hash that was checked, so that a password changed meanwhile is not overwritten.
     func storeRehash(_ rehashed: String?, of user: AccountUser) async throws(AccountsError) -> AccountUser {
         guard let rehashed else { return user }
-        guard let legacy = user.legacyPasswordHash else {
-            var user = user
-            user.passwordHash = rehashed
-            return user
-        }
         let stored = try await Self.storing { () throws(StoreError) in
             try await store.modifyUser(localID: user.localID) { stored in
-                if stored.legacyPasswordHash == legacy { stored.setPasswordHash(rehashed) }
+                guard stored.passwordHash == user.passwordHash, stored.legacyPasswordHash == user.legacyPasswordHash
+                else { return }
+                stored.setPasswordHash(rehashed)
             }
         }
         guard let stored else { throw AccountsError(.userNotFound, "the account was deleted") }

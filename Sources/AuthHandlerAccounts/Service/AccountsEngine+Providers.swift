@@ -133,28 +133,37 @@ extension AccountsEngine {
     package func linkPending(_ caller: Caller, pendingCredential text: String, verifier: String)
         async throws(AccountsError) -> AccountUser
     {
+        try await linkPending(
+            to: caller.user, authTime: caller.session.authTime, pendingCredential: text, verifier: verifier)
+    }
+
+    /// ``linkPending(_:pendingCredential:verifier:)`` for `user`, who signed in at `authTime` without a session yet:
+    /// the picker's account-exists flow (HTTP-API.md §3.6), which links before the app redeems its result.
+    package func linkPending(to user: AccountUser, authTime: Date, pendingCredential text: String, verifier: String)
+        async throws(AccountsError) -> AccountUser
+    {
         let invalid = AccountsError(
             .invalidPendingCredential, "the pending credential is not valid, expired, used, or not this sign-in's")
         guard let pending = PendingCredential(opening: text, key: pendingCredentialKey), pending.expiresAt > now()
         else { throw invalid }
         let digest = try Self.crypto { () throws(CryptoError) in try SHA256.hash(Array(verifier.utf8)) }
         guard ConstantTime.equals(digest, pending.verifierDigest) else { throw invalid }
-        guard pending.localID == caller.user.localID else {
+        guard pending.localID == user.localID else {
             throw AccountsError(.userMismatch, "the pending credential belongs to another account")
         }
-        guard caller.session.authTime >= pending.issuedAt.addingTimeInterval(-1) else {
+        guard authTime >= pending.issuedAt.addingTimeInterval(-1) else {
             throw AccountsError(
                 .requiresRecentLogin, "sign in to the account after the pending credential was issued, then link it")
         }
-        try Self.requireVerifiedForLinking(caller.user)
+        try Self.requireVerifiedForLinking(user)
         let idDigest = try Self.crypto { () throws(CryptoError) in try SHA256.hash(Array(pending.id.utf8)) }
         guard
             try await Self.storing({ () throws(StoreError) in
                 try await store.takePendingCredential(digest: idDigest, now: now())
             }) != nil
         else { throw invalid }
-        try await link(pending.identity, to: caller.user)
-        return caller.user
+        try await link(pending.identity, to: user)
+        return user
     }
 
     /// Adds `claim` to `user`: `409 credential-already-in-use` when another user has it, `409

@@ -51,13 +51,15 @@ package final class AccountsEngine: Sendable {
     }
 
     /// Starts a session for `user` signed in by `provider` (`password`, `google.com`, …): a new refresh-token
-    /// family, and an ID token whose `auth_time` is now.
-    func startSession(for user: AccountUser, provider: String, isNewUser: Bool) async throws(AccountsError) -> Grant {
+    /// family, and an ID token whose `auth_time` is `authTime` (now when nil).
+    func startSession(for user: AccountUser, provider: String, isNewUser: Bool, authTime: Date? = nil)
+        async throws(AccountsError) -> Grant
+    {
         let at = now()
         let refreshToken = try Self.crypto { () throws(CryptoError) in try RefreshToken.generate() }
         let sessionID = try Self.crypto { () throws(CryptoError) in try SecureRandom.base64URLString(byteCount: 21) }
         let session = AccountSession(
-            id: sessionID, localID: user.localID, signInProvider: provider, signedInAt: at, authTime: at,
+            id: sessionID, localID: user.localID, signInProvider: provider, signedInAt: at, authTime: authTime ?? at,
             lastRefreshAt: at)
         let digest = try Self.crypto { () throws(CryptoError) in try refreshToken.digest() }
         try await Self.storing { () throws(StoreError) in

@@ -53,6 +53,19 @@ package final class AccountsBackend: SignInBackend {
         }
     }
 
+    /// The redemption of a picker sign-in (HTTP-API.md §3.6): the session of `account`'s user starts now.
+    func signIn(_ account: AccountResult) async throws(BackendError) -> JSONValue {
+        do throws(AccountsError) {
+            let grant = try await engine.startSession(
+                localID: account.localID, provider: account.method, authTime: account.authTime,
+                isNewUser: account.isNewUser)
+            return Self.signIn(grant)
+        } catch {
+            throw BackendError.accounts(
+                code: APIError.Code(accounts: error.code), message: error.message, details: error.details)
+        }
+    }
+
     /// The `signIn` member of a redemption, and the body of a password sign-in (HTTP-API.md §3.10).
     package static func signIn(_ grant: AccountsEngine.Grant) -> JSONValue {
         var members: [String: JSONValue] = [

@@ -65,6 +65,21 @@ struct StoredResult: Sendable, Equatable {
     /// The handler URL the IdP sent the browser to (Identity Toolkit's `requestUri`).
     var requestURI: String
     var createdAt: Date
+    /// Set for a sign-in the daemon's own accounts made (the picker's e-mail entry, HTTP-API.md §3.6): who signed in.
+    /// Its redemption starts the accounts session; a provider result has none.
+    var account: AccountResult? = nil
+}
+
+/// Who a picker sign-in signed in to the accounts backend (HTTP-API.md §3.6): the session is started only when the app
+/// redeems the result, so no refresh token exists before the app holds the code and its verifier.
+struct AccountResult: Sendable, Equatable {
+    /// The user's `localId`.
+    var localID: String
+    /// How they signed in (`password`), the session's `sign_in_provider`.
+    var method: String
+    /// When the password was checked: the session's `auth_time`.
+    var authTime: Date
+    var isNewUser: Bool
 }
 
 extension PendingSession {

@@ -27,6 +27,39 @@ extension SignInFlow {
         try starts.pickerChoices(fields)
     }
 
+    /// ``SignInStart/pickerOffer(_:passwords:)`` (HTTP-API.md §3.6).
+    package func pickerOffer(_ fields: [URLFormField], passwords: Bool) throws(APIError)
+        -> (choices: [PickerChoice], email: Bool)
+    {
+        try starts.pickerOffer(fields, passwords: passwords)
+    }
+
+    /// The e-mail entry's start parameters in `fields`, checked as a start checks them (HTTP-API.md §3.6).
+    package func pickerEmailStart(_ fields: [URLFormField]) throws(APIError) -> PickerEmailStart {
+        try PickerEmailStart(fields: fields, settings: settings)
+    }
+
+    /// Keeps the result of a picker sign-in to the accounts backend as a provider result is kept (sealed under its
+    /// code, single use, bound to the app's `resultChallenge`; HTTP-API.md §3.2, §3.6); where to send the browser.
+    package func savePickerResult(
+        _ start: PickerEmailStart, localID: String, email: String?, displayName: String?, isNewUser: Bool,
+        method: String = SignInStart.passwordProviderID
+    ) async throws(APIError) -> String {
+        let at = callbacks.now()
+        let result = StoredResult(
+            providerID: method, authType: .signInViaRedirect, eventID: start.eventID,
+            resultChallenge: start.resultChallenge, credential: IdPCredential(),
+            profile: ProviderProfile(id: localID, displayName: displayName, email: email),
+            requestURI: settings.redirectURI, createdAt: at,
+            account: AccountResult(
+                localID: localID, method: method, authTime: at, isNewUser: isNewUser))
+        do throws(CallbackFailure) {
+            return start.location(code: try await callbacks.results.save(result))
+        } catch {
+            throw APIError(error.code, error.message)
+        }
+    }
+
     /// ``SignInCallback/isCallback(_:)``.
     package static func isCallback(_ fields: [URLFormField]) -> Bool {
         SignInCallback.isCallback(fields)

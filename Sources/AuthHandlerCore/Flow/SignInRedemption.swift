@@ -147,6 +147,7 @@ struct SignInRedemption: Sendable {
                 error: APIError(.internalError, "the result id could not be derived: \(error.description)"),
                 keepsCode: true)
         }
+        if let account = result.account { return try await accountSignIn(result, account) }
         guard let provider = providers[result.providerID] else {
             throw RedeemFailure(
                 error: APIError(.backendError, "\(result.providerID) is no longer configured"), keepsCode: false)
@@ -167,6 +168,28 @@ struct SignInRedemption: Sendable {
             throw RedeemFailure(
                 error: APIError(error.code, error.description, details: details),
                 keepsCode: error.isTransient)
+        }
+        return RedemptionAnswer(
+            providerId: result.providerID, authType: result.authType, eventId: result.eventID,
+            credential: result.credential, profile: result.profile, signIn: signIn)
+    }
+
+    /// A picker sign-in to the daemon's own accounts (HTTP-API.md §3.6): its session starts now, for the user read
+    /// again (one disabled or deleted since is refused, and the code used up).
+    private func accountSignIn(_ result: StoredResult, _ account: AccountResult) async throws(RedeemFailure)
+        -> RedemptionAnswer
+    {
+        guard let accounts = backend as? AccountsBackend else {
+            throw RedeemFailure(
+                error: APIError(.backendError, "the accounts backend is no longer configured; sign in again"),
+                keepsCode: false)
+        }
+        let signIn: JSONValue
+        do {
+            signIn = try await accounts.signIn(account)
+        } catch {
+            throw RedeemFailure(
+                error: APIError(error.code, error.description, details: error.details), keepsCode: error.isTransient)
         }
         return RedemptionAnswer(
             providerId: result.providerID, authType: result.authType, eventId: result.eventID,

@@ -18,6 +18,13 @@ extension StoredResult: JSONWritable, JSONReadable {
         ]
         if let eventID { members["eventID"] = .string(eventID) }
         if let resultChallenge { members["resultChallenge"] = .string(resultChallenge) }
+        if let account {
+            members["account"] = .object([
+                "localId": .string(account.localID), "method": .string(account.method),
+                "authTime": .number(account.authTime.timeIntervalSinceReferenceDate),
+                "isNewUser": .bool(account.isNewUser),
+            ])
+        }
         return .object(members)
     }
 
@@ -33,10 +40,20 @@ extension StoredResult: JSONWritable, JSONReadable {
             let requestURI = members["requestURI"]?.stringValue,
             let createdAt = members["createdAt"]?.numberValue
         else { return nil }
+        var account: AccountResult?
+        if let value = members["account"] {
+            guard case .object(let fields) = value, let localID = fields["localId"]?.stringValue,
+                let method = fields["method"]?.stringValue, let authTime = fields["authTime"]?.numberValue,
+                case .bool(let isNewUser)? = fields["isNewUser"]
+            else { return nil }
+            account = AccountResult(
+                localID: localID, method: method, authTime: Date(timeIntervalSinceReferenceDate: authTime),
+                isNewUser: isNewUser)
+        }
         self.init(
             providerID: providerID, authType: authType, eventID: eventID, resultChallenge: resultChallenge,
             credential: credential, profile: profile, requestURI: requestURI,
-            createdAt: Date(timeIntervalSinceReferenceDate: createdAt))
+            createdAt: Date(timeIntervalSinceReferenceDate: createdAt), account: account)
     }
 
     /// The credential as the result JSON carries it (HTTP-API.md §3.3), absent members `null`.

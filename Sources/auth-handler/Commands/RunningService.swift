@@ -209,9 +209,14 @@ struct RunningService: Sendable {
         previous: SignInFlow? = nil
     ) -> SignInFlow {
         // --once sends the browser back to its own done page on its own port, and nowhere else.
-        let allowedRedirects =
+        var allowedRedirects =
             kept.onceSignIn == nil
             ? config.allowedRedirectURLs.map(\.absoluteString) : [baseURL + OnceCommand.donePath]
+        // With the accounts, the picker's provider sign-ins return to the picker itself (HTTP-API.md §3.6), which
+        // redeems them with a verifier only it holds.
+        if kept.onceSignIn == nil, parts.backend is AccountsBackend {
+            allowedRedirects.append(kept.publicURL + PickerProviderRoutes.returnPath)
+        }
         var settings = SignInFlow.Settings(
             redirectURI: kept.publicURL + "/__/auth/handler",
             redirectPolicy: RedirectURLPolicy(allowed: allowedRedirects), stateKeys: parts.stateKeys,

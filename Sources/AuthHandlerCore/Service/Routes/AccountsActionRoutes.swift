@@ -200,8 +200,11 @@ struct AccountsActionRoutes: RouteGroup {
     /// than its holder can; still, it is accepted only from the page itself: `Sec-Fetch-Site: same-origin`, or,
     /// from a browser that sends no Fetch Metadata, an `Origin` equal to `publicURL`'s, or neither header (a client
     /// that is not a browser). Else `400 invalid-request`, and the code stays usable.
-    static func requireSameOrigin(_ context: Route.Context) throws(AccountsError) {
-        let refusal = AccountsError(.invalidRequest, "the form was not sent from this link's page; open the link again")
+    static func requireSameOrigin(
+        _ context: Route.Context,
+        saying message: String = "the form was not sent from this link's page; open the link again"
+    ) throws(AccountsError) {
+        let refusal = AccountsError(.invalidRequest, message)
         if let site = context.request.headers["Sec-Fetch-Site"] {
             guard site == "same-origin" else { throw refusal }
             return

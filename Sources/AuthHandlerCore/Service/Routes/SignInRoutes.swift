@@ -94,12 +94,12 @@ struct SignInRoutes: RouteGroup {
     }
 
     /// The `Sec-Fetch-*` headers a start is checked by (HTTP-API.md §3.1).
-    private static func fetchMetadata(_ request: ServerRequest) -> FetchMetadata {
+    static func fetchMetadata(_ request: ServerRequest) -> FetchMetadata {
         FetchMetadata(request)
     }
 
     /// A start's `302` to the provider with its cookies, or its refusal.
-    private static func startResponse(_ outcome: Result<StartAnswer, APIError>, context: Route.Context)
+    static func startResponse(_ outcome: Result<StartAnswer, APIError>, context: Route.Context)
         -> ServerResponse
     {
         switch outcome {
