@@ -43,7 +43,7 @@ extension AccountsConfig {
     /// Opens the database, reads or makes the signing key, and builds the engine and its mail.
     package func makeBackend(_ setup: AccountsSetup) throws(BackendSetupError) -> AccountsBackend {
         let file = databaseFile(environment: setup.environment.variables)
-        let store = try openStore(file)
+        let store = try openStore(environment: setup.environment)
         let keys = try signingKeys(besides: file, setup: setup)
         var settings = AccountsSettings(
             idToken: IDTokenSettings(
@@ -68,7 +68,24 @@ extension AccountsConfig {
             introspectionSecret: introspection)
     }
 
-    private func openStore(_ file: String) throws(BackendSetupError) -> SQLiteAccountStore {
+    /// Opens the database of `database.kind`: the SQLite file (made when missing), or the PostgreSQL database (its
+    /// migrations applied).
+    package func openStore(environment: SecretEnvironment) throws(BackendSetupError) -> any AccountStore {
+        guard let postgres else { return try openFile(databaseFile(environment: environment.variables)) }
+        let password = try postgres.password.map { reference throws(BackendSetupError) in
+            try BackendSetupError.resolve(reference, key: "backend.database.password", in: environment)
+        }
+        let settings = PostgresSettings(
+            url: postgres.url, password: password, poolSize: postgres.poolSize,
+            statementTimeout: .milliseconds(postgres.statementTimeoutMs))
+        do {
+            return try PostgresAccountStore(settings: settings)
+        } catch {
+            throw .accounts(key: "backend.database", "\(settings.redactedURL): \(error.detail)")
+        }
+    }
+
+    private func openFile(_ file: String) throws(BackendSetupError) -> SQLiteAccountStore {
         let directory = (file as NSString).deletingLastPathComponent
         if databasePath == nil, !FileManager.default.fileExists(atPath: directory) {
             // Outside systemd (which makes StateDirectory=) the default directory may not exist yet.
@@ -90,7 +107,10 @@ extension AccountsConfig {
             -> AccountSigningKey
         {
             do {
-                if case .file(let path) = reference, create { return try SigningKeyFile.loadOrCreate(at: path) }
+                // With PostgreSQL every instance must sign with one key: it is never made per instance.
+                if case .file(let path) = reference, create, postgres == nil {
+                    return try SigningKeyFile.loadOrCreate(at: path)
+                }
                 let pem = try BackendSetupError.resolve(reference, key: key, in: setup.environment)
                 return try AccountSigningKey(pem: pem, source: key)
             } catch let error as BackendSetupError {
@@ -146,7 +166,7 @@ extension AccountsConfig {
         }
     }
 
-    private func mail(store: SQLiteAccountStore, setup: AccountsSetup) throws(BackendSetupError) -> AccountsMail? {
+    private func mail(store: any AccountStore, setup: AccountsSetup) throws(BackendSetupError) -> AccountsMail? {
         guard let email else { return nil }
         let sender: MailSender
         do {
