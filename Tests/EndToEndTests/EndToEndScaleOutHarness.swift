@@ -106,7 +106,7 @@ final class ScaleOut: Sendable {
             // Device sign-ins poll one instance while the browser uses another (EndToEndDeviceScaleOutTests).
             "deviceAuthorization": #"{"enabled": true, "intervalSeconds": 1}"#,
         ]
-        try Data(EndToEnd.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
+        try Data(try EndToEnd.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
             .write(to: configPath)
         var instances: [ScaleOutInstance] = []
         for index in 0..<count {
