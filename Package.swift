@@ -46,6 +46,13 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
         ),
+        // Imported bcrypt hashes (docs/ACCOUNTS.md "Imported users") checked through libcrypt's crypt_r: Debian's
+        // libxcrypt.
+        .systemLibrary(
+            name: "CCrypt",
+            pkgConfig: "libxcrypt",
+            providers: [.apt(["libcrypt-dev"])]
+        ),
         // E-mail domains as IDNA2008 A-labels (RFC 5891) for the accounts backend's one normal form of an address.
         .systemLibrary(
             name: "CIDN2",
@@ -77,11 +84,11 @@ let package = Package(
             name: "AuthHandlerSystem",
             dependencies: ["COpenSSL", "CProcessShims"]
         ),
-        // OpenSSL's primitives behind Swift types, Argon2id through libargon2, and `Secret`, the redacted value Config
-        // and Store both hold.
+        // OpenSSL's primitives behind Swift types, Argon2id through libargon2, imported bcrypt hashes through libcrypt,
+        // and `Secret`, the redacted value Config and Store both hold.
         .target(
             name: "AuthHandlerCrypto",
-            dependencies: ["AuthHandlerSystem", "COpenSSL", "CArgon2"]
+            dependencies: ["AuthHandlerSystem", "COpenSSL", "CArgon2", "CCrypt"]
         ),
         // The listener (libmicrohttpd), the outbound client (libcurl) and the request, form and JSON values.
         .target(

@@ -6,7 +6,7 @@ set -euo pipefail
 
 level=${1:-test}
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libhiredis-dev libqrencode-dev
-    libargon2-dev libidn2-dev libpq-dev)
+    libargon2-dev libidn2-dev libcrypt-dev libpq-dev)
 if [[ $level == test || $level == bench ]]; then
     # Independent reference implementations the test suite checks our protocol code against.
     packages+=(python3 python3-oauthlib python3-jwt)

@@ -252,7 +252,25 @@ package enum PostgresValue: Sendable {
     case int(Int)
     case double(Double)
     case bool(Bool)
+    /// A one-dimensional array of `element` values (each encoded as above, nil for NULL), for `= ANY($1)` and
+    /// `unnest($1, $2, …)`: many rows in one statement.
+    indirect case array(element: PostgresValue.ElementType, [PostgresValue])
     case null
+
+    /// The element types arrays are sent with, by their array type's and element type's OIDs.
+    package enum ElementType: Sendable {
+        case text, bytes, int, double, bool
+
+        var oids: (array: Oid, element: Oid) {
+            switch self {
+            case .text: (1009, 25)
+            case .bytes: (1001, 17)
+            case .int: (1016, 20)
+            case .double: (1022, 701)
+            case .bool: (1000, 16)
+            }
+        }
+    }
 
     package init(_ text: String?) { self = text.map(Self.text) ?? .null }
 
@@ -269,6 +287,7 @@ package enum PostgresValue: Sendable {
         case .int: 20
         case .double: 701
         case .bool: 16
+        case .array(let element, _): element.oids.array
         case .null: 0
         }
     }
@@ -282,7 +301,27 @@ package enum PostgresValue: Sendable {
         case .int(let value): withUnsafeBytes(of: Int64(value).bigEndian, Array.init)
         case .double(let value): withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init)
         case .bool(let value): [value ? 1 : 0]
+        case .array(let element, let values): Self.arrayBytes(element, values)
         case .null: nil
         }
+    }
+
+    /// The binary array format (`array_send`): dimensions, a has-nulls flag, the element type, each dimension's size
+    /// and lower bound, then each element as its length (-1 for NULL) and bytes.
+    private static func arrayBytes(_ element: ElementType, _ values: [PostgresValue]) -> [UInt8] {
+        func int32(_ value: Int) -> [UInt8] {
+            withUnsafeBytes(of: Int32(truncatingIfNeeded: value).bigEndian, Array.init)
+        }
+        let hasNull = values.contains { $0.encoded == nil }
+        var bytes =
+            int32(1) + int32(hasNull ? 1 : 0) + int32(Int(element.oids.element)) + int32(values.count) + int32(1)
+        for value in values {
+            if let encoded = value.encoded {
+                bytes += int32(encoded.count) + encoded
+            } else {
+                bytes += int32(-1)
+            }
+        }
+        return bytes
     }
 }

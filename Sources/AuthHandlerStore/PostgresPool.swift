@@ -83,12 +83,13 @@ package final class PostgresPool: Sendable {
     /// Why the store cannot serve now, or nil.
     package var healthProblem: String? { problem.withLock { $0 } }
 
-    /// Runs `body` on a pooled connection by the deadline; the calling task is suspended, not blocked.
+    /// Runs `body` on a pooled connection by the deadline (the statement timeout from now, or `timeout` for an
+    /// operation known to be long, an import); the calling task is suspended, not blocked.
     package func run<Value: Sendable>(
-        _ operation: String,
+        _ operation: String, timeout: Duration? = nil,
         _ body: @escaping @Sendable (PostgresConnection, ContinuousClock.Instant) throws(StoreError) -> Value
     ) async throws(StoreError) -> Value {
-        let deadline = ContinuousClock.now + settings.statementTimeout
+        let deadline = ContinuousClock.now + (timeout ?? settings.statementTimeout)
         let outcome: Result<Value, StoreError> = await withCheckedContinuation { continuation in
             queue.append { [self] slot in
                 let outcome = Result { () throws(StoreError) -> Value in

@@ -48,9 +48,10 @@ extension PostgresPool {
     /// asks of applications), within the operation's deadline. Serialisable transactions behave as if run one after
     /// another, so a check and the write after it see the same database, on every instance.
     package func transaction<Value: Sendable>(
-        _ operation: String, _ body: @escaping @Sendable (PostgresTransaction) throws(StoreError) -> Value
+        _ operation: String, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresTransaction) throws(StoreError) -> Value
     ) async throws(StoreError) -> Value {
-        try await run(operation) { connection, deadline throws(StoreError) -> Value in
+        try await run(operation, timeout: timeout) { connection, deadline throws(StoreError) -> Value in
             let transaction = PostgresTransaction(connection: connection, deadline: deadline, operation: operation)
             var attempt = 1
             while true {

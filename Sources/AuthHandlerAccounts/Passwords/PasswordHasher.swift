@@ -22,6 +22,8 @@ package final class PasswordHasher: Sendable {
     private let dummy: String
     private let reporter: (@Sendable (Duration) -> Void)?
     private let stats: Mutex<Stats>
+    /// `backend.importedHashes.firebase`: what checks an imported Firebase hash (docs/ACCOUNTS.md "Imported users").
+    private let firebase: FirebaseScrypt.Parameters?
 
     private struct Stats {
         var completed = 0
@@ -43,12 +45,15 @@ package final class PasswordHasher: Sendable {
     ///   - maxEntriesPerClient: a client's most jobs waiting or running (default 2).
     ///   - engine: the hashing; argon2id unless a test counts calls.
     ///   - reporter: called with each job's duration, on the pool's thread (for a metrics histogram).
+    ///   - firebase: the project parameters imported Firebase hashes are checked with; nil: none can match.
     package init(
         parameters: Argon2id.Parameters, budget: HashingBudget,
         poolSize: Int = ProcessInfo.processInfo.activeProcessorCount, maxEntriesPerClient: Int = 2,
-        engine: any PasswordHashingEngine = Argon2idEngine(), reporter: (@Sendable (Duration) -> Void)? = nil
+        engine: any PasswordHashingEngine = Argon2idEngine(), reporter: (@Sendable (Duration) -> Void)? = nil,
+        firebase: FirebaseScrypt.Parameters? = nil
     ) throws(CryptoError) {
         self.parameters = parameters
+        self.firebase = firebase
         self.budget = budget
         self.engine = engine
         self.reporter = reporter
@@ -89,6 +94,27 @@ package final class PasswordHasher: Sendable {
             guard Self.needsRehash(stored: stored, configured: parameters) else { return .match(rehashed: nil) }
             // A failed rehash leaves the old hash in place: the sign-in itself succeeded.
             return .match(rehashed: try? engine.hash(password.utf8, parameters: parameters))
+        }
+    }
+
+    /// Whether the password is `user`'s, whichever hash it has: an imported one (``AccountUser/legacyPasswordHash``) is
+    /// checked against `typed`, the password's bytes as the user typed them (the old system did not normalise), and
+    /// a match comes with the argon2id hash of `password` made the normal way in the same job; otherwise as
+    /// ``verify(_:against:client:)`` (nil `user`: the dummy hash). One job of the pool either way, charged to the
+    /// budget: an imported hash costs about what argon2id does (docs/ACCOUNTS.md "Imported users").
+    package func verify(_ password: NormalizedPassword, typed: [UInt8], of user: AccountUser?, client: ClientKey)
+        async throws(CryptoError) -> HashingOutcome<PasswordCheck>
+    {
+        guard let legacy = user?.legacyPasswordHash else {
+            return try await verify(password, against: user?.passwordHash, client: client)
+        }
+        let (engine, parameters, firebase) = (self.engine, self.parameters, self.firebase)
+        return try await run(client: client) { () throws(CryptoError) in
+            // A row that no longer parses (written by hand) matches nothing; the import refused such rows.
+            guard let hash = try? LegacyPasswordHash(encoded: legacy),
+                try hash.verify(typed, firebase: firebase)
+            else { return .mismatch }
+            return .match(rehashed: try engine.hash(password.utf8, parameters: parameters))
         }
     }
 

@@ -22,7 +22,7 @@ package struct AccountView: Sendable, JSONWritable {
         var members: [String: JSONValue] = [
             "localId": .string(user.localID.value), "email": text(user.email),
             "emailVerified": .bool(user.emailVerified), "displayName": text(user.displayName),
-            "photoUrl": text(user.photoURL), "passwordSet": .bool(user.passwordHash != nil),
+            "photoUrl": text(user.photoURL), "passwordSet": .bool(user.hasPassword),
             "disabled": .bool(user.disabled), "createdAt": millis(user.createdAt),
             "lastLoginAt": millis(user.lastSignInAt),
             "validSince": .string(String(Int64(user.validSince.timeIntervalSince1970))),

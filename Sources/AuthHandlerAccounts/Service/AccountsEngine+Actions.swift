@@ -81,7 +81,7 @@ extension AccountsEngine {
         let hash = try await newPasswordHash(password, client: client)
         let at = now()
         var user = caller.user
-        user.passwordHash = hash
+        user.setPasswordHash(hash)
         user.passwordVersion += 1
         user.validSince = at
         try await Self.storing { () throws(StoreError) in try await store.updateUser(user) }
@@ -107,16 +107,15 @@ extension AccountsEngine {
                 retryAfterSeconds: seconds)
         }
         let check = try await hashing { () async throws(CryptoError) in
-            try await hasher.verify(normalized, against: caller.user.passwordHash, client: client)
+            try await hasher.verify(normalized, typed: Array(password.utf8), of: caller.user, client: client)
         }
         guard case .match(let rehashed) = check else {
             await throttle.recordFailure(email: email, client: client)
             throw wrong
         }
         await throttle.recordSuccess(email: email, client: client)
-        var user = caller.user
-        if let rehashed {
-            user.passwordHash = rehashed
+        let user = try await storeRehash(rehashed, of: caller.user)
+        if rehashed != nil, caller.user.legacyPasswordHash == nil {
             try await Self.storing { () throws(StoreError) in try await store.updateUser(user) }
         }
         let at = now()

@@ -124,7 +124,7 @@ extension AccountsEngine {
     /// when nothing would be left to sign in with, `400 invalid-request` when the user has no such method.
     package func unlink(_ caller: Caller, providerID: String) async throws(AccountsError) -> AccountUser {
         let identities = try await identities(of: caller.user)
-        let hasPassword = caller.user.passwordHash != nil
+        let hasPassword = caller.user.hasPassword
         let methods = identities.count + (hasPassword ? 1 : 0)
         let has = providerID == "password" ? hasPassword : identities.contains { $0.providerID == providerID }
         guard has else { throw AccountsError(.invalidRequest, "the user has no \(providerID) sign-in to remove") }
@@ -134,7 +134,7 @@ extension AccountsEngine {
         }
         if providerID == "password" {
             var user = caller.user
-            user.passwordHash = nil
+            user.setPasswordHash(nil)
             user.passwordVersion += 1
             try await Self.storing { () throws(StoreError) in try await store.updateUser(user) }
             return user

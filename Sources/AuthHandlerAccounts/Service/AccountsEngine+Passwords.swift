@@ -68,18 +68,37 @@ extension AccountsEngine {
             try await store.user(normalizedEmail: email.normalized)
         }
         let check = try await hashing { () async throws(CryptoError) in
-            try await hasher.verify(normalized, against: user?.passwordHash, client: client)
+            try await hasher.verify(normalized, typed: Array(password.utf8), of: user, client: client)
         }
-        guard case .match(let rehashed) = check, var user else {
+        guard case .match(let rehashed) = check, let user else {
             await throttle.recordFailure(email: email.normalized, client: client)
             throw AccountsError(.invalidCredential, "the e-mail address or the password is wrong")
         }
         await throttle.recordSuccess(email: email.normalized, client: client)
         guard !user.disabled else { throw AccountsError(.userDisabled, "this account is disabled") }
-        if let rehashed { user.passwordHash = rehashed }
-        let grant = try await startSession(for: user, provider: "password", isNewUser: false)
+        let upgraded = try await storeRehash(rehashed, of: user)
+        let grant = try await startSession(for: upgraded, provider: "password", isNewUser: false)
         let cookie = try Self.crypto { () throws(CryptoError) in try deviceCookies.issue(email: email.normalized) }
         return PasswordSignIn(grant: grant, deviceCookie: cookie)
+    }
+
+    /// `user` with the new hash of a successful check: an argon2id hash made with stronger parameters, or the upgrade
+    /// of an imported hash (docs/ACCOUNTS.md "Imported users"), which is written at once in one transaction and only
+    /// over the imported hash that was checked, so that a password changed meanwhile is not overwritten.
+    func storeRehash(_ rehashed: String?, of user: AccountUser) async throws(AccountsError) -> AccountUser {
+        guard let rehashed else { return user }
+        guard let legacy = user.legacyPasswordHash else {
+            var user = user
+            user.passwordHash = rehashed
+            return user
+        }
+        let stored = try await Self.storing { () throws(StoreError) in
+            try await store.modifyUser(localID: user.localID) { stored in
+                if stored.legacyPasswordHash == legacy { stored.setPasswordHash(rehashed) }
+            }
+        }
+        guard let stored else { throw AccountsError(.userNotFound, "the account was deleted") }
+        return stored
     }
 
     /// `operation-not-allowed` unless `password.enabled`.

@@ -105,7 +105,7 @@ extension AccountsEngine {
         let identities = try await Self.storing { () throws(StoreError) in
             try await store.identities(of: existing.localID)
         }
-        let methods = (existing.passwordHash == nil ? [] : ["password"]) + identities.map(\.providerID)
+        let methods = (existing.hasPassword ? ["password"] : []) + identities.map(\.providerID)
         let at = now()
         let id = try Self.crypto { () throws(CryptoError) in try SecureRandom.base64URLString(byteCount: 32) }
         let pending = PendingCredential(

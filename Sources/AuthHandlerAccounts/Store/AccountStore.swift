@@ -42,17 +42,26 @@ package protocol AccountStore: CounterStore {
     /// Up to `limit` users ordered by ``AccountUser/localID``, starting after `after` (nil: from the first).
     func listUsers(after: LocalID?, limit: Int) async throws(StoreError) -> [AccountUser]
 
-    /// A password reset through a mailed link, in one transaction: the new `passwordHash`, the password version
-    /// bumped (so every code issued before dies), `validSince` set to `at`, every session revoked, every pending
-    /// credential deleted, the e-mail marked verified (the link proved it); with `provesAddress` (the address was
-    /// never verified) every identity deleted too, against account pre-hijacking. `.notFound` for no such user.
+    /// Imports users from another system (docs/ACCOUNTS.md "Imported users") in one transaction, never overwriting: a
+    /// row whose ``AccountUser/localID`` is stored is skipped whole (its identities too), so importing one file twice
+    /// changes nothing and a stale file cannot roll back a password changed since. Every other row is inserted with
+    /// its identities, unless any row is refused (``AccountImport/firstRefusalWithin(_:)``, or a new row's
+    /// normalised e-mail or identity belongs to a stored user): then nothing is written and the answer names the first
+    /// refused row. Sized for 100,000 rows in one call.
+    func importUsers(_ batch: [AccountImport]) async throws(StoreError) -> AccountImportResult
+
+    /// A password reset through a mailed link, in one transaction: the new `passwordHash` (and any
+    /// ``AccountUser/legacyPasswordHash`` cleared), the password version bumped (so every code issued before dies),
+    /// `validSince` set to `at`, every session revoked, every pending credential deleted, the e-mail marked verified
+    /// (the link proved it); with `provesAddress` (the address was never verified) every identity deleted too, against
+    /// account pre-hijacking. `.notFound` for no such user.
     func resetPassword(localID: LocalID, passwordHash: String, provesAddress: Bool, at: Date) async throws(StoreError)
         -> AccountUser
 
-    /// The pre-hijacking rule (docs/ACCOUNTS.md "Storage", "Take-over"): removes the user's password (bumping
-    /// ``AccountUser/passwordVersion``), every identity, code and pending credential, revokes every session, sets
-    /// ``AccountUser/validSince`` to `at`, marks the e-mail verified and links `identity` to the user (whatever its
-    /// own ``AccountIdentity/localID``); answers the user as it now is. `.notFound` for no such user,
+    /// The pre-hijacking rule (docs/ACCOUNTS.md "Storage", "Take-over"): removes the user's password, an imported one
+    /// included (bumping ``AccountUser/passwordVersion``), every identity, code and pending credential, revokes every
+    /// session, sets ``AccountUser/validSince`` to `at`, marks the e-mail verified and links `identity` to the user
+    /// (whatever its own ``AccountIdentity/localID``); answers the user as it now is. `.notFound` for no such user,
     /// `.constraint("identity")` when another user has `identity`.
     func takeOver(localID: LocalID, identity: AccountIdentity, at: Date) async throws(StoreError) -> AccountUser
 

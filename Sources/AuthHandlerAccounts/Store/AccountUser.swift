@@ -15,6 +15,12 @@ package struct AccountUser: Sendable, Equatable {
     package var photoURL: String?
     /// The password as an argon2id PHC string (`$argon2id$v=19$m=...`); nil for a user without a password.
     package var passwordHash: String?
+    /// A password hash imported from another system and not yet checked (docs/ACCOUNTS.md "Imported users"), in the
+    /// PHC-like form ``LegacyPasswordHash`` reads: `$firescrypt$ln=14,r=8,p=1$SALT$HASH` or a bcrypt `$2b$12$...`.
+    /// Never a project-wide secret (Firebase's signer key comes from the configuration). At most one of this and
+    /// ``passwordHash`` is set: the first successful sign-in replaces it with an argon2id ``passwordHash``, and every
+    /// password change, reset or removal clears it.
+    package var legacyPasswordHash: String?
     /// Bumped at every password change (and when a take-over removes the password), so that codes issued for an
     /// earlier password die.
     package var passwordVersion: Int
@@ -30,7 +36,7 @@ package struct AccountUser: Sendable, Equatable {
         localID: LocalID, email: String? = nil, normalizedEmail: String? = nil, emailVerified: Bool = false,
         displayName: String? = nil, photoURL: String? = nil, passwordHash: String? = nil, passwordVersion: Int = 0,
         disabled: Bool = false, customClaims: String? = nil, createdAt: Date, lastSignInAt: Date? = nil,
-        validSince: Date
+        validSince: Date, legacyPasswordHash: String? = nil
     ) {
         self.localID = localID
         self.email = email
@@ -45,12 +51,22 @@ package struct AccountUser: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
         self.validSince = validSince
+        self.legacyPasswordHash = legacyPasswordHash
+    }
+
+    /// Whether the user has a password of either kind: an argon2id hash or an imported one not yet upgraded.
+    package var hasPassword: Bool { passwordHash != nil || legacyPasswordHash != nil }
+
+    /// Sets the argon2id `hash` as the user's password (nil: none), dropping any imported hash it replaces.
+    package mutating func setPasswordHash(_ hash: String?) {
+        passwordHash = hash
+        legacyPasswordHash = nil
     }
 }
 
 extension AccountUser: CustomStringConvertible {
     /// The id and flags only: no address, name or hash goes into a log through this.
     package var description: String {
-        "AccountUser(\(localID), verified: \(emailVerified), password: \(passwordHash != nil), disabled: \(disabled))"
+        "AccountUser(\(localID), verified: \(emailVerified), password: \(hasPassword), disabled: \(disabled))"
     }
 }

@@ -10,17 +10,17 @@ enum PostgresAccountRows {
             emailVerified: row.bool(3), displayName: row.optionalText(4), photoURL: row.optionalText(5),
             passwordHash: row.optionalText(6), passwordVersion: row.int(7), disabled: row.bool(8),
             customClaims: row.optionalText(9), createdAt: row.date(10), lastSignInAt: row.optionalDate(11),
-            validSince: row.date(12))
+            validSince: row.date(12), legacyPasswordHash: row.optionalText(13))
     }
 
-    /// The user's values in ``SQLiteAccountRows/userColumns``'s order, for `$1`…`$13`.
+    /// The user's values in ``SQLiteAccountRows/userColumns``'s order, for `$1`…`$14`.
     static func values(of user: AccountUser) -> [PostgresValue] {
         [
             .text(user.localID.value), PostgresValue(user.email), PostgresValue(user.normalizedEmail),
             .bool(user.emailVerified), PostgresValue(user.displayName), PostgresValue(user.photoURL),
             PostgresValue(user.passwordHash), .int(user.passwordVersion), .bool(user.disabled),
             PostgresValue(user.customClaims), PostgresValue(user.createdAt), PostgresValue(user.lastSignInAt),
-            PostgresValue(user.validSince),
+            PostgresValue(user.validSince), PostgresValue(user.legacyPasswordHash),
         ]
     }
 

@@ -89,6 +89,10 @@ enum PostgresAccountSchema {
             expires_at DOUBLE PRECISION NOT NULL
         );
         CREATE INDEX account_counters_expires_at ON account_counters(expires_at);
+        """,
+        // 2: an imported password hash not yet upgraded to argon2id (docs/ACCOUNTS.md "Imported users").
         """
+        ALTER TABLE account_users ADD COLUMN legacy_password_hash TEXT;
+        """,
     ]
 }

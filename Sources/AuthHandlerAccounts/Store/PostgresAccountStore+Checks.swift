@@ -26,12 +26,12 @@ extension PostgresAccountStore {
             insert
             ? """
             INSERT INTO account_users(\(SQLiteAccountRows.userColumns))
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
             """
             : """
             UPDATE account_users SET email = $2, normalized_email = $3, email_verified = $4, display_name = $5,
                 photo_url = $6, password_hash = $7, password_version = $8, disabled = $9, custom_claims = $10,
-                created_at = $11, last_sign_in_at = $12, valid_since = $13
+                created_at = $11, last_sign_in_at = $12, valid_since = $13, legacy_password_hash = $14
             WHERE local_id = $1
             """
         try transaction.run(sql, PostgresAccountRows.values(of: user))

@@ -30,10 +30,11 @@ package final class PostgresAccountStore: AccountStore {
 
     /// Runs `body` in one serialisable transaction, with a violated constraint mapped to the protocol's error.
     func transaction<Value: Sendable>(
-        _ operation: String, _ body: @escaping @Sendable (PostgresTransaction) throws(StoreError) -> Value
+        _ operation: String, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (PostgresTransaction) throws(StoreError) -> Value
     ) async throws(StoreError) -> Value {
         do {
-            return try await pool.transaction(operation, body)
+            return try await pool.transaction(operation, timeout: timeout, body)
         } catch {
             throw Self.mapped(error)
         }
@@ -165,7 +166,7 @@ package final class PostgresAccountStore: AccountStore {
                 [id, PostgresValue(at)])
             try transaction.run(
                 """
-                UPDATE account_users SET password_hash = NULL, password_version = password_version + 1,
+                UPDATE account_users SET password_hash = NULL, legacy_password_hash = NULL, password_version = password_version + 1,
                     valid_since = $2, email_verified = true
                 WHERE local_id = $1
                 """, [id, PostgresValue(at)])
@@ -191,7 +192,7 @@ package final class PostgresAccountStore: AccountStore {
                 [id, PostgresValue(at)])
             try transaction.run(
                 """
-                UPDATE account_users SET password_hash = $3, password_version = password_version + 1,
+                UPDATE account_users SET password_hash = $3, legacy_password_hash = NULL, password_version = password_version + 1,
                     valid_since = $2, email_verified = true
                 WHERE local_id = $1
                 """, [id, PostgresValue(at), .text(passwordHash)])

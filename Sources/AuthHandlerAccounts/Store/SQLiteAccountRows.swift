@@ -6,7 +6,7 @@ import Foundation
 enum SQLiteAccountRows {
     static let userColumns = """
         local_id, email, normalized_email, email_verified, display_name, photo_url, password_hash, password_version, \
-        disabled, custom_claims, created_at, last_sign_in_at, valid_since
+        disabled, custom_claims, created_at, last_sign_in_at, valid_since, legacy_password_hash
         """
     static let identityColumns = "provider_id, provider_user_id, local_id, email, display_name, created_at"
     static let sessionColumns =
@@ -22,7 +22,7 @@ enum SQLiteAccountRows {
             emailVerified: row.int(3) != 0, displayName: row.optionalText(4), photoURL: row.optionalText(5),
             passwordHash: row.optionalText(6), passwordVersion: row.int(7), disabled: row.int(8) != 0,
             customClaims: row.optionalText(9), createdAt: row.date(10), lastSignInAt: row.optionalDate(11),
-            validSince: row.date(12))
+            validSince: row.date(12), legacyPasswordHash: row.optionalText(13))
     }
 
     static func identity(_ row: SQLiteStatement) throws(StoreError) -> AccountIdentity {

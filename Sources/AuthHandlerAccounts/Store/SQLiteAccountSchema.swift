@@ -94,5 +94,10 @@ enum SQLiteAccountSchema {
         """
         ALTER TABLE account_sessions ADD COLUMN cookie_bound INTEGER NOT NULL DEFAULT 0;
         """,
+        // 3: a password hash imported from another system, until the user's first sign-in upgrades it
+        // (docs/ACCOUNTS.md "Imported users").
+        """
+        ALTER TABLE account_users ADD COLUMN legacy_password_hash TEXT;
+        """,
     ]
 }

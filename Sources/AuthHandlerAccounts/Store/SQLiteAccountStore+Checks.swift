@@ -31,12 +31,12 @@ extension SQLiteAccountStore {
             insert
             ? """
             INSERT INTO account_users(\(SQLiteAccountRows.userColumns))
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """
             : """
             UPDATE account_users SET email = ?2, normalized_email = ?3, email_verified = ?4, display_name = ?5,
                 photo_url = ?6, password_hash = ?7, password_version = ?8, disabled = ?9, custom_claims = ?10,
-                created_at = ?11, last_sign_in_at = ?12, valid_since = ?13
+                created_at = ?11, last_sign_in_at = ?12, valid_since = ?13, legacy_password_hash = ?14
             WHERE local_id = ?1
             """
         try connection.run(sql, operation: insert ? "insert user" : "update user") { statement throws(StoreError) in
@@ -53,6 +53,7 @@ extension SQLiteAccountStore {
             try statement.bind(11, date: user.createdAt)
             try statement.bind(12, optionalDate: user.lastSignInAt)
             try statement.bind(13, date: user.validSince)
+            try statement.bind(14, optionalText: user.legacyPasswordHash)
         }
     }
 

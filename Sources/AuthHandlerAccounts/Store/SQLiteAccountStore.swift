@@ -163,8 +163,8 @@ package final class SQLiteAccountStore: AccountStore {
             for sql in [
                 "UPDATE account_sessions SET revoked_at = ?2 WHERE local_id = ?1 AND revoked_at IS NULL",
                 """
-                UPDATE account_users SET password_hash = NULL, password_version = password_version + 1,
-                    valid_since = ?2, email_verified = 1
+                UPDATE account_users SET password_hash = NULL, legacy_password_hash = NULL,
+                    password_version = password_version + 1, valid_since = ?2, email_verified = 1
                 WHERE local_id = ?1
                 """,
             ] {
@@ -204,8 +204,8 @@ package final class SQLiteAccountStore: AccountStore {
             }
             try connection.run(
                 """
-                UPDATE account_users SET password_hash = ?3, password_version = password_version + 1,
-                    valid_since = ?2, email_verified = 1
+                UPDATE account_users SET password_hash = ?3, legacy_password_hash = NULL,
+                    password_version = password_version + 1, valid_since = ?2, email_verified = 1
                 WHERE local_id = ?1
                 """,
                 operation: "reset password"

@@ -156,7 +156,7 @@ struct AccountsCommand {
             ("localId", user.localID.value),
             ("email", user.email.map { $0 + (user.emailVerified ? " (verified)" : " (not verified)") } ?? "-"),
             ("displayName", user.displayName ?? "-"), ("photoUrl", user.photoURL ?? "-"),
-            ("disabled", user.disabled ? "yes" : "no"), ("password", user.passwordHash == nil ? "none" : "set"),
+            ("disabled", user.disabled ? "yes" : "no"), ("password", user.hasPassword ? "set" : "none"),
             ("customClaims", user.customClaims ?? "-"), ("created", Self.time(user.createdAt)),
             ("lastSignIn", user.lastSignInAt.map(Self.time) ?? "never"), ("validSince", Self.time(user.validSince)),
             ("liveSessions", String(live)), ("identities", identities.isEmpty ? "none" : String(identities.count)),
@@ -207,7 +207,7 @@ struct AccountsCommand {
             throw CommandFailure(.providerError, "the password could not be hashed: \(error)")
         }
         let (changed, revoked) = try await revokingSessions(of: user) { user in
-            user.passwordHash = hash
+            user.setPasswordHash(hash)
             user.passwordVersion += 1
         }
         report(changed, "password set for \(Self.name(of: user)); \(Self.sessions(revoked)) revoked", revoked: revoked)

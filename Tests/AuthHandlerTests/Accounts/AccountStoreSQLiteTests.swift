@@ -123,17 +123,18 @@ struct AccountStoreSQLiteTests {
 }
 
 extension AccountStoreSQLiteTests {
-    /// A file of schema v1 (before sessions could be bound to the cookie) is migrated forward at open, its sessions
-    /// kept and not bound.
+    /// A file of schema v1 (before sessions could be bound to the cookie, before imported hashes) is migrated forward
+    /// at open, its sessions kept and not bound, its users without an imported hash.
     @Test func aVersionOneFileIsMigratedForward() async throws {
         try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("accounts.sqlite").path
             do {
-                // A file as version 1 left it: made now, then its version-2 column dropped (SQLite 3.35+).
+                // A file as version 1 left it: made now, then its version-2 and -3 columns dropped (SQLite 3.35+).
                 _ = try SQLiteAccountStore(path: path)
                 let connection = try SQLiteConnection.open(path: path)
                 try connection.execute(
                     "ALTER TABLE account_sessions DROP COLUMN cookie_bound;"
+                        + "ALTER TABLE account_users DROP COLUMN legacy_password_hash;"
                         + "UPDATE schema_versions SET version = 1 WHERE owner = 'accounts';"
                         + "INSERT INTO account_users VALUES ('u1', NULL, NULL, 0, NULL, NULL, NULL, 1, 0, NULL, 0, NULL, 0);"
                         + "INSERT INTO account_sessions VALUES ('s1', 'u1', 'password', 0, 0, 0, NULL);",
@@ -143,6 +144,11 @@ extension AccountStoreSQLiteTests {
             #expect(try await store.session(id: "s1")?.cookieBound == false)
             try await store.bindSessionToCookie(id: "s1")
             #expect(try await store.session(id: "s1")?.cookieBound == true)
+            let localID = try #require(LocalID("u1"))
+            #expect(try await store.user(localID: localID)?.legacyPasswordHash == nil)
+            let upgraded = try await store.modifyUser(localID: localID) { $0.legacyPasswordHash = "$2b$04$x" }
+            #expect(upgraded?.legacyPasswordHash == "$2b$04$x")
+            #expect(try await store.user(localID: localID) == upgraded)
         }
     }
 }
