@@ -25,8 +25,18 @@ package final class PostgresAccountStore: AccountStore {
         self.now = now
     }
 
-    /// Why the database cannot serve now (the last operation could not reach it), or nil (`/readyz`).
-    package var healthProblem: String? { pool.healthProblem }
+    /// Why the database cannot serve now, or nil (`/readyz`): a `SELECT 1` through the pool, within the statement
+    /// timeout.
+    package func healthProblem() async -> String? {
+        do {
+            _ = try await pool.run("readiness probe") { connection, deadline throws(StoreError) in
+                try connection.execute("SELECT 1", operation: "readiness probe", deadline: deadline)
+            }
+            return nil
+        } catch {
+            return "accounts database: \(error.detail)"
+        }
+    }
 
     /// Runs `body` in one serialisable transaction, with a violated constraint mapped to the protocol's error.
     func transaction<Value: Sendable>(
