@@ -17,6 +17,10 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     /// accounts test runs its body once per engine (`withEngine`) without naming it at every start.
     @TaskLocal static var current = AccountsDatabaseEngine.sqlite
 
+    /// The server a test's PostgreSQL database is made on: the process's shared one, unless the test set its own (a
+    /// test that stops it).
+    @TaskLocal static var server: PostgresTestServer?
+
     /// Runs `body` with ``current`` set to this engine.
     func run(_ body: () async throws -> Void) async throws {
         try await Self.$current.withValue(self) { try await body() }
@@ -33,7 +37,9 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     /// Creates the test's database and writes what its daemons' configs name: the URL and password, a signing key and
     /// a state key, which instances on one database must share.
     static func preparePostgres(in directory: URL) async throws {
-        let server = try await PostgresTestServer.shared()
+        var server = Self.server
+        if server == nil { server = try await PostgresTestServer.shared() }
+        guard let server else { return }
         let name = try server.makeDatabase()
         let files: [(String, String)] = [
             ("postgres-url", server.url(database: name)), ("postgres-database", name),

@@ -1,0 +1,53 @@
+import AuthHandlerHTTP
+import Foundation
+import TestSupport
+import Testing
+
+/// The accounts backend on a PostgreSQL server that stops and comes back, through the real binary (docs/OPERATIONS.md
+/// "With the accounts backend: one PostgreSQL").
+@Suite(.serialized) struct EndToEndAccountsPostgresTests {
+    static let password = "correct horse battery staple"
+
+    @Test("PostgreSQL stopped: 503 unavailable within the timeout, /readyz 503, starts go on; all back when it returns")
+    func databaseStoppedAndStarted() async throws {
+        let server = try await PostgresTestServer.start()
+        defer { try? FileManager.default.removeItem(at: server.directory) }
+        try await withCleanup({ await server.stop() }) {
+            try await AccountsDatabaseEngine.$server.withValue(server) {
+                try await withEndToEnd(backend: .accounts(engine: .postgres)) { e2e in
+                    try await Self.outage(e2e, server)
+                }
+            }
+        }
+    }
+
+    static func outage(_ e2e: EndToEnd, _ server: PostgresTestServer) async throws {
+        let signUp = try await e2e.passwordSignUp("alice@example.com", password)
+        let refreshToken = try #require(signUp["refreshToken"]?.stringValue)
+        #expect(try await e2e.get(e2e.daemonURL + "/readyz").status == 200)
+
+        await server.stop()
+        for attempt in 0..<3 {
+            let started = ContinuousClock.now
+            let signIn = try await e2e.passwordSignIn("alice@example.com", password)
+            // statementTimeoutMs is 2000 (EndToEndHarness): the answer comes within it, plus the hashing.
+            #expect(ContinuousClock.now - started < .seconds(4), "attempt \(attempt)")
+            #expect(signIn.status == 503, "sign-in while PostgreSQL is down: \(signIn.text)")
+            #expect(signIn.text.contains("unavailable"), "\(signIn.text)")
+        }
+        let refresh = try await e2e.refreshGrant(refreshToken)
+        #expect(refresh.status == 503, "refresh while PostgreSQL is down: \(refresh.text)")
+        let ready = try await e2e.get(e2e.daemonURL + "/readyz")
+        #expect(ready.status == 503 && ready.text.contains("accounts database"), "\(ready.text)")
+        let start = try await e2e.get(e2e.startURL("google.com"), freshBrowser: true)
+        #expect(start.status == 302, "a start while PostgreSQL is down: \(start.status)")
+
+        try await server.start()
+        #expect(try await e2e.get(e2e.daemonURL + "/readyz").status == 200)
+        let signIn = try await e2e.passwordSignIn("alice@example.com", password)
+        #expect(signIn.status == 200, "sign-in after PostgreSQL returned: \(signIn.text)")
+        #expect(signIn.json?["localId"] == signUp["localId"])
+        let refreshed = try await e2e.refreshGrant(refreshToken)
+        #expect(refreshed.status == 200, "the session survived the outage: \(refreshed.text)")
+    }
+}
