@@ -21,6 +21,10 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     /// test that stops it).
     @TaskLocal static var server: PostgresTestServer?
 
+    /// The directory of a daemon whose PostgreSQL database (and signing and state keys) a new daemon shares, as a second
+    /// instance would; nil for a database of its own.
+    @TaskLocal static var sharedWith: URL?
+
     /// Runs `body` with ``current`` set to this engine.
     func run(_ body: () async throws -> Void) async throws {
         try await Self.$current.withValue(self) { try await body() }
@@ -37,6 +41,16 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     /// Creates the test's database and writes what its daemons' configs name: the URL and password, a signing key and
     /// a state key, which instances on one database must share.
     static func preparePostgres(in directory: URL) async throws {
+        if let sharedWith {
+            for file in [
+                "postgres-url", "postgres-database", "postgres-password", "postgres-port", "signing-key.pem",
+                "state-key",
+            ] {
+                try FileManager.default.copyItem(
+                    at: sharedWith.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+            }
+            return
+        }
         var server = Self.server
         if server == nil { server = try await PostgresTestServer.shared() }
         guard let server else { return }

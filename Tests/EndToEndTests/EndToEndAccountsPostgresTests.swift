@@ -50,4 +50,58 @@ import Testing
         let refreshed = try await e2e.refreshGrant(refreshToken)
         #expect(refreshed.status == 200, "the session survived the outage: \(refreshed.text)")
     }
+
+    @Test(
+        "two instances on one database: sign-up on one, sign-in on the other; concurrent refreshes and sign-ups; kill -9"
+    )
+    func twoInstances() async throws {
+        try await withEndToEnd(backend: .accounts(engine: .postgres)) { first in
+            try await AccountsDatabaseEngine.$sharedWith.withValue(first.directory) {
+                try await withEndToEnd(backend: .accounts(engine: .postgres)) { second in
+                    try await Self.shared(first, second)
+                }
+            }
+        }
+    }
+
+    static func shared(_ first: EndToEnd, _ second: EndToEnd) async throws {
+        let signUp = try await first.passwordSignUp("alice@example.com", password)
+        let signIn = try await second.passwordSignIn("alice@example.com", password)
+        #expect(signIn.status == 200, "sign-in on the other instance: \(signIn.text)")
+        #expect(signIn.json?["localId"] == signUp["localId"])
+
+        // One token presented to both at once: one family stays, whatever each answers.
+        var token = try #require(signIn.json?["refreshToken"]?.stringValue)
+        for round in 0..<5 {
+            let presented = token
+            async let onFirst = first.refreshGrant(presented)
+            async let onSecond = second.refreshGrant(presented)
+            let answers = try await [onFirst, onSecond]
+            let successors = Set(
+                answers.filter { $0.status == 200 }.compactMap { $0.json?["refresh_token"]?.stringValue })
+            #expect(successors.count == 1, "round \(round): \(answers.map(\.text))")
+            for answer in answers where answer.status != 200 {
+                #expect(answer.json?["error"]?.stringValue == "invalid_grant", "round \(round): \(answer.text)")
+            }
+            token = try #require(successors.first)
+        }
+
+        // One e-mail signed up on both at once: one account, one 409.
+        for round in 0..<3 {
+            let body = #"{"email": "bob\#(round)@example.com", "password": "\#(password)"}"#
+            async let onFirst = first.postJSON("/__/auth/password/sign-up", body)
+            async let onSecond = second.postJSON("/__/auth/password/sign-up", body)
+            let statuses = try await [onFirst, onSecond].map(\.status).sorted()
+            #expect(statuses == [200, 409], "round \(round): \(statuses)")
+        }
+
+        // An instance killed: the other serves its users and the sessions it started.
+        let onFirst = try await first.passwordSignIn("alice@example.com", password)
+        let firstToken = try #require(onFirst.json?["refreshToken"]?.stringValue)
+        first.daemon.send(SIGKILL)
+        _ = await first.daemon.exitCode()
+        #expect(try await second.refreshGrant(firstToken).status == 200)
+        #expect(try await second.refreshGrant(token).status == 200)
+        #expect(try await second.passwordSignIn("alice@example.com", password).status == 200)
+    }
 }
