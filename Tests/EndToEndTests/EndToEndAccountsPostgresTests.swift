@@ -55,9 +55,12 @@ import Testing
         "two instances on one database: sign-up on one, sign-in on the other; concurrent refreshes and sign-ups; kill -9"
     )
     func twoInstances() async throws {
-        try await withEndToEnd(backend: .accounts(engine: .postgres)) { first in
+        // A hashing budget (per instance) roomy enough that only the sign-in throttle refuses.
+        let backend = EndToEnd.Backend.accounts(
+            members: #""password": {"rateLimit": {"perMinute": 600, "burst": 100}}"#, engine: .postgres)
+        try await withEndToEnd(backend: backend) { first in
             try await AccountsDatabaseEngine.$sharedWith.withValue(first.directory) {
-                try await withEndToEnd(backend: .accounts(engine: .postgres)) { second in
+                try await withEndToEnd(backend: backend) { second in
                     try await Self.shared(first, second)
                 }
             }
@@ -93,6 +96,19 @@ import Testing
             async let onSecond = second.postJSON("/__/auth/password/sign-up", body)
             let statuses = try await [onFirst, onSecond].map(\.status).sorted()
             #expect(statuses == [200, 409], "round \(round): \(statuses)")
+        }
+
+        // The sign-in throttle counts across instances: 10 wrong passwords alternating between them (5 each, which
+        // neither would refuse alone) refuse the 11th on both.
+        _ = try await first.passwordSignUp("carol@example.com", password)
+        for attempt in 0..<10 {
+            let instance = attempt % 2 == 0 ? first : second
+            let wrong = try await instance.passwordSignIn("carol@example.com", "not the password at all")
+            #expect(wrong.status == 400, "attempt \(attempt): \(wrong.text)")
+        }
+        for instance in [first, second] {
+            let refused = try await instance.passwordSignIn("carol@example.com", password)
+            #expect(refused.status == 429, "after 10 failures on two instances: \(refused.text)")
         }
 
         // An instance killed: the other serves its users and the sessions it started.
