@@ -33,6 +33,13 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
+        // PostgreSQL's client library for the accounts store of several instances (docs/ACCOUNTS.md "Storage"): libpq,
+        // its parameterised queries only (https://www.postgresql.org/docs/15/libpq-exec.html).
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // Argon2id password hashing (RFC 9106) for the accounts backend: libargon2, the reference implementation.
         .systemLibrary(
             name: "CArgon2",
@@ -93,10 +100,13 @@ let package = Package(
             name: "AuthHandlerProtocols",
             dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerSystem"]
         ),
-        // Used states and sealed results: memory, SQLite and Redis.
+        // Used states and sealed results: memory, SQLite and Redis; and the PostgreSQL connection pool the accounts store
+        // runs on.
         .target(
             name: "AuthHandlerStore",
-            dependencies: ["AuthHandlerCrypto", "AuthHandlerSystem", "CSQLite", "CHiredis", "CSQLiteShims"]
+            dependencies: [
+                "AuthHandlerCrypto", "AuthHandlerSystem", "CSQLite", "CHiredis", "CSQLiteShims", "CPostgres",
+            ]
         ),
         // The accounts backend (docs/ACCOUNTS.md): users, passwords, identities, sessions and ID tokens, their store
         // protocol and its SQLite engine, and the mail they send. It knows no sign-in flow and no configuration file.
@@ -159,11 +169,11 @@ let package = Package(
             // A Python helper the Swift tests run: an independent JWT check (PyJWT).
             exclude: ["Accounts/verify_id_token.py"]
         ),
-        // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, an SMTP server and
-        // loopback sockets.
+        // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, PostgreSQL, an SMTP
+        // server and loopback sockets.
         .target(
             name: "TestSupport",
-            dependencies: ["AuthHandlerHTTP", "AuthHandlerStore"],
+            dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerStore"],
             path: "Tests/TestSupport",
             // The real SMTP server (aiosmtpd) that `SMTPSink` runs, for the mail tests of every test target.
             exclude: ["smtp_sink.py"]

@@ -6,7 +6,7 @@ set -euo pipefail
 
 level=${1:-test}
 packages=(pkg-config libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libhiredis-dev libqrencode-dev
-    libargon2-dev libidn2-dev libcrypt-dev)
+    libargon2-dev libidn2-dev libcrypt-dev libpq-dev)
 if [[ $level == test || $level == bench ]]; then
     # Independent reference implementations the test suite checks our protocol code against.
     packages+=(python3 python3-oauthlib python3-jwt)
@@ -20,6 +20,9 @@ if [[ $level == test || $level == bench ]]; then
     # nginx in front of two instances; the browser-module test (Tests/Browser/browser_client_test.py) serves its app
     # page with nginx and proxies /__/auth/ through it.
     packages+=(redis-server redis-tools nginx-light)
+    # The accounts store's PostgreSQL engine: the tests run their own server (initdb in a temporary directory as an
+    # unprivileged user; Tests/TestSupport/PostgresTestServer.swift).
+    packages+=(postgresql)
     # The real-browser test (Tests/Browser/): headless Chromium driven through WebDriver.
     packages+=(chromium chromium-driver python3-selenium)
     # The packaging test (Tests/Packaging/): dpkg-shlibdeps (dpkg-dev, which pulls in binutils for readelf),

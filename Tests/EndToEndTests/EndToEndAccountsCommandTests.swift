@@ -42,7 +42,13 @@ extension EndToEnd {
     static let first = "correct horse battery staple"
     static let second = "a new operator-set passphrase"
 
-    @Test("set-password reads standard input; the daemon signs in with the new password only, and never prints it")
+    @Test(
+        "set-password reads standard input; the daemon signs in with the new password only, and never prints it",
+        arguments: AccountsDatabaseEngine.allCases)
+    func setPasswordFromStandardInput(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await setPasswordFromStandardInput() }
+    }
+
     func setPasswordFromStandardInput() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let signUp = try await e2e.password("sign-up", "alice@example.com", Self.first)
@@ -70,7 +76,13 @@ extension EndToEnd {
 
     /// At a terminal (a pseudo-terminal from script(1)): the prompt on the terminal, the password typed after it never
     /// echoed, and set.
-    @Test("set-password at a terminal prompts and turns echo off while the password is typed")
+    @Test(
+        "set-password at a terminal prompts and turns echo off while the password is typed",
+        arguments: AccountsDatabaseEngine.allCases)
+    func setPasswordAtATerminal(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await setPasswordAtATerminal() }
+    }
+
     func setPasswordAtATerminal() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             #expect(try await e2e.password("sign-up", "alice@example.com", Self.first).status == 200)
@@ -93,7 +105,13 @@ extension EndToEnd {
         }
     }
 
-    @Test("a password given as an argument or refused by the policy is not set, and is never repeated")
+    @Test(
+        "a password given as an argument or refused by the policy is not set, and is never repeated",
+        arguments: AccountsDatabaseEngine.allCases)
+    func refusedPasswords(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await refusedPasswords() }
+    }
+
     func refusedPasswords() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             #expect(try await e2e.password("sign-up", "alice@example.com", Self.first).status == 200)
@@ -117,7 +135,13 @@ extension EndToEnd {
         }
     }
 
-    @Test("disable: sign-in is 403 user-disabled and the refresh token is refused; enable: sign-in works again")
+    @Test(
+        "disable: sign-in is 403 user-disabled and the refresh token is refused; enable: sign-in works again",
+        arguments: AccountsDatabaseEngine.allCases)
+    func disableAndEnable(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await disableAndEnable() }
+    }
+
     func disableAndEnable() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let signUp = try await e2e.password("sign-up", "alice@example.com", Self.first)
@@ -143,7 +167,13 @@ extension EndToEnd {
         }
     }
 
-    @Test("revoke-sessions ends every session: refresh is invalid_grant, show counts none live, a new sign-in works")
+    @Test(
+        "revoke-sessions ends every session: refresh is invalid_grant, show counts none live, a new sign-in works",
+        arguments: AccountsDatabaseEngine.allCases)
+    func revokeSessions(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await revokeSessions() }
+    }
+
     func revokeSessions() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let signUp = try await e2e.password("sign-up", "alice@example.com", Self.first)
@@ -172,7 +202,13 @@ extension EndToEnd {
         }
     }
 
-    @Test("set-claims from an argument or stdin reaches the next ID token; null clears them")
+    @Test(
+        "set-claims from an argument or stdin reaches the next ID token; null clears them",
+        arguments: AccountsDatabaseEngine.allCases)
+    func setClaimsReachTheIDToken(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await setClaimsReachTheIDToken() }
+    }
+
     func setClaimsReachTheIDToken() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let signUp = try await e2e.password("sign-up", "alice@example.com", Self.first)
@@ -193,7 +229,13 @@ extension EndToEnd {
         }
     }
 
-    @Test("list and show --json parse, name the users, and hold no hash, token or password")
+    @Test(
+        "list and show --json parse, name the users, and hold no hash, token or password",
+        arguments: AccountsDatabaseEngine.allCases)
+    func listAndShowAsJSON(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await listAndShowAsJSON() }
+    }
+
     func listAndShowAsJSON() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             var secrets: [String] = ["$argon2id"]
@@ -222,7 +264,11 @@ extension EndToEnd {
         }
     }
 
-    @Test("delete needs --yes; then the user is gone for the daemon too")
+    @Test("delete needs --yes; then the user is gone for the daemon too", arguments: AccountsDatabaseEngine.allCases)
+    func deleteNeedsConfirmation(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await deleteNeedsConfirmation() }
+    }
+
     func deleteNeedsConfirmation() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             #expect(try await e2e.password("sign-up", "alice@example.com", Self.first).status == 200)

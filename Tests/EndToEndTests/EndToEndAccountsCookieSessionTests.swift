@@ -6,7 +6,13 @@ import Testing
 /// A session started in cookie mode lives only in the browser's `HttpOnly` cookie (HTTP-API.md §3.10): its refresh
 /// token is never in a body, and presented in a body it is refused without being used up.
 @Suite(.serialized) struct EndToEndAccountsCookieSessionTests {
-    @Test("a cookie-mode session's token is refused in a body and still refreshes through the cookie")
+    @Test(
+        "a cookie-mode session's token is refused in a body and still refreshes through the cookie",
+        arguments: AccountsDatabaseEngine.allCases)
+    func cookieSessionIsRefreshedOnlyThroughTheCookie(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await cookieSessionIsRefreshedOnlyThroughTheCookie() }
+    }
+
     func cookieSessionIsRefreshedOnlyThroughTheCookie() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let body = #"{"email": "tab@example.com", "password": "correct horse battery staple", "session": "cookie"}"#

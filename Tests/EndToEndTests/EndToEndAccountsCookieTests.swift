@@ -36,7 +36,13 @@ import Testing
         response.headers.values(for: "Set-Cookie").first { $0.hasPrefix("auth_handler_session=") }
     }
 
-    @Test("cookie mode needs X-Auth-Handler: 1 and no cross-site Sec-Fetch-Site; the token only in the cookie")
+    @Test(
+        "cookie mode needs X-Auth-Handler: 1 and no cross-site Sec-Fetch-Site; the token only in the cookie",
+        arguments: AccountsDatabaseEngine.allCases)
+    func sessionCookieOnlyForTheOriginsScript(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await sessionCookieOnlyForTheOriginsScript() }
+    }
+
     func sessionCookieOnlyForTheOriginsScript() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             _ = try await e2e.passwordSignUp("alice@example.com", Self.password)
@@ -142,7 +148,13 @@ import Testing
         }
     }
 
-    @Test("a provider sign-in redeemed with session=cookie: refused cross-site, else the token only in the cookie")
+    @Test(
+        "a provider sign-in redeemed with session=cookie: refused cross-site, else the token only in the cookie",
+        arguments: AccountsDatabaseEngine.allCases)
+    func redemptionInCookieMode(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await redemptionInCookieMode() }
+    }
+
     func redemptionInCookieMode() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             func redeem(_ code: String, _ headers: [String: String]) async throws -> OutboundResponse {
@@ -178,7 +190,13 @@ import Testing
         }
     }
 
-    @Test("a session started in cookie mode is answered only in the cookie, even when its token comes in a body")
+    @Test(
+        "a session started in cookie mode is answered only in the cookie, even when its token comes in a body",
+        arguments: AccountsDatabaseEngine.allCases)
+    func cookieSessionNeverAnsweredInABody(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await cookieSessionNeverAnsweredInABody() }
+    }
+
     func cookieSessionNeverAnsweredInABody() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             _ = try await e2e.passwordSignUp("alice@example.com", Self.password)

@@ -140,7 +140,13 @@ import Testing
         ),
     ]
 
-    @Test("bad input at every accounts endpoint gets a JSON error, and the daemon keeps serving")
+    @Test(
+        "bad input at every accounts endpoint gets a JSON error, and the daemon keeps serving",
+        arguments: AccountsDatabaseEngine.allCases)
+    func badInputRefused(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await badInputRefused() }
+    }
+
     func badInputRefused() async throws {
         let members = #""password": {"rateLimit": {"perMinute": 6000, "burst": 500}}"#
         try await withEndToEnd(backend: .accounts(members: members)) { e2e in

@@ -25,7 +25,13 @@ import Testing
         #"{"pendingCredential": "\#(pending)", "verifier": "\#(verifier)"}"#
     }
 
-    @Test("a verified account: 409 with a pending credential, linked only with its verifier, by a fresh sign-in, once")
+    @Test(
+        "a verified account: 409 with a pending credential, linked only with its verifier, by a fresh sign-in, once",
+        arguments: AccountsDatabaseEngine.allCases)
+    func pendingCredentialBoundToVerifier(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await pendingCredentialBoundToVerifier() }
+    }
+
     func pendingCredentialBoundToVerifier() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let (localID, pending) = try await Self.conflict(e2e, user: "alice")
@@ -68,7 +74,11 @@ import Testing
         }
     }
 
-    @Test("a pending credential links only to its own account")
+    @Test("a pending credential links only to its own account", arguments: AccountsDatabaseEngine.allCases)
+    func pendingCredentialBoundToAccount(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await pendingCredentialBoundToAccount() }
+    }
+
     func pendingCredentialBoundToAccount() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let (_, pending) = try await Self.conflict(e2e, user: "alice")
@@ -83,7 +93,13 @@ import Testing
         }
     }
 
-    @Test("a pending credential links only by a session signed in after it was issued")
+    @Test(
+        "a pending credential links only by a session signed in after it was issued",
+        arguments: AccountsDatabaseEngine.allCases)
+    func pendingCredentialNeedsLaterSignIn(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await pendingCredentialNeedsLaterSignIn() }
+    }
+
     func pendingCredentialNeedsLaterSignIn() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             // A session of the account that predates the conflict (a tab left signed in, or a stolen ID token).
@@ -106,7 +122,13 @@ import Testing
         }
     }
 
-    @Test("a never-verified password account is taken over by the provider's verified identity")
+    @Test(
+        "a never-verified password account is taken over by the provider's verified identity",
+        arguments: AccountsDatabaseEngine.allCases)
+    func unverifiedAccountTakenOver(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await unverifiedAccountTakenOver() }
+    }
+
     func unverifiedAccountTakenOver() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             // Someone registered bob's address without proving it.
@@ -137,7 +159,13 @@ import Testing
         }
     }
 
-    @Test("a never-verified password account cannot link: 403 email-not-verified at /user/link and by redirect")
+    @Test(
+        "a never-verified password account cannot link: 403 email-not-verified at /user/link and by redirect",
+        arguments: AccountsDatabaseEngine.allCases)
+    func unverifiedAccountCannotLink(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await unverifiedAccountCannotLink() }
+    }
+
     func unverifiedAccountCannotLink() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             // A link by redirect (authType=linkViaRedirect with the account's ID token).
@@ -174,8 +202,13 @@ import Testing
     }
 
     @Test(
-        "links by redirect: one identity per provider, none of another user's; the last way in stays; sign-out ends sid"
+        "links by redirect: one identity per provider, none of another user's; the last way in stays; sign-out ends sid",
+        arguments: AccountsDatabaseEngine.allCases
     )
+    func linkRulesAndLastMethod(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await linkRulesAndLastMethod() }
+    }
+
     func linkRulesAndLastMethod() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let alice = try await e2e.providerSignIn("google.com", user: "alice")

@@ -11,7 +11,13 @@ import Testing
     static let password = "correct horse battery staple"
     static let newPassword = "a brand new passphrase for tests"
 
-    @Test("a reset mail's link: GET shows the form without using the code, POST sets the password once, sessions end")
+    @Test(
+        "a reset mail's link: GET shows the form without using the code, POST sets the password once, sessions end",
+        arguments: AccountsDatabaseEngine.allCases)
+    func passwordReset(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await passwordReset() }
+    }
+
     func passwordReset() async throws {
         try await withMailingDaemon { e2e, sink in
             let first = try await e2e.signUp("reset@example.com", Self.password)
@@ -74,7 +80,13 @@ import Testing
         }
     }
 
-    @Test("a reset for an unknown address answers the same 200 {} and mails nothing")
+    @Test(
+        "a reset for an unknown address answers the same 200 {} and mails nothing",
+        arguments: AccountsDatabaseEngine.allCases)
+    func resetForUnknownAddress(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await resetForUnknownAddress() }
+    }
+
     func resetForUnknownAddress() async throws {
         try await withMailingDaemon { e2e, sink in
             _ = try await e2e.signUp("known@example.com", Self.password)
@@ -94,7 +106,13 @@ import Testing
         }
     }
 
-    @Test("at most 3 requested mails per recipient and hour: the fourth reset is dropped and reported")
+    @Test(
+        "at most 3 requested mails per recipient and hour: the fourth reset is dropped and reported",
+        arguments: AccountsDatabaseEngine.allCases)
+    func resetMailLimit(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await resetMailLimit() }
+    }
+
     func resetMailLimit() async throws {
         try await withMailingDaemon { e2e, sink in
             _ = try await e2e.signUp("limited@example.com", Self.password)
@@ -109,7 +127,13 @@ import Testing
         }
     }
 
-    @Test("verify-email mails a link; following it makes the ID token's email_verified true")
+    @Test(
+        "verify-email mails a link; following it makes the ID token's email_verified true",
+        arguments: AccountsDatabaseEngine.allCases)
+    func verifyEmail(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await verifyEmail() }
+    }
+
     func verifyEmail() async throws {
         try await withMailingDaemon { e2e, sink in
             let session = try await e2e.signUp("verify@example.com", Self.password)
@@ -139,8 +163,13 @@ import Testing
     }
 
     @Test(
-        "change of address: confirmed by the new one; the old one gets a recovery link that restores it and ends every session"
+        "change of address: confirmed by the new one; the old one gets a recovery link that restores it and ends every session",
+        arguments: AccountsDatabaseEngine.allCases
     )
+    func changeAndRecoverEmail(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await changeAndRecoverEmail() }
+    }
+
     func changeAndRecoverEmail() async throws {
         try await withMailingDaemon { e2e, sink in
             let session = try await e2e.signUp("old@example.com", Self.password)
@@ -164,7 +193,7 @@ import Testing
             #expect(before.status == 400)
             // A code waiting to be used is in the file only as its digest: neither its text nor its bytes.
             let pending = Self.code(of: confirmLink)
-            let stored = try e2e.accountsDatabaseBytes()
+            let stored = try await e2e.accountsDatabaseBytes()
             #expect(!stored.containsText(pending), "an e-mail action code is in the accounts database")
             if let raw = Base64.urlDecode(pending) { #expect(!stored.containsBytes(raw)) }
             #expect(stored.containsBytes(try SHA256.hash(Array(pending.utf8))), "the search looked in the wrong file")
@@ -205,7 +234,13 @@ import Testing
         }
     }
 
-    @Test("an account whose address was never verified cannot change it: 403 email-not-verified")
+    @Test(
+        "an account whose address was never verified cannot change it: 403 email-not-verified",
+        arguments: AccountsDatabaseEngine.allCases)
+    func changeEmailNeedsVerifiedAddress(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await changeEmailNeedsVerifiedAddress() }
+    }
+
     func changeEmailNeedsVerifiedAddress() async throws {
         try await withMailingDaemon { e2e, sink in
             let session = try await e2e.signUp("unverified@example.com", Self.password)
@@ -217,7 +252,13 @@ import Testing
         }
     }
 
-    @Test("change of password: recent sign-in, policy, other sessions end and the caller gets fresh tokens; reauth")
+    @Test(
+        "change of password: recent sign-in, policy, other sessions end and the caller gets fresh tokens; reauth",
+        arguments: AccountsDatabaseEngine.allCases)
+    func changePasswordAndReauthenticate(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await changePasswordAndReauthenticate() }
+    }
+
     func changePasswordAndReauthenticate() async throws {
         try await withMailingDaemon { e2e, _ in
             let session = try await e2e.signUp("change@example.com", Self.password)
@@ -247,7 +288,13 @@ import Testing
         }
     }
 
-    @Test("a change of password in cookie mode: the new session's refresh token only in the session cookie")
+    @Test(
+        "a change of password in cookie mode: the new session's refresh token only in the session cookie",
+        arguments: AccountsDatabaseEngine.allCases)
+    func changePasswordInCookieMode(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await changePasswordInCookieMode() }
+    }
+
     func changePasswordInCookieMode() async throws {
         try await withMailingDaemon { e2e, _ in
             _ = try await e2e.signUp("cookie@example.com", Self.password)
@@ -274,7 +321,13 @@ import Testing
         }
     }
 
-    @Test("without backend.email the mail-sending endpoints answer 403 operation-not-allowed naming it")
+    @Test(
+        "without backend.email the mail-sending endpoints answer 403 operation-not-allowed naming it",
+        arguments: AccountsDatabaseEngine.allCases)
+    func withoutMail(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await withoutMail() }
+    }
+
     func withoutMail() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let session = try await e2e.signUp("nomail@example.com", Self.password)

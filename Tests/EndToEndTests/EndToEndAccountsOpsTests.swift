@@ -20,7 +20,13 @@ import Testing
             freshBrowser: true)
     }
 
-    @Test("introspection needs the operator secret and answers active only while the session is live")
+    @Test(
+        "introspection needs the operator secret and answers active only while the session is live",
+        arguments: AccountsDatabaseEngine.allCases)
+    func introspection(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await introspection() }
+    }
+
     func introspection() async throws {
         try await withEndToEnd(
             backend: .accounts(members: #""introspectionSecret": {"env": "E2E_INTROSPECTION_SECRET"}"#),
@@ -63,7 +69,11 @@ import Testing
         }
     }
 
-    @Test("without introspectionSecret the endpoint is off")
+    @Test("without introspectionSecret the endpoint is off", arguments: AccountsDatabaseEngine.allCases)
+    func introspectionOff(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await introspectionOff() }
+    }
+
     func introspectionOff() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let response = try await Self.introspect(e2e, "x", authorization: "Bearer anything")
@@ -72,7 +82,13 @@ import Testing
         }
     }
 
-    @Test("/metrics counts sign-ups, sign-ins by method and outcome, refreshes, throttling and hashing")
+    @Test(
+        "/metrics counts sign-ups, sign-ins by method and outcome, refreshes, throttling and hashing",
+        arguments: AccountsDatabaseEngine.allCases)
+    func metrics(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await metrics() }
+    }
+
     func metrics() async throws {
         try await withEndToEnd(
             backend: .accounts(members: #""password": {"rateLimit": {"perMinute": 1, "burst": 3}}"#)

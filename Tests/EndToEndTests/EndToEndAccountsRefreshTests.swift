@@ -27,7 +27,13 @@ import Testing
         return nil
     }
 
-    @Test("one successor per token: a reuse within 10 s gets the same one; after it, reuse revokes the session")
+    @Test(
+        "one successor per token: a reuse within 10 s gets the same one; after it, reuse revokes the session",
+        arguments: AccountsDatabaseEngine.allCases)
+    func oneSuccessorThenReuseRevokes(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await oneSuccessorThenReuseRevokes() }
+    }
+
     func oneSuccessorThenReuseRevokes() async throws {
         // Two daemons side by side so that one wait past the 10 s window serves both: the default lost-answer window
         // (300 s) and one of 1 s.

@@ -52,8 +52,9 @@ extension EndToEnd {
     }
 
     /// The accounts database's bytes: the file and its WAL (and shared-memory index), as an attacker who copied them
-    /// would have them.
-    func accountsDatabaseBytes() throws -> [UInt8] {
+    /// would have them; on PostgreSQL the database as `pg_dump` writes it, as an attacker with a backup would.
+    func accountsDatabaseBytes() async throws -> [UInt8] {
+        if AccountsDatabaseEngine.isPostgres(directory) { return try await postgresDump() }
         var bytes: [UInt8] = []
         for suffix in ["", "-wal", "-shm", "-journal"] {
             let url = directory.appendingPathComponent("accounts.sqlite" + suffix)
@@ -73,6 +74,13 @@ extension EndToEnd {
     /// Marks the account of `normalizedEmail` verified (or not) in the database, as the verification mail's link
     /// would (the e-mail actions are tested on their own; here only the state matters).
     func markEmailVerified(_ normalizedEmail: String, _ verified: Bool = true) async throws {
+        if AccountsDatabaseEngine.isPostgres(directory) {
+            let changed = try postgresRun(
+                "UPDATE account_users SET email_verified = $1 WHERE normalized_email = $2",
+                [.bool(verified), .text(normalizedEmail)])
+            #expect(changed == 1, "marking \(normalizedEmail) verified")
+            return
+        }
         let script = """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], timeout=10)
@@ -109,7 +117,13 @@ extension [UInt8] {
 
 /// The accounts backend through the real binary (HTTP-API.md §3.10, docs/ACCOUNTS.md).
 @Suite(.serialized) struct EndToEndAccountsTests {
-    @Test("sign-up, sign-in and a refresh through the binary; the ID token names this daemon as its issuer")
+    @Test(
+        "sign-up, sign-in and a refresh through the binary; the ID token names this daemon as its issuer",
+        arguments: AccountsDatabaseEngine.allCases)
+    func signUpSignInRefresh(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await signUpSignInRefresh() }
+    }
+
     func signUpSignInRefresh() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let password = "correct horse battery staple"

@@ -26,7 +26,13 @@ import Testing
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
-    @Test("beyond the hashing budget: 429 with Retry-After, answered without hashing")
+    @Test(
+        "beyond the hashing budget: 429 with Retry-After, answered without hashing",
+        arguments: AccountsDatabaseEngine.allCases)
+    func budgetAnsweredWithoutHashing(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await budgetAnsweredWithoutHashing() }
+    }
+
     func budgetAnsweredWithoutHashing() async throws {
         // A hash costs about a second at 128 MiB and 3 passes; a refusal that hashed first would cost as much.
         let members =
@@ -74,7 +80,13 @@ import Testing
         }
     }
 
-    @Test("an unknown e-mail and a wrong password: the same answer in the same time (the dummy hash)")
+    @Test(
+        "an unknown e-mail and a wrong password: the same answer in the same time (the dummy hash)",
+        arguments: AccountsDatabaseEngine.allCases)
+    func enumerationByAnswerAndTime(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await enumerationByAnswerAndTime() }
+    }
+
     func enumerationByAnswerAndTime() async throws {
         // A hash of 46 MiB and 1 pass (OWASP's first row; about 0.1 s here) stands clear of a shared
         // machine's noise.
@@ -129,7 +141,13 @@ import Testing
         return sorted[max(0, Int((0.99 * Double(sorted.count)).rounded(.up)) - 1)]
     }
 
-    @Test("with 64 password sign-ins in flight, /healthz answers within 50 ms and a provider start within 100 ms (p99)")
+    @Test(
+        "with 64 password sign-ins in flight, /healthz answers within 50 ms and a provider start within 100 ms (p99)",
+        arguments: AccountsDatabaseEngine.allCases)
+    func listenerServesWhileHashing(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await listenerServesWhileHashing() }
+    }
+
     func listenerServesWhileHashing() async throws {
         // Each sign-in from its own client (X-Forwarded-For from the trusted loopback proxy), so that the per-client
         // queue limit (2) does not turn them away; the budget high enough for all of them.

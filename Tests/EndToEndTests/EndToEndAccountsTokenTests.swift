@@ -23,7 +23,13 @@ import Testing
         return (status, JSONValue.parse(Array(process.standardOutput.utf8)), process.standardError)
     }
 
-    @Test("PyJWT finds the keys by discovery and verifies ES256, iss, aud and exp; the claims are Firebase's layout")
+    @Test(
+        "PyJWT finds the keys by discovery and verifies ES256, iss, aud and exp; the claims are Firebase's layout",
+        arguments: AccountsDatabaseEngine.allCases)
+    func pyJWTByDiscovery(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await pyJWTByDiscovery() }
+    }
+
     func pyJWTByDiscovery() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             let issuer = e2e.daemonURL + "/__/auth"
@@ -77,7 +83,13 @@ import Testing
         }
     }
 
-    @Test("no password, refresh token, ID token or pending credential in the database files or the daemon's log")
+    @Test(
+        "no password, refresh token, ID token or pending credential in the database files or the daemon's log",
+        arguments: AccountsDatabaseEngine.allCases)
+    func secretsNeitherAtRestNorLogged(engine: AccountsDatabaseEngine) async throws {
+        try await engine.run { try await secretsNeitherAtRestNorLogged() }
+    }
+
     func secretsNeitherAtRestNorLogged() async throws {
         try await withEndToEnd(backend: .accounts()) { e2e in
             var secrets: [String: String] = [:]
@@ -118,7 +130,7 @@ import Testing
                 bearer: bearer)
             #expect(linked.status == 200, "\(linked.text)")
 
-            let stored = try e2e.accountsDatabaseBytes()
+            let stored = try await e2e.accountsDatabaseBytes()
             let log = Array(e2e.daemon.standardError.utf8)
             #expect(secrets.count == 12, "a secret was not answered: \(secrets.keys.sorted())")
             for (name, secret) in secrets.sorted(by: { $0.key < $1.key }) {

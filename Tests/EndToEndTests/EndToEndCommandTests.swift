@@ -66,7 +66,7 @@ struct EndToEndCommandTests {
             // The same config but for a host name: both commands refuse it, naming the same path.
             let named = e2e.directory.appendingPathComponent("named.json")
             try Data(
-                EndToEnd.config(
+                try EndToEnd.config(
                     idp: e2e.idpURL, directory: e2e.directory, backend: .none,
                     settings: ["listen": #"["myhost:8080"]"#]
                 ).utf8

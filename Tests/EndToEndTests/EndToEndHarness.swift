@@ -32,9 +32,10 @@ final class EndToEnd: Sendable {
         case none
         case identityToolkit
         case webhook(url: String, secret: String)
-        /// The daemon's own accounts (HTTP-API.md §3.10) on `accounts.sqlite` in the test's directory; `members` are
-        /// more members of the backend object (e.g. `"email": {...}`), as JSON text without the braces.
-        case accounts(members: String = "")
+        /// The daemon's own accounts (HTTP-API.md §3.10) on `engine`: `accounts.sqlite` in the test's directory, or a
+        /// fresh database of the test process's PostgreSQL server; `members` are more members of the backend object
+        /// (e.g. `"email": {...}`), as JSON text without the braces.
+        case accounts(members: String = "", engine: AccountsDatabaseEngine = AccountsDatabaseEngine.current)
 
         var isAccounts: Bool {
             if case .accounts = self { return true }
@@ -84,9 +85,10 @@ final class EndToEnd: Sendable {
         if case .webhook(_, let secret) = backend {
             try Data(secret.utf8).write(to: directory.appendingPathComponent("webhook-secret"))
         }
+        if case .accounts(_, .postgres) = backend { try await AccountsDatabaseEngine.preparePostgres(in: directory) }
         let configPath = directory.appendingPathComponent("config.json")
         let settings = try placed(settings, for: backend)
-        try Data(config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
+        try Data(try config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
         let daemon = try TestProcess(
             authHandler: ["serve", "--config", configPath.path], environment: environment, launcher: launcher)
@@ -120,7 +122,7 @@ final class EndToEnd: Sendable {
             settings["publicURL"] = "\"\(daemonURL)\""
             settings["listen"] = settings["listen"] ?? "[\"\(address)\"]"
         }
-        try Data(Self.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
+        try Data(try Self.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
         let next = try TestProcess(authHandler: ["serve", "--config", configPath.path])
         guard let nextURL = await next.waitForLine(startingWith: "auth-handler listening on ") else {
@@ -153,8 +155,9 @@ final class EndToEnd: Sendable {
         return status
     }
 
-    static func config(idp: String, directory: URL, backend: Backend, settings: [String: String]) -> String {
+    static func config(idp: String, directory: URL, backend: Backend, settings: [String: String]) throws -> String {
         let secret = { (name: String) in "{\"file\": \"\(directory.appendingPathComponent(name).path)\"}" }
+        var settings = settings
         let backendJSON: String
         switch backend {
         case .none:
@@ -164,11 +167,20 @@ final class EndToEnd: Sendable {
                 "{\"kind\": \"identitytoolkit\", \"url\": \"\(idp)/identitytoolkit/v1\", \"apiKey\": \(secret("api-key"))}"
         case .webhook(let url, _):
             backendJSON = "{\"kind\": \"webhook\", \"url\": \"\(url)\", \"secret\": \(secret("webhook-secret"))}"
-        case .accounts(let members):
+        case .accounts(let members, .sqlite):
             let database = directory.appendingPathComponent("accounts.sqlite").path
             backendJSON =
                 "{\"kind\": \"accounts\", \"database\": {\"kind\": \"sqlite\", \"path\": \"\(database)\"}"
                 + (members.isEmpty ? "" : ", " + members) + "}"
+        case .accounts(let members, .postgres):
+            let postgres = try AccountsDatabaseEngine.postgresDatabase(in: directory)
+            // Instances share what signs and seals: the signing key and the state key are given, never made.
+            let signingKey = members.contains("\"signingKey\"") ? "" : ", \"signingKey\": \(secret("signing-key.pem"))"
+            backendJSON =
+                "{\"kind\": \"accounts\", \"database\": {\"kind\": \"postgres\", \"url\": \"\(postgres.url)\", "
+                + "\"password\": \(secret("postgres-password")), \"statementTimeoutMs\": 2000}\(signingKey)"
+                + (members.isEmpty ? "" : ", " + members) + "}"
+            settings["stateKey"] = settings["stateKey"] ?? secret("state-key")
         }
         // The fake's verify_credentials answers `email` without `email_verified`, as Twitter does.
         let oauth1Endpoints = """

@@ -43,7 +43,7 @@ final class ScaleOut: Sendable {
     /// Starts Redis, the fake IdP, `count` instances and (with `behindNginx`) nginx in front of them; the instances'
     /// `store.commandTimeoutSeconds` is `commandTimeoutSeconds` when given.
     static func start(
-        count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil
+        count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil, backend: EndToEnd.Backend = .none
     ) async throws -> ScaleOut {
         let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("e2e-scale-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -59,13 +59,17 @@ final class ScaleOut: Sendable {
             }
             try Data((Base64.urlEncode(try SecureRandom.bytes(32)) + "\n").utf8)
                 .write(to: directory.appendingPathComponent("state-key"))
+            // The accounts on PostgreSQL: one database (and one signing key) for every instance.
+            if case .accounts(_, .postgres) = backend {
+                try await AccountsDatabaseEngine.preparePostgres(in: directory)
+            }
             // nginx's port must be in every instance's publicURL before nginx knows the instances' ports: choose a free
             // port, start the instances, then nginx; should the port have been taken meanwhile, do it all again.
             for _ in 0..<5 {
                 let frontURL = "http://127.0.0.1:\(try freeLoopbackPort())"
                 let instances = try await startInstances(
                     count: count, idpURL: idpURL, frontURL: frontURL, redis: redis, directory: directory,
-                    commandTimeoutSeconds: commandTimeoutSeconds)
+                    commandTimeoutSeconds: commandTimeoutSeconds, backend: backend)
                 guard behindNginx else {
                     return ScaleOut(
                         directory: directory, idp: idp, idpURL: idpURL, redis: redis, instances: instances,
@@ -91,7 +95,7 @@ final class ScaleOut: Sendable {
 
     private static func startInstances(
         count: Int, idpURL: String, frontURL: String, redis: RedisTestServer, directory: URL,
-        commandTimeoutSeconds: Int?
+        commandTimeoutSeconds: Int?, backend: EndToEnd.Backend
     ) async throws -> [ScaleOutInstance] {
         let configPath = directory.appendingPathComponent("config.json")
         let timeout = commandTimeoutSeconds.map { ", \"commandTimeoutSeconds\": \($0)" } ?? ""
@@ -106,7 +110,7 @@ final class ScaleOut: Sendable {
             // Device sign-ins poll one instance while the browser uses another (EndToEndDeviceScaleOutTests).
             "deviceAuthorization": #"{"enabled": true, "intervalSeconds": 1}"#,
         ]
-        try Data(EndToEnd.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
+        try Data(try EndToEnd.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
         var instances: [ScaleOutInstance] = []
         for index in 0..<count {

@@ -270,7 +270,7 @@ import Testing
 extension EndToEnd {
     /// Rewrites this daemon's config file with `settings` over the defaults (as `start` wrote it).
     func rewriteConfig(_ settings: [String: String]) throws {
-        try Data(Self.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
+        try Data(try Self.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
             .write(to: directory.appendingPathComponent("config.json"), options: .atomic)
     }
 }

@@ -147,4 +147,10 @@ package protocol AccountStore: CounterStore {
     /// their refresh tokens: those revoked, idle since before `idleSince`, or signed in before `signedInBefore`.
     /// Answers the number of records removed (a session's tokens not counted).
     func sweep(now: Date, idleSince: Date, signedInBefore: Date) async throws(StoreError) -> Int
+
+    // MARK: Readiness
+
+    /// Why the store cannot serve now (a database server that does not answer), or nil: what `/readyz` reports
+    /// (HTTP-API.md, OPERATIONS.md). A local file has nothing to report.
+    func healthProblem() async -> String?
 }

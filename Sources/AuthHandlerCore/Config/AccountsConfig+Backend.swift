@@ -43,7 +43,7 @@ extension AccountsConfig {
     /// Opens the database, reads or makes the signing key, and builds the engine and its mail.
     package func makeBackend(_ setup: AccountsSetup) throws(BackendSetupError) -> AccountsBackend {
         let file = databaseFile(environment: setup.environment.variables)
-        let store = try openStore(file)
+        let store = try openStore(environment: setup.environment)
         let keys = try signingKeys(besides: file, setup: setup)
         var settings = AccountsSettings(
             idToken: IDTokenSettings(
@@ -57,7 +57,7 @@ extension AccountsConfig {
         let hasher = try passwordHasher(firebase: try importedFirebase?.parameters(in: setup.environment))
         let engine = AccountsEngine(
             store: store, settings: settings, keys: keys, hasher: hasher, policy: try passwordPolicy(),
-            throttle: SignInThrottle(deviceCookies: deviceCookies), deviceCookies: deviceCookies,
+            throttle: throttle(store: store, deviceCookies: deviceCookies), deviceCookies: deviceCookies,
             pendingCredentialKey: try Self.derive(setup.stateKey, "auth-handler accounts pending-credential"))
         setup.metrics.attach { [hasher] in hasher.snapshot() }
         let introspection = try introspectionSecret.map { reference throws(BackendSetupError) in
@@ -68,7 +68,24 @@ extension AccountsConfig {
             introspectionSecret: introspection)
     }
 
-    private func openStore(_ file: String) throws(BackendSetupError) -> SQLiteAccountStore {
+    /// Opens the database of `database.kind`: the SQLite file (made when missing), or the PostgreSQL database (its
+    /// migrations applied).
+    package func openStore(environment: SecretEnvironment) throws(BackendSetupError) -> any AccountStore {
+        guard let postgres else { return try openFile(databaseFile(environment: environment.variables)) }
+        let password = try postgres.password.map { reference throws(BackendSetupError) in
+            try BackendSetupError.resolve(reference, key: "backend.database.password", in: environment)
+        }
+        let settings = PostgresSettings(
+            url: postgres.url, password: password, poolSize: postgres.poolSize,
+            statementTimeout: .milliseconds(postgres.statementTimeoutMs))
+        do {
+            return try PostgresAccountStore(settings: settings)
+        } catch {
+            throw .accounts(key: "backend.database", "\(settings.redactedURL): \(error.detail)")
+        }
+    }
+
+    private func openFile(_ file: String) throws(BackendSetupError) -> SQLiteAccountStore {
         let directory = (file as NSString).deletingLastPathComponent
         if databasePath == nil, !FileManager.default.fileExists(atPath: directory) {
             // Outside systemd (which makes StateDirectory=) the default directory may not exist yet.
@@ -90,7 +107,10 @@ extension AccountsConfig {
             -> AccountSigningKey
         {
             do {
-                if case .file(let path) = reference, create { return try SigningKeyFile.loadOrCreate(at: path) }
+                // With PostgreSQL every instance must sign with one key: it is never made per instance.
+                if case .file(let path) = reference, create, postgres == nil {
+                    return try SigningKeyFile.loadOrCreate(at: path)
+                }
                 let pem = try BackendSetupError.resolve(reference, key: key, in: setup.environment)
                 return try AccountSigningKey(pem: pem, source: key)
             } catch let error as BackendSetupError {
@@ -148,7 +168,7 @@ extension AccountsConfig {
         }
     }
 
-    private func mail(store: SQLiteAccountStore, setup: AccountsSetup) throws(BackendSetupError) -> AccountsMail? {
+    private func mail(store: any AccountStore, setup: AccountsSetup) throws(BackendSetupError) -> AccountsMail? {
         guard let email else { return nil }
         let sender: MailSender
         do {
@@ -183,6 +203,13 @@ extension AccountsConfig {
                     report(event)
                 }), sender: sender,
             appName: setup.appName, baseURL: setup.base)
+    }
+
+    /// The sign-in throttle: this instance's, and with PostgreSQL (several instances on one database) also counted in
+    /// the database, so the instances throttle together (docs/ACCOUNTS.md "Guessing is throttled").
+    private func throttle(store: any AccountStore, deviceCookies: DeviceCookie) -> any SignInThrottling {
+        let local = SignInThrottle(deviceCookies: deviceCookies)
+        return postgres == nil ? local : SharedSignInThrottle(local: local, counters: store)
     }
 
     /// A 32-byte key for `label`, derived from the state key.

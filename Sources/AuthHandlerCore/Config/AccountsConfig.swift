@@ -12,6 +12,8 @@ package struct AccountsConfig: Sendable, Hashable {
     /// `database.path`, absolute after loading; nil means `$STATE_DIRECTORY/accounts.sqlite` (or
     /// `/var/lib/auth-handler/accounts.sqlite`).
     package var databasePath: String?
+    /// `database` of kind `postgres`: the database every instance shares; nil for kind `sqlite`.
+    package var postgres: AccountsPostgresConfig?
     /// `signingKey`: the P-256 private key (PEM) that signs ID tokens; nil means a file beside the database, made when
     /// missing.
     package var signingKey: SecretReference?
@@ -51,6 +53,26 @@ package struct AccountsConfig: Sendable, Hashable {
         if let databasePath { return databasePath }
         let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         return (directory ?? SQLiteStoreConfig.defaultStateDirectory) + "/" + Self.defaultDatabaseFile
+    }
+}
+
+/// `backend.database` of kind `postgres` (CONFIG.md, docs/ACCOUNTS.md "Storage").
+package struct AccountsPostgresConfig: Sendable, Hashable {
+    /// The bounds `poolSize` and `statementTimeoutMs` are checked against.
+    package static let (poolSizes, statementTimeouts) = (1...64, 100...60000)
+
+    /// `url`: a libpq connection URI without a password, e.g. `postgresql://auth@db:5432/auth?sslmode=verify-full`.
+    package var url: String
+    /// `password`: the database user's password, a secret reference; nil for none (a client certificate, peer).
+    package var password: SecretReference?
+    /// `poolSize`: connections per instance (default 8).
+    package var poolSize = 8
+    /// `statementTimeoutMs`: PostgreSQL's `statement_timeout`, and the longest an accounts operation waits for the
+    /// database before it answers `503 unavailable` (default 2000).
+    package var statementTimeoutMs = 2000
+
+    package init(url: String) {
+        self.url = url
     }
 }
 

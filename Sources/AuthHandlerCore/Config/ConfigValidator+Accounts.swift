@@ -8,7 +8,7 @@ extension ConfigValidator {
         "database", "signingKey", "nextSigningKey", "previousSigningKeys", "idTokenTTLSeconds", "refreshToken",
         "audience", "password", "email", "claims", "introspectionSecret", "importedHashes",
     ]
-    static let accountsDatabaseKeys = ["kind", "path"]
+    static let accountsDatabaseKeys = ["kind", "path", "url", "password", "poolSize", "statementTimeoutMs"]
     static let refreshTokenKeys = ["idleDays", "absoluteDays", "lostAnswerSeconds"]
     static let passwordKeys = ["enabled", "minLength", "argon2id", "blockList", "rateLimit"]
     static let argon2idKeys = ["memoryKiB", "iterations", "parallelism"]
@@ -19,8 +19,16 @@ extension ConfigValidator {
     /// The `accounts` settings among `fields` (the `backend` section's members).
     mutating func accounts(_ fields: [String: JSONValue], at path: ConfigPath) -> AccountsConfig {
         var config = AccountsConfig()
-        if let value = fields["database"] { config.databasePath = accountsDatabase(value, at: path.key("database")) }
+        if let value = fields["database"] {
+            (config.databasePath, config.postgres) = accountsDatabase(value, at: path.key("database"))
+        }
         if let value = fields["signingKey"] { config.signingKey = signingKey(value, at: path.key("signingKey")) }
+        if config.postgres != nil, fields["signingKey"] == nil {
+            fail(
+                path.key("signingKey"),
+                "required with database kind \"postgres\": every instance must sign ID tokens with the same key, so it "
+                    + "cannot be a file each instance makes; expected a secret reference to a P-256 private key (PEM)")
+        }
         if let value = fields["nextSigningKey"] {
             config.nextSigningKey = signingKey(value, at: path.key("nextSigningKey"))
         }
@@ -69,6 +77,13 @@ extension ConfigValidator {
                 "required with backend kind \"accounts\": it is the ID tokens' issuer and where mail links point")
             return
         }
+        if case .accounts(let accounts) = config.backend, accounts.postgres != nil, config.stateKey == nil {
+            fail(
+                ConfigPath.root.key("stateKey"),
+                "required with database kind \"postgres\": the accounts' device cookies and pending credentials are "
+                    + "sealed under keys derived from it, which every instance must share; expected a secret "
+                    + "reference to 32 random bytes")
+        }
         let ownIssuer = publicURL.absoluteString.trimmingSuffix("/") + "/__/auth"
         for (id, provider) in config.providers.sorted(by: { $0.key < $1.key }) {
             guard let issuer = provider.issuer?.absoluteString.trimmingSuffix("/"), issuer == ownIssuer else {
@@ -81,14 +96,92 @@ extension ConfigValidator {
         }
     }
 
-    /// `database`: `{"kind": "sqlite", "path": ...}`; answers the path, absolute, when given.
-    private mutating func accountsDatabase(_ value: JSONValue, at path: ConfigPath) -> String? {
-        guard let fields = object(value, at: path, allowedKeys: Self.accountsDatabaseKeys) else { return nil }
-        if let kind = fields["kind"], let text = string(kind, at: path.key("kind")), text != "sqlite" {
-            fail(path.key("kind"), "\(Self.quote(text)) is not a database kind this release has; expected \"sqlite\"")
+    /// `database`: `{"kind": "sqlite", "path": ...}` or `{"kind": "postgres", "url": ..., "password": ..., "poolSize":
+    /// ..., "statementTimeoutMs": ...}`; answers the SQLite path, absolute, when given, or the PostgreSQL settings.
+    private mutating func accountsDatabase(_ value: JSONValue, at path: ConfigPath) -> (
+        String?, AccountsPostgresConfig?
+    ) {
+        guard let fields = object(value, at: path, allowedKeys: Self.accountsDatabaseKeys) else { return (nil, nil) }
+        var kind = "sqlite"
+        if let value = fields["kind"], let text = string(value, at: path.key("kind")) { kind = text }
+        let postgresKeys = ["url", "password", "poolSize", "statementTimeoutMs"]
+        switch kind {
+        case "sqlite":
+            for key in postgresKeys where fields[key] != nil {
+                fail(path.key(key), "belongs to database kind \"postgres\"; remove it, or set kind to \"postgres\"")
+            }
+            guard let value = fields["path"], let text = string(value, at: path.key("path")) else { return (nil, nil) }
+            return (absolutePath(text), nil)
+        case "postgres":
+            if fields["path"] != nil {
+                fail(path.key("path"), "belongs to database kind \"sqlite\"; a PostgreSQL database is named by url")
+            }
+            return (nil, postgresDatabase(fields, at: path))
+        default:
+            fail(
+                path.key("kind"),
+                "\(Self.quote(kind)) is not a database kind this release has; expected \"sqlite\" or \"postgres\"")
+            return (nil, nil)
         }
-        guard let value = fields["path"], let text = string(value, at: path.key("path")) else { return nil }
-        return absolutePath(text)
+    }
+
+    /// The members of a `postgres` database.
+    private mutating func postgresDatabase(_ fields: [String: JSONValue], at path: ConfigPath)
+        -> AccountsPostgresConfig?
+    {
+        guard let value = fields["url"] else {
+            fail(
+                path.key("url"),
+                "required with database kind \"postgres\"; expected a libpq URI such as "
+                    + "\"postgresql://auth@db.example:5432/auth?sslmode=verify-full\"")
+            return nil
+        }
+        guard let url = postgresURL(value, at: path.key("url")) else { return nil }
+        var config = AccountsPostgresConfig(url: url)
+        if let value = fields["password"] { config.password = secret(value, at: path.key("password")) }
+        if let size = fields["poolSize"].flatMap({
+            integer($0, in: AccountsPostgresConfig.poolSizes, at: path.key("poolSize"), counting: "connections")
+        }) {
+            config.poolSize = size
+        }
+        if let timeout = fields["statementTimeoutMs"].flatMap({
+            integer(
+                $0, in: AccountsPostgresConfig.statementTimeouts, at: path.key("statementTimeoutMs"),
+                counting: "milliseconds")
+        }) {
+            config.statementTimeoutMs = timeout
+        }
+        return config
+    }
+
+    /// A libpq connection URI (https://www.postgresql.org/docs/15/libpq-connect.html#LIBPQ-CONNSTRING) without a
+    /// password: the URL appears in messages, the password belongs in `password` as a secret reference.
+    private mutating func postgresURL(_ value: JSONValue, at path: ConfigPath) -> String? {
+        guard let text = string(value, at: path) else { return nil }
+        let expected = "expected a URI such as \"postgresql://auth@db.example:5432/auth?sslmode=verify-full\""
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "postgresql" || scheme == "postgres"
+        else {
+            return refuse(path, "is not a postgresql:// URI; \(expected)")
+        }
+        let query = components.queryItems ?? []
+        if components.password != nil || query.contains(where: { $0.name == "password" }) {
+            // Never quoted back: the value holds a password.
+            return refuse(
+                path,
+                "holds a password, which would appear wherever the URL does; remove it and set "
+                    + "backend.database.password to a secret reference")
+        }
+        let host = components.host ?? query.first { $0.name == "host" }?.value ?? ""
+        let local = host.isEmpty || host.hasPrefix("/") || host == "localhost" || host == "127.0.0.1" || host == "::1"
+        let sslmode = query.first { $0.name == "sslmode" }?.value
+        if !local, sslmode != "verify-full" {
+            warn(
+                path,
+                "connects to \(Self.quote(host)) without sslmode=verify-full: the password and every account would "
+                    + "cross the network unauthenticated; add ?sslmode=verify-full&sslrootcert=FILE")
+        }
+        return text
     }
 
     /// A signing key: a secret reference, whose file need not exist yet (`serve` makes it, 0600).

@@ -52,6 +52,18 @@ struct AccountsCommand {
                 "\(path) has backend kind \"\(loaded.backend.kind.rawValue)\"; 'accounts' works on the users of "
                     + "backend kind \"accounts\" only")
         }
+        if let postgres = config.postgres {
+            let store: any AccountStore
+            do {
+                store = try config.openStore(environment: environment)
+            } catch {
+                throw CommandFailure(.providerError, "the accounts database: \(error)")
+            }
+            return AccountsCommand(
+                options: options, config: config, file: PostgresSettings.redacted(postgres.url), store: store,
+                output: context.output,
+                now: systemWallClock)
+        }
         let file = config.databaseFile(environment: context.environment)
         // Not created here: an empty file made by the wrong user (root) would lock the daemon out of it.
         guard FileManager.default.fileExists(atPath: file) else {

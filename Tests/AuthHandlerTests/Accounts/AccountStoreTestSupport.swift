@@ -6,10 +6,11 @@ import Testing
 @testable import AuthHandlerCrypto
 @testable import AuthHandlerStore
 
-/// The `AccountStore` engines the shared semantics run against; a PostgreSQL engine adds a case here and runs the
-/// same tests.
+/// The `AccountStore` engines the shared semantics run against: every test of `AccountStoreSemanticsTests` runs on each.
 enum AccountStoreKind: String, CaseIterable, CustomTestStringConvertible {
     case sqlite
+    /// A fresh database on the test process's PostgreSQL server (`PostgresTestServer.shared()`).
+    case postgres
 
     var testDescription: String { rawValue }
 }
@@ -20,10 +21,14 @@ func withAccountStore<T>(
 ) async throws -> T {
     switch kind {
     case .sqlite:
-        try await withStoreTemporaryDirectory { directory in
+        return try await withStoreTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("accounts.sqlite").path
             return try await body(try SQLiteAccountStore(path: path, now: clock.read))
         }
+    case .postgres:
+        let server = try await PostgresTestServer.shared()
+        let settings = server.settings(database: try server.makeDatabase())
+        return try await body(try PostgresAccountStore(settings: settings, now: clock.read))
     }
 }
 

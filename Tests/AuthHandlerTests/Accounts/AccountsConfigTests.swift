@@ -78,7 +78,20 @@ struct AccountsConfigTests {
             (#"{"refreshToken": {"lostAnswerSeconds": 3601}}"#, "backend.refreshToken.lostAnswerSeconds"),
             (#"{"refreshToken": {"idleDays": 100, "absoluteDays": 90}}"#, "backend.refreshToken.idleDays"),
             (#"{"refreshToken": {"idle": 3}}"#, "backend.refreshToken.idle"),
-            (#"{"database": {"kind": "postgres"}}"#, "backend.database.kind"),
+            (#"{"database": {"kind": "mysql"}}"#, "backend.database.kind"),
+            (#"{"database": {"kind": "postgres"}}"#, "backend.database.url"),
+            (#"{"database": {"kind": "postgres", "url": "mysql://db/auth"}}"#, "backend.database.url"),
+            (#"{"database": {"kind": "postgres", "url": "postgresql:///a", "path": "/x"}}"#, "backend.database.path"),
+            (#"{"database": {"kind": "sqlite", "url": "postgresql:///a"}}"#, "backend.database.url"),
+            (
+                #"{"database": {"kind": "postgres", "url": "postgresql:///a", "poolSize": 0}}"#,
+                "backend.database.poolSize"
+            ),
+            (
+                #"{"database": {"kind": "postgres", "url": "postgresql:///a", "statementTimeoutMs": 99}}"#,
+                "backend.database.statementTimeoutMs"
+            ),
+            (#"{"database": {"kind": "postgres", "url": "postgresql:///a"}}"#, "backend.signingKey"),
             (#"{"email": {"from": "a@example.com"}}"#, "backend.email"),
             (
                 #"{"email": {"from": "App\r\nBcc: x@evil.example <a@example.com>", "outbox": "/tmp"}}"#,
@@ -103,6 +116,35 @@ struct AccountsConfigTests {
         let (_, problems) = try Self.validate(json)
         let errors = Self.errors(problems)
         #expect(errors.contains { $0.hasPrefix(path) }, "\(errors)")
+    }
+
+    @Test("database kind postgres: every member read, the password a secret reference")
+    func postgresDatabase() throws {
+        let (config, problems) = try Self.validate(
+            #"""
+            {"database": {"kind": "postgres", "url": "postgresql://auth@db.example:5432/auth?sslmode=verify-full",
+             "password": {"env": "FIXTURE_SECRET"}, "poolSize": 3, "statementTimeoutMs": 1500},
+             "signingKey": {"env": "FIXTURE_SECRET"}}
+            """#)
+        #expect(Self.errors(problems).isEmpty, "\(problems)")
+        let postgres = try #require(config.postgres)
+        #expect(postgres.url == "postgresql://auth@db.example:5432/auth?sslmode=verify-full")
+        #expect(postgres.password == .environment("FIXTURE_SECRET"))
+        #expect(postgres.poolSize == 3)
+        #expect(postgres.statementTimeoutMs == 1500)
+        #expect(config.databasePath == nil)
+    }
+
+    @Test("a password in the PostgreSQL URL is refused without being quoted; a remote host without verify-full warned")
+    func postgresURLPassword() throws {
+        let (_, problems) = try Self.validate(
+            #"{"database": {"kind": "postgres", "url": "postgresql://auth:hunter2secret@db.example/auth"}}"#)
+        let refusal = try #require(Self.errors(problems).first { $0.hasPrefix("backend.database.url") })
+        #expect(refusal.contains("secret reference"))
+        #expect(!problems.map(\.description).joined().contains("hunter2secret"))
+        let (_, plain) = try Self.validate(
+            #"{"database": {"kind": "postgres", "url": "postgresql://auth@db.example/auth"}, "signingKey": "k"}"#)
+        #expect(plain.contains { $0.severity == .warning && $0.description.contains("sslmode=verify-full") })
     }
 
     @Test("a signing key file that does not exist yet is accepted (serve makes it); a missing env is not")

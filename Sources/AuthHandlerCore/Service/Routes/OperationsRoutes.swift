@@ -38,6 +38,14 @@ struct OperationsRoutes: RouteGroup {
             let reason = context.listener == .operations ? ": \(problem)" : ""
             return ResponseRendering.secured(.text("session store unavailable\(reason)\n", status: 503))
         }
+        // The accounts' database (PostgreSQL): without it no sign-up, sign-in or refresh can be answered.
+        if let accounts = service.flow.backend as? AccountsBackend,
+            let problem = await accounts.engine.store.healthProblem()
+        {
+            service.log.log(.warning, "readyz", ["problem": problem])
+            let reason = context.listener == .operations ? ": \(problem)" : ""
+            return ResponseRendering.secured(.text("accounts database unavailable\(reason)\n", status: 503))
+        }
         return ResponseRendering.secured(.text("ready\n"))
     }
 }

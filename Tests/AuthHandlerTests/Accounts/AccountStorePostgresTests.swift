@@ -1,0 +1,160 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import AuthHandlerAccounts
+@testable import AuthHandlerCrypto
+@testable import AuthHandlerStore
+
+/// What only the PostgreSQL engine has (docs/ACCOUNTS.md "Storage"): migrations shared by instances that start
+/// together, several instances on one database, and a server that stops and comes back.
+@Suite struct AccountStorePostgresTests {
+    typealias Fixture = AccountFixture
+
+    /// `count` stores on one fresh database of the shared server, as `count` instances would open it.
+    static func instances(_ count: Int, clock: TestClock = TestClock()) async throws
+        -> (stores: [PostgresAccountStore], settings: PostgresSettings)
+    {
+        let server = try await PostgresTestServer.shared()
+        let settings = server.settings(database: try server.makeDatabase())
+        // Opened at once, each on a thread of its own, so their migrations race for the advisory lock.
+        let stores = try await withThrowingTaskGroup(of: PostgresAccountStore.self) { group in
+            for _ in 0..<count {
+                group.addTask { try PostgresAccountStore(settings: settings, now: clock.read) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        return (stores, settings)
+    }
+
+    @Test("instances starting together migrate once; a database from a newer auth-handler is refused by name")
+    func migrationsUnderTheAdvisoryLock() async throws {
+        let (stores, settings) = try await Self.instances(4)
+        #expect(stores.count == 4)
+        let deadline = ContinuousClock.now + .seconds(10)
+        let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
+        let version = try connection.execute(
+            "SELECT version FROM schema_versions WHERE owner = 'accounts'", operation: "read", deadline: deadline)
+        #expect(version.rows.map { $0.int(0) } == [PostgresAccountSchema.accounts.currentVersion])
+
+        try connection.execute(
+            "UPDATE schema_versions SET version = 99 WHERE owner = 'accounts'", operation: "bump", deadline: deadline)
+        let refusal = #expect(throws: StoreError.self) { try PostgresAccountStore(settings: settings) }
+        let detail = refusal?.detail ?? ""
+        #expect(detail.contains("newer auth-handler") && detail.contains("v99"), "\(detail)")
+        #expect(!detail.contains(settings.password?.reveal() ?? "no password"))
+    }
+
+    @Test("two instances: one refresh token rotated at once on both has one successor; one e-mail makes one account")
+    func concurrencyAcrossInstances() async throws {
+        let (stores, _) = try await Self.instances(2)
+        let alice = try Fixture.user("alice", email: "alice@example.com")
+        try await stores[0].insertUser(alice, identity: nil)
+        let session = Fixture.session("s1", of: alice.localID)
+        try await stores[1].insertSession(session, firstToken: try Fixture.token("t0", session: "s1"))
+        for round in 0..<10 {
+            let token = try Fixture.digest(round == 0 ? "t0" : "t\(round)")
+            let outcomes = try await withThrowingTaskGroup(of: RefreshTokenRotation.self) { group in
+                for (index, store) in stores.enumerated() {
+                    group.addTask {
+                        try await store.rotateRefreshToken(
+                            digest: token, successorDigest: try Fixture.digest("t\(round + 1)-\(index)"),
+                            sealedSuccessor: [UInt8(index)], at: Fixture.start + 1)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .rotated }.count == 1, "round \(round): \(outcomes)")
+            // The winner's successor is the one stored: the next round rotates it.
+            let record = try #require(try await stores[0].refreshToken(digest: token))
+            let winner = try #require(record.sealedSuccessor?.first)
+            #expect(record.successorDigest == (try Fixture.digest("t\(round + 1)-\(winner)")))
+            try await stores[0].insertSession(
+                Fixture.session("s-next-\(round)", of: alice.localID),
+                firstToken: try Fixture.token("t\(round + 1)", session: "s-next-\(round)"))
+        }
+
+        for round in 0..<10 {
+            let outcomes = await withTaskGroup(of: StoreError?.self) { group in
+                for (index, store) in stores.enumerated() {
+                    group.addTask {
+                        await accountStoreError {
+                            try await store.insertUser(
+                                try Fixture.user("u\(round)-\(index)", email: "same\(round)@example.com"), identity: nil
+                            )
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == nil }.count == 1, "round \(round): \(outcomes)")
+            #expect(outcomes.compactMap { $0?.kind } == [.constraint("email")], "round \(round): \(outcomes)")
+        }
+    }
+
+    @Test("the throttles' counters count across instances")
+    func countersAcrossInstances() async throws {
+        let (stores, _) = try await Self.instances(2)
+        var counts: [Int] = []
+        for index in 0..<6 {
+            counts.append(
+                try await stores[index % 2].incrementCounter(key: "sign-in:alice", window: .seconds(60)).count)
+        }
+        #expect(counts == [1, 2, 3, 4, 5, 6])
+        try await stores[1].decrementCounter(key: "sign-in:alice")
+        #expect(try await stores[0].incrementCounter(key: "sign-in:alice", window: .seconds(60)).count == 6)
+    }
+
+    @Test("a stopped server: each operation is unavailable within the timeout, readiness says so; all returns with it")
+    func stoppedServer() async throws {
+        let parent = FileManager.default.temporaryDirectory
+        let server = try await PostgresTestServer.start(in: parent)
+        defer { try? FileManager.default.removeItem(at: server.directory) }
+        try await withCleanup({ await server.stop() }) {
+            let settings = server.settings(
+                database: try server.makeDatabase(), statementTimeout: .milliseconds(500), poolSize: 2)
+            let store = try PostgresAccountStore(settings: settings)
+            let alice = try Fixture.user("alice", email: "alice@example.com")
+            try await store.insertUser(alice, identity: nil)
+            #expect(await store.healthProblem() == nil)
+
+            await server.stop()
+            for _ in 0..<3 {
+                let started = ContinuousClock.now
+                let error = await accountStoreError { _ = try await store.user(localID: alice.localID) }
+                #expect(error?.kind == .unavailable)
+                #expect(ContinuousClock.now - started < .seconds(2))
+            }
+            #expect(await store.healthProblem() != nil)
+
+            try await server.start()
+            #expect(await store.healthProblem() == nil)
+            #expect(try await store.user(localID: alice.localID) == alice)
+            try await store.insertUser(try Fixture.user("bob", email: "bob@example.com"), identity: nil)
+            #expect(try await store.listUsers(after: nil, limit: 10).count == 2)
+        }
+    }
+
+    @Test("100,000 users import in one transaction well under a minute; the same file again changes nothing")
+    func largeImport() async throws {
+        let (stores, _) = try await Self.instances(1)
+        let store = try #require(stores.first)
+        let batch = try (0..<100_000).map { index in
+            // Fixed width, so that padding to a localId's length keeps them apart.
+            let name = "imp" + String(repeating: "x", count: 6 - String(index).count) + String(index)
+            var user = try Fixture.user(name, email: "user\(index)@example.com")
+            user.legacyPasswordHash = "$2b$12$" + String(repeating: "a", count: 53)
+            let identities =
+                index % 10 == 0 ? [Fixture.identity("google.com", "g\(index)", of: user.localID)] : []
+            return AccountImport(user: user, identities: identities)
+        }
+        let started = ContinuousClock.now
+        #expect(try await store.importUsers(batch) == .imported(inserted: 100_000, skipped: 0))
+        #expect(ContinuousClock.now - started < .seconds(60))
+        #expect(try await store.importUsers(batch) == .imported(inserted: 0, skipped: 100_000))
+        let last = try #require(batch.last)
+        #expect(try await store.user(localID: last.user.localID) == last.user)
+        #expect(
+            try await store.identity(providerID: "google.com", providerUserID: "g0")?.localID == batch[0].user.localID)
+    }
+}

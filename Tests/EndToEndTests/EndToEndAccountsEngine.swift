@@ -1,0 +1,117 @@
+import AuthHandlerCrypto
+import AuthHandlerStore
+import Foundation
+import TestSupport
+import Testing
+
+/// The accounts store an end-to-end test's daemon runs on: every accounts test runs once on each (docs/ACCOUNTS.md
+/// "Storage": the two engines keep the same records with the same rules).
+enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    /// A fresh database (`CREATE DATABASE`) on the test process's one PostgreSQL server (`PostgresTestServer`).
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// The engine `EndToEnd.Backend.accounts` uses when none is named: the one the running test was given, so each
+    /// accounts test runs its body once per engine (`withEngine`) without naming it at every start.
+    @TaskLocal static var current = AccountsDatabaseEngine.sqlite
+
+    /// The server a test's PostgreSQL database is made on: the process's shared one, unless the test set its own (a
+    /// test that stops it).
+    @TaskLocal static var server: PostgresTestServer?
+
+    /// The directory of a daemon whose PostgreSQL database (and signing and state keys) a new daemon shares, as a second
+    /// instance would; nil for a database of its own.
+    @TaskLocal static var sharedWith: URL?
+
+    /// Runs `body` with ``current`` set to this engine.
+    func run(_ body: () async throws -> Void) async throws {
+        try await Self.$current.withValue(self) { try await body() }
+    }
+
+    /// Where the test's PostgreSQL database is, as files in its directory (so a restarted daemon finds the same one).
+    struct PostgresDatabase {
+        var url: String
+        var name: String
+        var password: String
+        var port: Int
+    }
+
+    /// Creates the test's database and writes what its daemons' configs name: the URL and password, a signing key and
+    /// a state key, which instances on one database must share.
+    static func preparePostgres(in directory: URL) async throws {
+        if let sharedWith {
+            for file in [
+                "postgres-url", "postgres-database", "postgres-password", "postgres-port", "signing-key.pem",
+                "state-key",
+            ] {
+                try FileManager.default.copyItem(
+                    at: sharedWith.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+            }
+            return
+        }
+        var server = Self.server
+        if server == nil { server = try await PostgresTestServer.shared() }
+        guard let server else { return }
+        let name = try server.makeDatabase()
+        let files: [(String, String)] = [
+            ("postgres-url", server.url(database: name)), ("postgres-database", name),
+            ("postgres-password", server.password), ("postgres-port", String(server.port)),
+            ("signing-key.pem", try SigningKey.generate(.es256).pkcs8PEM()),
+            ("state-key", Base64.urlEncode(try SecureRandom.bytes(32))),
+        ]
+        for (file, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(file)) }
+    }
+
+    /// The test's PostgreSQL database, or nil when its daemon runs on SQLite.
+    static func postgresDatabase(in directory: URL) throws -> PostgresDatabase {
+        func read(_ name: String) throws -> String {
+            try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        }
+        return PostgresDatabase(
+            url: try read("postgres-url"), name: try read("postgres-database"), password: try read("postgres-password"),
+            port: Int(try read("postgres-port")) ?? 0)
+    }
+
+    /// Whether the daemon in `directory` runs on PostgreSQL.
+    static func isPostgres(_ directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("postgres-url").path)
+    }
+}
+
+extension EndToEnd {
+    /// Runs one statement on the test's PostgreSQL database (with `values` as `$1`, …); answers the rows it changed.
+    func postgresRun(_ sql: String, _ values: [PostgresValue]) throws -> Int {
+        let database = try AccountsDatabaseEngine.postgresDatabase(in: directory)
+        let settings = PostgresSettings(
+            url: database.url, password: Secret(database.password), poolSize: 1, statementTimeout: .seconds(10))
+        let deadline = ContinuousClock.now + .seconds(10)
+        let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
+        return try connection.execute(sql, values, operation: "test statement", deadline: deadline).changed
+    }
+
+    /// The PostgreSQL database's whole content as `pg_dump` writes it (what an attacker with a backup would have),
+    /// followed by the bytes of every `bytea` value in it (which the dump writes in hex), so a search for a digest's
+    /// or a token's bytes looks where they would be.
+    func postgresDump() async throws -> [UInt8] {
+        let database = try AccountsDatabaseEngine.postgresDatabase(in: directory)
+        let dump = try TestProcess(
+            "\(PostgresTestServer.binaries)/pg_dump",
+            ["-h", "127.0.0.1", "-p", String(database.port), "-U", PostgresTestServer.user, database.name],
+            package: "postgresql", environment: ["PGPASSWORD": database.password])
+        let status = await dump.exitCode()
+        #expect(status == 0, "pg_dump: \(dump.standardError)")
+        let text = dump.standardOutput
+        var bytes = Array(text.utf8)
+        for match in text.matches(of: /\\\\x([0-9a-f]+)/) {
+            let hex = Array(match.output.1.utf8)
+            for index in stride(from: 0, to: hex.count - 1, by: 2) {
+                if let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) {
+                    bytes.append(byte)
+                }
+            }
+        }
+        return bytes
+    }
+}
