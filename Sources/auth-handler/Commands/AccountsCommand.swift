@@ -61,8 +61,7 @@ struct AccountsCommand {
             }
             return AccountsCommand(
                 options: options, config: config, file: PostgresSettings.redacted(postgres.url), store: store,
-                output: context.output,
-                now: systemWallClock)
+                output: context.output, now: systemWallClock, environment: environment)
         }
         let file = config.databaseFile(environment: context.environment)
         // Not created here: an empty file made by the wrong user (root) would lock the daemon out of it.
