@@ -16,10 +16,11 @@ package enum Bcrypt {
         guard bytes.count == 60, bytes[0] == UInt8(ascii: "$"), bytes[1] == UInt8(ascii: "2"),
             [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "y")].contains(bytes[2]),
             bytes[3] == UInt8(ascii: "$"), bytes[6] == UInt8(ascii: "$"),
-            let cost = Int(String(decoding: bytes[4...5], as: UTF8.self)), (4...31).contains(cost),
-            bytes[7...].allSatisfy(isAlphabet)
+            bytes[4...5].allSatisfy(isDigit), bytes[7...].allSatisfy(isAlphabet)
         else { return nil }
-        return cost
+        // Exactly two ASCII digits, read by hand: `Int("+9")` is 9, and libcrypt refuses such a cost at every check.
+        let cost = Int(bytes[4] - UInt8(ascii: "0")) * 10 + Int(bytes[5] - UInt8(ascii: "0"))
+        return (4...31).contains(cost) ? cost : nil
     }
 
     /// Why `hash` is refused, nil when it is a bcrypt string within ``maximumCost``.
@@ -58,6 +59,10 @@ package enum Bcrypt {
             throw CryptoError(operation: "crypt_r", detail: "libcrypt could not check the bcrypt hash")
         }
         return ConstantTime.equals(output, Array(hash.utf8))
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     private static func isAlphabet(_ byte: UInt8) -> Bool {

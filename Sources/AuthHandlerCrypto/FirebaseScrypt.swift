@@ -27,16 +27,24 @@ package enum FirebaseScrypt {
     /// scrypt's working memory, 128·N·r bytes (RFC 7914 §2), may not pass 32 MiB.
     package static let maximumMemoryBytes = 32 << 20
 
-    /// Why `rounds` and `memCost` are refused, nil when they are within the bound: r ≥ 1, 1 ≤ memCost ≤ 30 and
-    /// 128·2^memCost·r ≤ 32 MiB.
+    /// The `rounds` (scrypt's r) accepted anywhere: in `backend.importedHashes.firebase`, an import's flags and a
+    /// `$firescrypt$` row (Firebase's console offers 1 to 8; docs/ACCOUNTS.md "Imported users").
+    package static let roundsRange = 1...64
+    /// The `memCost` (log2 of scrypt's N) accepted anywhere (Firebase's console offers 1 to 14).
+    package static let memCostRange = 1...30
+
+    /// Why `rounds` and `memCost` are refused, nil when they are within the bound: ``roundsRange``, ``memCostRange``
+    /// and 128·2^memCost·r ≤ 32 MiB. The one check every path goes through (config, import, sign-in), and it cannot
+    /// overflow: the ranges come first, then `r ≤ 32 MiB >> (7 + memCost)`, which is 128·2^memCost·r ≤ 32 MiB
+    /// without a product (any `Int` may come in: a row written into the database by hand).
     package static func boundsViolation(rounds: Int, memCost: Int) -> String? {
-        guard rounds >= 1, (1...30).contains(memCost) else {
-            return "rounds must be at least 1 and memCost 1 to 30 (rounds \(rounds), memCost \(memCost))"
+        guard roundsRange.contains(rounds), memCostRange.contains(memCost) else {
+            return "rounds must be 1 to \(roundsRange.upperBound) and memCost 1 to \(memCostRange.upperBound)"
         }
-        let memory = 128 * (1 << memCost) * rounds
-        guard memory <= maximumMemoryBytes else {
-            return "scrypt's memory 128·N·r = \(memory) bytes (memCost \(memCost), rounds \(rounds)) passes the bound"
-                + " of \(maximumMemoryBytes) bytes (32 MiB)"
+        guard rounds <= maximumMemoryBytes >> (7 + memCost) else {
+            // Both are in their ranges here: 128 · 2^30 · 64 = 2^43 fits an Int.
+            return "scrypt's memory 128·N·r = \((128 << memCost) * rounds) bytes (memCost \(memCost), rounds \(rounds))"
+                + " passes the bound of \(maximumMemoryBytes) bytes (32 MiB)"
         }
         return nil
     }

@@ -77,4 +77,53 @@ struct CryptoLegacyHashTests {
             #expect(throws: LegacyPasswordHash.Refusal.self) { try LegacyPasswordHash(encoded: text) }
         }
     }
+
+    /// Any `Int` may reach the bound (a row written into the database by hand): it answers, never traps.
+    @Test func theBoundCannotOverflow() {
+        #expect(FirebaseScrypt.boundsViolation(rounds: 99_999_999_999, memCost: 30) != nil)
+        #expect(FirebaseScrypt.boundsViolation(rounds: Int.max, memCost: 14) != nil)
+        #expect(FirebaseScrypt.boundsViolation(rounds: 8, memCost: Int.max) != nil)
+        #expect(FirebaseScrypt.boundsViolation(rounds: -8, memCost: 14) != nil)
+        #expect(FirebaseScrypt.boundsViolation(rounds: 8, memCost: -1) != nil)
+        #expect(FirebaseScrypt.boundsViolation(rounds: 65, memCost: 1) != nil)  // past r's range though within 32 MiB
+        #expect(FirebaseScrypt.boundsViolation(rounds: 64, memCost: 11) == nil)  // 128 · 2^11 · 64 = 16 MiB
+    }
+
+    /// ln, r and p are one or two digits (p exactly 1) before any number is made of them.
+    @Test func theFirescryptParametersAreSmallNumbers() throws {
+        for parameters in [
+            "ln=30,r=99999999999,p=1", "ln=99999999999999999999,r=8,p=1", "ln=14,r=-8,p=1", "ln=-14,r=8,p=1",
+            "ln=14,r=+8,p=1", "ln=+9,r=8,p=1", "ln=14,r=8,p=+1", "ln=14,r=8,p=01", "ln=14,r=008,p=1",
+            "ln=14,r=0,p=1", "ln=0,r=8,p=1", "ln=31,r=1,p=1", "ln=14,r= 8,p=1", "ln=14,r=8,p=1,", "ln=14,,r=8,p=1",
+            "ln=14,r=8,r=8,p=1", "ln=14,r=8", "ln=14,r=8,p=1,x=1", "ln=14,r=,p=1",
+        ] {
+            #expect(throws: LegacyPasswordHash.Refusal.self, "\(parameters)") {
+                try LegacyPasswordHash(encoded: "$firescrypt$\(parameters)$AAAA$AAAA")
+            }
+        }
+        // The published row still reads, in any order of its parameters.
+        let reordered = try LegacyPasswordHash(encoded: "$firescrypt$p=1,r=8,ln=14$42xEC+ixf3L2lw==$\(Self.hash)")
+        #expect(reordered.encoded == "$firescrypt$ln=14,r=8,p=1$42xEC+ixf3L2lw==$\(Self.hash)")
+        // A hash made past the bound (not through the parser) matches nothing, rather than deriving.
+        let costly = LegacyPasswordHash.firebaseScrypt(memCost: 30, rounds: 99_999_999_999, salt: [1], hash: [1])
+        #expect(!(try costly.verify(Array("x".utf8), firebase: Self.vector)))
+    }
+
+    /// The cost is exactly two ASCII digits and the rest bcrypt's shape, at import and at every check: `Int("+9")`
+    /// is 9, and libcrypt refuses such a hash at each sign-in.
+    @Test func bcryptNeedsItsExactShape() throws {
+        let tail = "CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
+        for hash in [
+            "$2b$+9$" + tail, "$2b$ 9$" + tail, "$2b$-9$" + tail, "$2b$9$" + tail, "$2b$009$" + tail,
+            "$2b$٠٩$" + tail, "$2b$03$" + tail, "$2b$32$" + tail, "$2b$05$" + tail.dropLast(), "$2b$05$" + tail + "C",
+            "$2b$05$" + tail.dropLast() + "=", "$2c$05$" + tail, "$2b$05" + tail,
+        ] {
+            #expect(Bcrypt.cost(of: hash) == nil, "\(hash)")
+            #expect(Bcrypt.refusal(of: hash) != nil, "\(hash)")
+            #expect(throws: LegacyPasswordHash.Refusal.self, "\(hash)") { try LegacyPasswordHash(encoded: hash) }
+            #expect(!(try Bcrypt.verify(Array("U*U".utf8), hash: hash)), "\(hash)")
+        }
+        #expect(Bcrypt.cost(of: "$2a$05$" + tail) == 5)
+        #expect(Bcrypt.cost(of: "$2a$31$" + tail) == 31)
+    }
 }

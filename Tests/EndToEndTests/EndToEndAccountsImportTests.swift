@@ -167,6 +167,20 @@ import Testing
                     ).replacingOccurrences(of: "uid5lQ==\"", with: "uid5lQ==\""),
                     Self.flags, "32 MiB"
                 ),
+                (
+                    // 128 · 2^30 · r overflowed and trapped the command (exit 132): now refused by name.
+                    "overflow.json",
+                    original.replacingOccurrences(
+                        of: "\"passwordHash\": \"lSrf",
+                        with: "\"passwordHash\": \"$firescrypt$ln=30,r=99999999999,p=1$AAAA$lSrf"),
+                    Self.flags, "users[0], passwordHash: the $firescrypt$ parameters are not ln=…,r=…,p=1"
+                ),
+                (
+                    "other-cost.json",
+                    original.replacingOccurrences(
+                        of: "\"passwordHash\": \"lSrf", with: "\"passwordHash\": \"$firescrypt$ln=13,r=8,p=1$AA==$lSrf"),
+                    Self.flags, "users[0], passwordHash: $firescrypt$ ln=13,r=8 differs from the project's"
+                ),
                 ("rounds.json", original, ["--rounds", "9"], "'--rounds' differs from backend.importedHashes"),
                 ("key.json", original, ["--hash-key", "AAAA"], "'--hash-key' differs"),
             ]
@@ -192,6 +206,49 @@ import Testing
                 "\(costly.standardError)")
             // Nothing of any refused file was imported.
             #expect(try await exported(e2e).isEmpty)
+        }
+    }
+
+    /// Replaces the stored imported hash of `normalizedEmail` with `text`, as a hand-written row would.
+    private func storeLegacyHash(_ e2e: EndToEnd, _ normalizedEmail: String, _ text: String) async throws {
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], timeout=10)
+            n = db.execute(
+                "UPDATE account_users SET legacy_password_hash = ? WHERE normalized_email = ?", (sys.argv[3], sys.argv[2]))
+            db.commit()
+            sys.exit(0 if n.rowcount == 1 else 3)
+            """
+        let process = try TestProcess(
+            "/usr/bin/python3",
+            ["-I", "-c", script, e2e.directory.appendingPathComponent("accounts.sqlite").path, normalizedEmail, text],
+            package: "python3")
+        let status = await process.exitCode()
+        try #require(status == 0, "storing the hash of \(normalizedEmail): \(process.standardError)")
+    }
+
+    @Test("a crafted stored hash matches nothing: the sign-in is 400 invalid-credential, and the daemon lives on")
+    func craftedStoredHashesMatchNothing() async throws {
+        try await withImportDaemon { e2e in
+            let csv = e2e.directory.appendingPathComponent("bcrypt.csv").path
+            let imported = try await e2e.accounts(["import", "--format", "bcrypt-csv", csv])
+            #expect(imported.status == 0, "\(imported.standardError)")
+            let tail = String(repeating: "a", count: 53)
+            for crafted in [
+                "$firescrypt$ln=30,r=99999999999,p=1$AAAA$AAAA",  // trapped the daemon (overflow)
+                "$firescrypt$ln=99999999999,r=8,p=1$AAAA$AAAA",
+                "$2b$+9$" + tail,  // libcrypt refuses it: was a 500 at every sign-in
+            ] {
+                try await storeLegacyHash(e2e, "dave@example.com", crafted)
+                let signIn = try await e2e.password("sign-in", "dave@example.com", "dave's old password")
+                #expect(signIn.status == 400, "\(crafted): \(signIn.text)")
+                #expect(signIn.json?["error"]?["code"]?.stringValue == "invalid-credential", "\(crafted)")
+                #expect(!e2e.daemon.standardError.contains(crafted))
+            }
+            // The daemon still answers, and said why without the hash.
+            let other = try await e2e.password("sign-in", "erin@example.com", "erin's old password")
+            #expect(other.status == 200, "\(other.text)")
+            #expect(e2e.daemon.standardError.contains("accounts.legacy_hash_refused"), "\(e2e.daemon.standardError)")
         }
     }
 }

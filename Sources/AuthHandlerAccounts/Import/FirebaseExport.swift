@@ -129,11 +129,23 @@ package enum FirebaseExport {
             return
         }
         if hash.hasPrefix("$") {
+            let legacy: LegacyPasswordHash
             do {
-                user.legacyPasswordHash = try LegacyPasswordHash(encoded: hash).encoded
+                legacy = try LegacyPasswordHash(encoded: hash)
             } catch {
                 throw row.fail("passwordHash", error.description)
             }
+            // The daemon checks a `$firescrypt$` row with the project's secrets: one made with another cost is not
+            // the project's, and is refused like flags unlike the config (docs/ACCOUNTS.md "Imported users").
+            if case .firebaseScrypt(let memCost, let rounds, _, _) = legacy, let cost,
+                cost != HashCost(memCost: memCost, rounds: rounds)
+            {
+                throw row.fail(
+                    "passwordHash",
+                    "$firescrypt$ ln=\(memCost),r=\(rounds) differs from the project's memCost \(cost.memCost), "
+                        + "rounds \(cost.rounds) (backend.importedHashes.firebase); the file is from another project")
+            }
+            user.legacyPasswordHash = legacy.encoded
             return
         }
         guard let bytes = Base64.decode(hash), !bytes.isEmpty else {

@@ -29,20 +29,33 @@ package enum LegacyPasswordHash: Sendable, Equatable {
         guard fields.count == 5, fields[0].isEmpty, fields[1] == "firescrypt" else {
             throw Refusal(description: "not an imported hash this server knows ($firescrypt$… or $2b$…)")
         }
-        var values: [Substring: Int] = [:]
-        for pair in fields[2].split(separator: ",") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let value = Int(parts[1]), values[parts[0]] == nil else {
-                throw Refusal(description: "the $firescrypt$ parameters are not ln=…,r=…,p=1")
-            }
-            values[parts[0]] = value
-        }
-        guard values.count == 3, let memCost = values["ln"], let rounds = values["r"], values["p"] == 1 else {
-            throw Refusal(description: "the $firescrypt$ parameters are not ln=…,r=…,p=1")
+        guard let (memCost, rounds) = Self.firebaseCost(fields[2]) else {
+            throw Refusal(
+                description: "the $firescrypt$ parameters are not ln=…,r=…,p=1 (ln 1 to "
+                    + "\(FirebaseScrypt.memCostRange.upperBound), r 1 to \(FirebaseScrypt.roundsRange.upperBound))")
         }
         guard let salt = Base64.decode(String(fields[3])), let hash = Base64.decode(String(fields[4])), !hash.isEmpty
         else { throw Refusal(description: "the $firescrypt$ salt or hash is not base64") }
         try self.init(firebaseMemCost: memCost, rounds: rounds, salt: salt, hash: hash)
+    }
+
+    /// `ln=…,r=…,p=1` (in any order, each once) read into small numbers: `ln` and `r` one or two ASCII digits (no
+    /// sign, no spaces), `p` exactly `1`; nil otherwise. No `Int` of the text's choosing gets past here, so the bound
+    /// (``FirebaseScrypt/boundsViolation(rounds:memCost:)``) only ever sees numbers below 100.
+    private static func firebaseCost(_ text: Substring) -> (memCost: Int, rounds: Int)? {
+        var values: [Substring: Int] = [:]
+        for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, values[parts[0]] == nil, (1...2).contains(parts[1].utf8.count),
+                parts[0] != "p" || parts[1] == "1",
+                parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            else { return nil }
+            values[parts[0]] = parts[1].utf8.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        }
+        guard values.count == 3, let memCost = values["ln"], let rounds = values["r"], values["p"] == 1 else {
+            return nil
+        }
+        return (memCost, rounds)
     }
 
     /// A Firebase hash from its parts, refused past scrypt's bound (``FirebaseScrypt/boundsViolation(rounds:memCost:)``).
@@ -70,8 +83,11 @@ package enum LegacyPasswordHash: Sendable, Equatable {
             return try Bcrypt.verify(password, hash: hash)
         case .firebaseScrypt(let memCost, let rounds, let salt, let hash):
             guard var parameters = firebase else { return false }
-            // The row's cost, the configuration's secrets: an import whose cost differed from the configuration's
-            // was refused, so they agree, and a row keeps the cost it was made with.
+            // The row's cost, the configuration's secrets. The import refuses a row whose cost differs from the
+            // configuration's (a base64 row takes the configuration's, a `$firescrypt$` row with other ln or r is
+            // refused, FirebaseExport), so they agree; a row written otherwise is still held to the bound, and past
+            // it matches nothing (``PasswordHasher/verify(_:typed:of:client:)``).
+            guard FirebaseScrypt.boundsViolation(rounds: rounds, memCost: memCost) == nil else { return false }
             (parameters.memCost, parameters.rounds) = (memCost, rounds)
             return try FirebaseScrypt.verify(password, salt: salt, expected: hash, parameters: parameters)
         }

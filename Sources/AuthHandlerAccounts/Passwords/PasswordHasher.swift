@@ -24,6 +24,8 @@ package final class PasswordHasher: Sendable {
     private let stats: Mutex<Stats>
     /// `backend.importedHashes.firebase`: what checks an imported Firebase hash (docs/ACCOUNTS.md "Imported users").
     private let firebase: FirebaseScrypt.Parameters?
+    /// Told why a stored imported hash was refused at a sign-in (the refusal names the field, never the hash).
+    private let refusedLegacyHash: (@Sendable (LegacyPasswordHash.Refusal) -> Void)?
 
     private struct Stats {
         var completed = 0
@@ -46,14 +48,18 @@ package final class PasswordHasher: Sendable {
     ///   - engine: the hashing; argon2id unless a test counts calls.
     ///   - reporter: called with each job's duration, on the pool's thread (for a metrics histogram).
     ///   - firebase: the project parameters imported Firebase hashes are checked with; nil: none can match.
+    ///   - refusedLegacyHash: told why a stored imported hash matched nothing because it does not parse or passes
+    ///     the bounds (a row written by hand: the import refuses such rows), for one log line without the hash.
     package init(
         parameters: Argon2id.Parameters, budget: HashingBudget,
         poolSize: Int = ProcessInfo.processInfo.activeProcessorCount, maxEntriesPerClient: Int = 2,
         engine: any PasswordHashingEngine = Argon2idEngine(), reporter: (@Sendable (Duration) -> Void)? = nil,
-        firebase: FirebaseScrypt.Parameters? = nil
+        firebase: FirebaseScrypt.Parameters? = nil,
+        refusedLegacyHash: (@Sendable (LegacyPasswordHash.Refusal) -> Void)? = nil
     ) throws(CryptoError) {
         self.parameters = parameters
         self.firebase = firebase
+        self.refusedLegacyHash = refusedLegacyHash
         self.budget = budget
         self.engine = engine
         self.reporter = reporter
@@ -109,11 +115,18 @@ package final class PasswordHasher: Sendable {
             return try await verify(password, against: user?.passwordHash, client: client)
         }
         let (engine, parameters, firebase) = (self.engine, self.parameters, self.firebase)
+        let refused = refusedLegacyHash
         return try await run(client: client) { () throws(CryptoError) in
-            // A row that no longer parses (written by hand) matches nothing; the import refused such rows.
-            guard let hash = try? LegacyPasswordHash(encoded: legacy),
-                try hash.verify(typed, firebase: firebase)
-            else { return .mismatch }
+            // A row that does not parse or passes the bounds (written by hand: the import refuses such rows) matches
+            // nothing, and is reported without its text; the same parser and bound as the import's.
+            let hash: LegacyPasswordHash
+            do throws(LegacyPasswordHash.Refusal) {
+                hash = try LegacyPasswordHash(encoded: legacy)
+            } catch {
+                refused?(error)
+                return .mismatch
+            }
+            guard try hash.verify(typed, firebase: firebase) else { return .mismatch }
             // A failed rehash leaves the imported hash in place, to be upgraded at the next sign-in.
             return .match(rehashed: try? engine.hash(password.utf8, parameters: parameters))
         }

@@ -19,11 +19,15 @@ package struct AccountsSetup: Sendable {
     package var metrics: AccountsMetrics
     /// Where the mail queue's reports go (one log line each; they never hold an address or a body).
     package var report: @Sendable (MailReport) -> Void
+    /// Where a stored imported hash refused at a sign-in is reported (one log line naming why, never the hash).
+    package var refusedLegacyHash: (@Sendable (LegacyPasswordHash.Refusal) -> Void)?
 
     package init(
         publicURL: URL, stateKey: [UInt8], environment: SecretEnvironment, appName: String,
-        metrics: AccountsMetrics = AccountsMetrics(), report: @escaping @Sendable (MailReport) -> Void
+        metrics: AccountsMetrics = AccountsMetrics(), report: @escaping @Sendable (MailReport) -> Void,
+        refusedLegacyHash: (@Sendable (LegacyPasswordHash.Refusal) -> Void)? = nil
     ) {
+        self.refusedLegacyHash = refusedLegacyHash
         self.metrics = metrics
         self.publicURL = publicURL
         self.stateKey = stateKey
@@ -54,7 +58,9 @@ extension AccountsConfig {
         settings.lostAnswer = TimeInterval(refreshToken.lostAnswerSeconds)
         settings.passwordsEnabled = password.enabled
         let deviceCookies = DeviceCookie(key: try Self.derive(setup.stateKey, "auth-handler device-cookie"))
-        let hasher = try passwordHasher(firebase: try importedFirebase?.parameters(in: setup.environment))
+        let hasher = try passwordHasher(
+            firebase: try importedFirebase?.parameters(in: setup.environment),
+            refusedLegacyHash: setup.refusedLegacyHash)
         let engine = AccountsEngine(
             store: store, settings: settings, keys: keys, hasher: hasher, policy: try passwordPolicy(),
             throttle: throttle(store: store, deviceCookies: deviceCookies), deviceCookies: deviceCookies,
@@ -142,14 +148,16 @@ extension AccountsConfig {
     /// - Parameters:
     ///   - poolSize: threads hashing at once; default one per core.
     ///   - firebase: `importedHashes.firebase` resolved, for the users imported from Firebase.
+    ///   - refusedLegacyHash: told why a stored imported hash matched nothing (``PasswordHasher``).
     package func passwordHasher(
-        poolSize: Int = ProcessInfo.processInfo.activeProcessorCount, firebase: FirebaseScrypt.Parameters? = nil
+        poolSize: Int = ProcessInfo.processInfo.activeProcessorCount, firebase: FirebaseScrypt.Parameters? = nil,
+        refusedLegacyHash: (@Sendable (LegacyPasswordHash.Refusal) -> Void)? = nil
     ) throws(BackendSetupError) -> PasswordHasher {
         do {
             return try PasswordHasher(
                 parameters: password.argon2id,
                 budget: HashingBudget(perMinute: password.rateLimit.perMinute, burst: password.rateLimit.burst),
-                poolSize: poolSize, firebase: firebase)
+                poolSize: poolSize, firebase: firebase, refusedLegacyHash: refusedLegacyHash)
         } catch {
             throw .accounts(key: "backend.password.argon2id", "the dummy hash could not be made: \(error)")
         }

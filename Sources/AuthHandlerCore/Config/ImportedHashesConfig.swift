@@ -54,9 +54,11 @@ extension ConfigValidator {
             separator = Base64.decode(text)
             if separator == nil { fail(path.key("saltSeparator"), "is not base64 (e.g. \"Bw==\")") }
         }
-        let rounds = fields["rounds"].flatMap { integer($0, in: 1...64, at: path.key("rounds"), counting: "rounds") }
+        let rounds = fields["rounds"].flatMap {
+            integer($0, in: FirebaseScrypt.roundsRange, at: path.key("rounds"), counting: "rounds")
+        }
         let memCost = fields["memCost"].flatMap {
-            integer($0, in: 1...30, at: path.key("memCost"), counting: "doublings")
+            integer($0, in: FirebaseScrypt.memCostRange, at: path.key("memCost"), counting: "doublings")
         }
         guard let signerKey, let separator, let rounds, let memCost else { return nil }
         if let violation = FirebaseScrypt.boundsViolation(rounds: rounds, memCost: memCost) {

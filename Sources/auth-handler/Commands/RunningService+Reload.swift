@@ -1,3 +1,4 @@
+import AuthHandlerAccounts
 import AuthHandlerCore
 import AuthHandlerHTTP
 import Foundation
@@ -43,6 +44,10 @@ struct ConfiguredParts {
                 metrics: metrics,
                 report: { report in
                     log.log(report.isLoss ? .warning : .info, "accounts.mail", ["report": report.description])
+                },
+                refusedLegacyHash: { refusal in
+                    // The refusal names what is wrong, never the hash (docs/ACCOUNTS.md "Imported users").
+                    log.log(.warning, "accounts.legacy_hash_refused", ["reason": refusal.description])
                 })
         }
         do {

@@ -79,6 +79,17 @@ struct AccountsImportFileTests {
         #expect(throws: ImportRowError.self) {
             try FirebaseExport.parse(Array(#"{"people": []}"#.utf8), cost: nil, at: Self.at)
         }
+        // A crafted cost is refused by name, never computed with (it trapped: 128 · 2^30 · r overflowed).
+        #expect(
+            refusal(#"{"localId": "a", "passwordHash": "$firescrypt$ln=30,r=99999999999,p=1$AAAA$AAAA"}"#)
+                .hasPrefix("users[0], passwordHash: the $firescrypt$ parameters are not ln=…,r=…,p=1"))
+        #expect(
+            refusal(#"{"localId": "a", "passwordHash": "$2b$+9$\#(String(repeating: "a", count: 53))"}"#)
+                .hasPrefix("users[0], passwordHash: not a bcrypt hash"))
+        // A $firescrypt$ row of another cost than the project's is refused, as a base64 row takes the project's.
+        #expect(
+            refusal(#"{"localId": "a", "passwordHash": "$firescrypt$ln=13,r=8,p=1$AA==$AA=="}"#)
+                .contains("ln=13,r=8 differs from the project's memCost 14, rounds 8"))
         // Without the project's cost, a Firebase hash cannot be kept.
         #expect(throws: ImportRowError.self) {
             try FirebaseExport.parse(
