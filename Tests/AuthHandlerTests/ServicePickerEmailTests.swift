@@ -43,7 +43,7 @@ struct ServicePickerEmailTests {
         // Made under other keys, or for another purpose under the same keys: refused.
         let elsewhere = PickerCSRF(keys: try StateKeyRing.random(), https: false)
         #expect(!csrf.accepts(try elsewhere.token(for: value), cookieHeaders: ["auth_handler_csrf=\(value)"]))
-        let sealedForState = try csrf.keys.seal(Array(value.utf8), context: PickerState.cookieName)
+        let sealedForState = try csrf.keys.seal(Array(value.utf8), context: PickerState.context)
         #expect(!csrf.accepts(sealedForState, cookieHeaders: ["auth_handler_csrf=\(value)"]))
         // Over https the cookie is __Host- prefixed, Secure, Path=/.
         let https = PickerCSRF(keys: csrf.keys, https: true)
@@ -58,16 +58,44 @@ struct ServicePickerEmailTests {
         var state = PickerState(
             verifier: "v",
             app: PickerEmailStart(
-                redirectURL: "https://app.example/", eventID: "e", resultChallenge: "c", resultDelivery: .fragment))
+                redirectURL: "https://app.example/", eventID: "e", resultChallenge: "c", resultDelivery: .fragment),
+            browser: try PickerState.browserDigest("browser-a"))
         state.pendingCredential = "pending"
         state.pendingVerifier = "v"
         state.email = "a@example.com"
         state.methods = ["password", "github.com"]
-        let sealed = try keys.seal(state.json.serialized(sortingKeys: true), context: PickerState.cookieName)
-        let opened = try #require(PickerState.opened(["auth_handler_picker=\(sealed)"], keys: keys))
+        state.linkToken = "k"
+        let sealed = try keys.seal(state.json.serialized(sortingKeys: true), context: PickerState.context)
+        let opened = try #require(PickerState.opened(["auth_handler_picker=\(sealed)"], keys: keys, https: false))
         #expect(opened.json == state.json)
-        #expect(PickerState.opened(["auth_handler_picker=\(sealed)"], keys: try StateKeyRing.random()) == nil)
+        #expect(
+            PickerState.opened(["auth_handler_picker=\(sealed)"], keys: try StateKeyRing.random(), https: false) == nil)
         let wrongContext = try keys.seal(state.json.serialized(sortingKeys: true), context: PickerCSRF.context)
-        #expect(PickerState.opened(["auth_handler_picker=\(wrongContext)"], keys: keys) == nil)
+        #expect(PickerState.opened(["auth_handler_picker=\(wrongContext)"], keys: keys, https: false) == nil)
+        // Over https only the __Host- name is read.
+        #expect(PickerState.opened(["auth_handler_picker=\(sealed)"], keys: keys, https: true) == nil)
+        #expect(PickerState.opened(["__Host-auth_handler_picker=\(sealed)"], keys: keys, https: true) != nil)
+        let header = PickerState.clearing(secure: true)
+        #expect(header.hasPrefix("__Host-auth_handler_picker=;") && header.contains("Path=/;"), "\(header)")
+    }
+
+    @Test func thePickerStateLinksOnlyInItsBrowserWithItsToken() throws {
+        let csrf = PickerCSRF(keys: try StateKeyRing.random(), https: false)
+        var state = PickerState(
+            verifier: "v",
+            app: PickerEmailStart(
+                redirectURL: "https://app.example/", eventID: nil, resultChallenge: nil, resultDelivery: nil),
+            browser: try PickerState.browserDigest("browser-a"))
+        state.pendingCredential = "pending"
+        state.pendingVerifier = "v"
+        state.linkToken = "k"
+        #expect(state.isBound(to: ["auth_handler_csrf=browser-a"], csrf: csrf))
+        #expect(state.allowsLink("k", cookieHeaders: ["auth_handler_csrf=browser-a"], csrf: csrf))
+        #expect(!state.allowsLink("k", cookieHeaders: ["auth_handler_csrf=browser-b"], csrf: csrf), "another browser")
+        #expect(!state.allowsLink("k", cookieHeaders: [], csrf: csrf), "no CSRF cookie")
+        #expect(!state.allowsLink("x", cookieHeaders: ["auth_handler_csrf=browser-a"], csrf: csrf), "another token")
+        #expect(!state.allowsLink(nil, cookieHeaders: ["auth_handler_csrf=browser-a"], csrf: csrf), "no link step")
+        state.pendingCredential = nil
+        #expect(!state.allowsLink("k", cookieHeaders: ["auth_handler_csrf=browser-a"], csrf: csrf), "nothing pending")
     }
 }

@@ -84,7 +84,7 @@ struct EndToEndPickerEmailTests {
             let cookie = try #require(
                 page.headers.values(for: "Set-Cookie").first { $0.hasPrefix("auth_handler_csrf=") })
             #expect(
-                cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/__/auth/"))
+                cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/__/auth/"))
             let signUp = try await e2e.get(Self.pickerURL(e2e, screen: "sign-up"))
             #expect(
                 signUp.text.contains(#"autocomplete="new-password""#) && signUp.text.contains(#"autocomplete="name""#))

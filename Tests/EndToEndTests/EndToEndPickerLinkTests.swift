@@ -90,7 +90,11 @@ struct EndToEndPickerLinkTests {
                 ))
             let held = try #require(
                 page.headers.values(for: "Set-Cookie").first { $0.hasPrefix("auth_handler_picker=") })
-            #expect(held.contains("HttpOnly") && held.contains("SameSite=Lax"), "\(held)")
+            #expect(
+                held.contains("HttpOnly") && held.contains("SameSite=Lax") && held.contains("Path=/__/auth/"), "\(held)"
+            )
+            // The explicit link step: the page's form carries the state's link token.
+            #expect(try EndToEndPickerEmailTests.hiddenFields(page.text).first(named: "link")?.count == 43)
             for response in walk.handlerResponses {
                 #expect(response.headers["Location"]?.contains("pendingCredential") != true)
             }
@@ -115,6 +119,96 @@ struct EndToEndPickerLinkTests {
             let again = try await e2e.walk(from: try await Self.googleButton(e2e, user: "alice"))
             let code = try #require(again.appQuery.first(named: "code"), "\(again.appQuery)")
             #expect(try await e2e.redeem(code: code).json?["signIn"]?["localId"]?.stringValue == localID)
+        }
+    }
+}
+
+/// The picker's state cannot be planted (HTTP-API.md §3.6, docs/ACCOUNTS.md "Sign-in through the picker, and login
+/// CSRF"): an attacker's Google identity carries alice's address; the attacker takes their `auth_handler_picker`
+/// cookie from the account-exists page in their browser and tosses it into alice's. Her sign-ins never link it.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct EndToEndPickerPlantedStateTests {
+    typealias Link = EndToEndPickerLinkTests
+
+    /// Alice's password account, then the attacker's browser at the account-exists page: the page and the state cookie.
+    static func attackerAtAccountExists(_ e2e: EndToEnd) async throws -> (page: OutboundResponse, state: String) {
+        _ = try await e2e.passwordSignUp("alice@example.com", Link.password)
+        try await e2e.markEmailVerified("alice@example.com")
+        let walk = try await e2e.walk(from: try await Link.googleButton(e2e, user: "alice"))
+        let page = try #require(walk.handlerResponses.last)
+        #expect(page.text.contains("You already have an account with alice@example.com"), "\(page.text)")
+        let state = try #require(e2e.cookieJar.withLock { $0["auth_handler_picker"] })
+        return (page, state)
+    }
+
+    /// The test's browser becomes alice's: no cookie of the attacker's but the planted `state`.
+    static func victimBrowser(_ e2e: EndToEnd, planted state: String) {
+        e2e.cookieJar.withLock { $0 = ["auth_handler_picker": state] }
+    }
+
+    /// The providers of the account a `303` to the app signed in.
+    static func providers(_ e2e: EndToEnd, _ signedIn: OutboundResponse) async throws -> [String] {
+        let query = try EndToEndPickerEmailTests.appQuery(signedIn)
+        let redeemed = try await e2e.redeem(code: try #require(query.first(named: "code")))
+        let idToken = try #require(redeemed.json?["signIn"]?["idToken"]?.stringValue, "\(redeemed.text)")
+        let user = try #require(try await e2e.getUser(idToken))
+        #expect(user["email"]?.stringValue == "alice@example.com")
+        return user["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue } ?? []
+    }
+
+    static func clearsState(_ response: OutboundResponse) -> Bool {
+        response.headers.values(for: "Set-Cookie").contains {
+            $0.hasPrefix("auth_handler_picker=;") && $0.contains("Max-Age=0")
+        }
+    }
+
+    @Test("a planted state: alice's plain picker sign-in links nothing and clears it; a garbage one blocks nothing")
+    func plainSignInNeverLinks() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            let attacker = try await Self.attackerAtAccountExists(e2e)
+            Self.victimBrowser(e2e, planted: attacker.state)
+            let signedIn = try await EndToEndPickerEmailTests.submit(
+                e2e, [("email", "alice@example.com"), ("password", Link.password)])
+            #expect(Self.clearsState(signedIn), "\(signedIn.headers.values(for: "Set-Cookie"))")
+            #expect(e2e.cookieJar.withLock { $0["auth_handler_picker"] } == nil)
+            #expect(try await !Self.providers(e2e, signedIn).contains("google.com"), "the planted identity was linked")
+            // A state that opens to nothing (stale keys, garbage) does not stand in the way either.
+            Self.victimBrowser(e2e, planted: "garbage")
+            let again = try await EndToEndPickerEmailTests.submit(
+                e2e, [("email", "alice@example.com"), ("password", Link.password)])
+            #expect(Self.clearsState(again))
+            #expect(try await !Self.providers(e2e, again).contains("google.com"))
+        }
+    }
+
+    @Test("a state from another browser: refused on the link step and on a link start, cleared; alice signs in")
+    func anotherBrowsersStateIsNotLinked() async throws {
+        try await withEndToEnd(backend: .accounts()) { e2e in
+            let attacker = try await Self.attackerAtAccountExists(e2e)
+            let token = try #require(try EndToEndPickerEmailTests.hiddenFields(attacker.page.text).first(named: "link"))
+            // The link step posted from alice's browser (her own CSRF token) with the attacker's state and token.
+            Self.victimBrowser(e2e, planted: attacker.state)
+            let picker = try await e2e.get(EndToEndPickerEmailTests.pickerURL(e2e))
+            let form =
+                try EndToEndPickerEmailTests.hiddenFields(picker.text) + [URLFormField(name: "link", value: token)]
+            let refused = try await Link.post(e2e, form, password: Link.password)
+            #expect(refused.status == 400, "\(refused.status) \(refused.text)")
+            #expect(EndToEndPickerEmailTests.inlineError(refused) == "invalid-pending-credential", "\(refused.text)")
+            #expect(Self.clearsState(refused), "\(refused.headers.values(for: "Set-Cookie"))")
+            let plain = try EndToEndPickerEmailTests.hiddenFields(refused.text)
+            #expect(plain.first(named: "link") == nil, "the form after a failed link is the plain one")
+            // Nothing blocks her plain sign-in from that form, and nothing was linked.
+            let signedIn = try await Link.post(e2e, plain, password: Link.password)
+            #expect(try await !Self.providers(e2e, signedIn).contains("google.com"))
+            // The account-exists page's button, started in alice's browser with the attacker's state: refused.
+            Self.victimBrowser(e2e, planted: attacker.state)
+            _ = try await e2e.get(EndToEndPickerEmailTests.pickerURL(e2e))
+            let button =
+                try await Link.googleButton(e2e, user: "alice") + "&"
+                + FormURLEncoding.encode([URLFormField(name: "link", value: token)])
+            let start = try await e2e.get(button, accept: "application/json")
+            #expect(start.status == 400 && start.errorCode == "invalid-state", "\(start.text)")
+            #expect(Self.clearsState(start))
         }
     }
 }

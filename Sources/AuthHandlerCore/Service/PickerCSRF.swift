@@ -34,11 +34,21 @@ struct PickerCSRF {
         try keys.seal(Array(value.utf8), context: Self.context)
     }
 
-    /// The `Set-Cookie` that keeps `value`: a browser-session cookie, `HttpOnly`, `SameSite=Strict` (the forms post to
-    /// their own origin).
+    /// The `Set-Cookie` that keeps `value`: a browser-session cookie, `HttpOnly`, `SameSite=Lax`. The forms post to
+    /// their own origin, so `Lax` refuses a cross-site post as `Strict` would; `Lax` is needed because the value also
+    /// binds ``PickerState`` to this browser, and the provider's redirect back to the picker (a cross-site top-level
+    /// navigation by GET, which RFC 6265bis lets `Lax` cookies go with) must carry it. The double-submit token, not
+    /// `SameSite`, is the defence: the OWASP CSRF Prevention Cheat Sheet calls `SameSite` defence in depth.
     func setCookie(_ value: String) -> String {
         let path = https ? "/" : AccountsRequest.cookiePath
-        return "\(cookieName)=\(value); Path=\(path); HttpOnly" + (https ? "; Secure" : "") + "; SameSite=Strict"
+        return "\(cookieName)=\(value); Path=\(path); HttpOnly" + (https ? "; Secure" : "") + "; SameSite=Lax"
+    }
+
+    /// The value this browser holds, or a new one with the `Set-Cookie` that keeps it.
+    func held(_ cookieHeaders: [String]) throws(CryptoError) -> (value: String, setCookie: String?) {
+        if let held = presentedValue(cookieHeaders) { return (held, nil) }
+        let value = try Self.newValue()
+        return (value, setCookie(value))
     }
 
     /// Whether `token` was made by this server for one of the values of the cookie in `cookieHeaders`.

@@ -36,6 +36,9 @@ struct PickerEmailForm {
     /// The way from the page's path to the picker's directory, which its relative links start from: empty at
     /// `/__/auth/signin`, `../` at `/__/auth/signin/email` (the page a POST answered).
     var base = ""
+    /// On the account-exists page: its link token (``PickerState/linkToken``), the sign-in form's `link` field that
+    /// makes its sign-in the explicit link step; nil on any other form.
+    var link: String? = nil
 
     func render() -> String {
         var parts = [#"<section class="email-entry" aria-label="E-mail and password">"#]
@@ -59,6 +62,7 @@ struct PickerEmailForm {
             hidden("csrf", csrfToken),
             hidden("intent", screen.rawValue),
         ]
+        if screen == .signIn, let link { parts.append(hidden("link", link)) }
         parts += carried.map { hidden($0.name, $0.value) }
         switch screen {
         case .signIn:

@@ -9,7 +9,7 @@ import Foundation
 /// redemption starts the session (HTTP-API.md §3.3).
 enum PickerEmailRoutes {
     /// The form fields of the e-mail entry besides the carried start parameters.
-    static let formFields = ["csrf", "intent", "email", "password", "newPassword", "displayName", "screen"]
+    static let formFields = ["csrf", "intent", "email", "password", "newPassword", "displayName", "screen", "link"]
 
     /// `screen=` of the picker: `sign-in` (the default), `sign-up` or `reset`.
     static func screen(_ fields: [URLFormField]) throws(APIError) -> PickerEmailForm.Screen {
@@ -46,15 +46,10 @@ enum PickerEmailRoutes {
         let csrf = csrf(context)
         var form = form
         form.base = base(context)
-        var setCookie: String?
+        let setCookie: String?
         do {
             let value: String
-            if let held = csrf.presentedValue(context.request.headers.values(for: "Cookie")) {
-                value = held
-            } else {
-                value = try PickerCSRF.newValue()
-                setCookie = csrf.setCookie(value)
-            }
+            (value, setCookie) = try csrf.held(context.request.headers.values(for: "Cookie"))
             form.csrfToken = try csrf.token(for: value)
         } catch {
             throw APIError(.internalError, "the sign-in form's token could not be made: \(error)")
@@ -146,6 +141,7 @@ enum PickerEmailRoutes {
         var form = form(intent, fields: fields, accounts: accounts)
         form.email = fields.first(named: "email")
         form.displayName = fields.first(named: "displayName")
+        form.link = intent == .signIn ? fields.first(named: "link") : nil
         return Submission(intent: intent, start: start, choices: offer.choices, form: form)
     }
 
@@ -159,28 +155,7 @@ enum PickerEmailRoutes {
         guard email.utf8.count <= 1024 else { throw AccountsError(.invalidEmail, "the e-mail address is too long") }
         switch submission.intent {
         case .signIn:
-            let deviceCookie = SignInCookie.values(
-                named: DeviceCookie.name, in: context.request.headers.values(for: "Cookie")
-            ).first
-            let checked = try await AccountsMetrics.counted({ accounts.metrics.signIn(method: "password", $0) }) {
-                () async throws(AccountsError) in
-                try await accounts.engine.checkPassword(
-                    email: email, password: try password(fields, "password"), client: request.client,
-                    deviceCookie: deviceCookie)
-            }
-            let state = PickerState.opened(
-                context.request.headers.values(for: "Cookie"), keys: context.flow.settings.stateKeys)
-            if let state, state.pendingCredential != nil {
-                try await PickerProviderRoutes.linkPending(state, to: checked.user, accounts)
-            }
-            var response = try await finish(submission, context, user: checked.user, isNewUser: false)
-            if state != nil {
-                response.headers.add(
-                    name: "Set-Cookie", value: PickerState.clearing(secure: context.flow.settings.httpsOrigin))
-            }
-            let device = accounts.engine.deviceCookies.setCookie(checked.deviceCookie, secure: request.secureCookies)
-            response.headers.add(name: "Set-Cookie", value: device.fieldValue)
-            return response
+            return try await signIn(submission, context, accounts, email: email)
         case .signUp:
             let displayName = fields.first(named: "displayName").flatMap { $0.isEmpty ? nil : $0 }
             guard (displayName?.utf8.count ?? 0) <= 256 else {
@@ -195,6 +170,73 @@ enum PickerEmailRoutes {
         case .reset:
             return try reset(submission, context, accounts, email: email)
         }
+    }
+
+    /// A password sign-in. Only the account-exists page's form (its `link` field) links the pending credential held
+    /// in the picker's state, and only when the state is this browser's and the account is the one the page named
+    /// (``PickerState``); a plain sign-in ignores a held state and clears it. A link that fails clears the state and
+    /// shows the plain form again, so a stale or planted state never locks the e-mail form.
+    private static func signIn(
+        _ submission: Submission, _ context: Route.Context, _ accounts: AccountsBackend, email: String
+    ) async throws(AccountsError) -> ServerResponse {
+        let request = AccountsRequest(context: context, backend: accounts)
+        let (cookies, settings) = (context.request.headers.values(for: "Cookie"), context.flow.settings)
+        var linking: PickerState?
+        if let link = submission.form.link {
+            guard let held = PickerState.opened(cookies, keys: settings.stateKeys, https: settings.httpsOrigin),
+                held.allowsLink(link, cookieHeaders: cookies, csrf: csrf(context))
+            else {
+                return try linkFailed(
+                    AccountsError(
+                        .invalidPendingCredential, "the account to link is not waiting in this browser, or it expired"),
+                    submission, context)
+            }
+            linking = held
+        }
+        let deviceCookie = SignInCookie.values(named: DeviceCookie.name, in: cookies).first
+        let fields = context.request.formFields
+        let checked = try await AccountsMetrics.counted({ accounts.metrics.signIn(method: "password", $0) }) {
+            () async throws(AccountsError) in
+            try await accounts.engine.checkPassword(
+                email: email, password: try password(fields, "password"), client: request.client,
+                deviceCookie: deviceCookie)
+        }
+        if let linking {
+            do throws(AccountsError) {
+                try await PickerProviderRoutes.linkPending(linking, to: checked.user, accounts)
+            } catch {
+                return try linkFailed(error, submission, context)
+            }
+        }
+        var response = try await finish(submission, context, user: checked.user, isNewUser: false)
+        if PickerState.isHeld(cookies, https: settings.httpsOrigin) {
+            response.headers.add(name: "Set-Cookie", value: PickerState.clearing(secure: settings.httpsOrigin))
+        }
+        let device = accounts.engine.deviceCookies.setCookie(checked.deviceCookie, secure: request.secureCookies)
+        response.headers.add(name: "Set-Cookie", value: device.fieldValue)
+        return response
+    }
+
+    /// The plain sign-in form again after a link step failed: the reason inline, the picker's state cleared.
+    private static func linkFailed(_ error: AccountsError, _ submission: Submission, _ context: Route.Context)
+        throws(AccountsError) -> ServerResponse
+    {
+        let refusal = APIError(error)
+        var form = submission.form
+        form.link = nil
+        form.problem = PickerEmailForm.Problem(
+            code: refusal.code.rawValue,
+            text: "The other sign-in could not be linked: " + explanation(refusal)
+                + " Sign in again, or start again from the app to link it.")
+        var response: ServerResponse
+        do {
+            response = try page(context, choices: submission.choices, form: form, status: refusal.status)
+        } catch {
+            throw AccountsError(.internalError, error.message)
+        }
+        response.headers.add(
+            name: "Set-Cookie", value: PickerState.clearing(secure: context.flow.settings.httpsOrigin))
+        return response
     }
 
     /// The password field `name`, or `400 invalid-request` when it is missing or over the length any policy allows.

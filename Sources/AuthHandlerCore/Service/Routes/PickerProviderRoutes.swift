@@ -31,11 +31,25 @@ package enum PickerProviderRoutes {
             } catch {
                 throw APIError(.internalError, "the picker's verifier could not be made")
             }
-            var state = PickerState(verifier: verifier, app: app)
-            // An account-exists link in progress continues with this sign-in.
-            if let held = PickerState.opened(request.headers.values(for: "Cookie"), keys: settings.stateKeys) {
+            let cookies = request.headers.values(for: "Cookie")
+            let csrf = PickerEmailRoutes.csrf(context)
+            let browser: (value: String, setCookie: String?)
+            do {
+                browser = try csrf.held(cookies)
+            } catch {
+                throw APIError(.internalError, "the picker's browser binding could not be made")
+            }
+            var state = PickerState(verifier: verifier, app: app, browser: try digest(browser.value))
+            // Only the account-exists page's buttons (`link`) carry its pending credential on, and only in the
+            // browser that holds it (``PickerState``); any other start leaves a held state behind (its cookie is
+            // replaced).
+            if let link = fields.first(named: "link") {
+                guard
+                    let held = PickerState.opened(cookies, keys: settings.stateKeys, https: settings.httpsOrigin),
+                    held.allowsLink(link, cookieHeaders: cookies, csrf: csrf)
+                else { return linkRefused(context) }
                 (state.pendingCredential, state.pendingVerifier) = (held.pendingCredential, held.pendingVerifier)
-                (state.email, state.methods) = (held.email, held.methods)
+                (state.email, state.methods, state.linkToken) = (held.email, held.methods, held.linkToken)
             }
             var start = [
                 URLFormField(name: "redirectUrl", value: publicURL(settings) + returnPath),
@@ -56,6 +70,7 @@ package enum PickerProviderRoutes {
             }
             var response = SignInRoutes.startResponse(outcome, context: context)
             if case .success = outcome {
+                if let setCookie = browser.setCookie { response.headers.add(name: "Set-Cookie", value: setCookie) }
                 response.headers.add(name: "Set-Cookie", value: try state.setCookie(settings))
             }
             return response
@@ -72,25 +87,23 @@ package enum PickerProviderRoutes {
         guard let accounts = context.flow.backend as? AccountsBackend else { return AccountsRoutes.notServed(context) }
         let settings = context.flow.settings
         let fields = context.request.queryItems
-        guard var state = PickerState.opened(context.request.headers.values(for: "Cookie"), keys: settings.stateKeys)
+        let cookies = context.request.headers.values(for: "Cookie")
+        guard var state = PickerState.opened(cookies, keys: settings.stateKeys, https: settings.httpsOrigin),
+            state.isBound(to: cookies, csrf: PickerEmailRoutes.csrf(context))
         else {
-            return ResponseRendering.error(
-                APIError(
-                    .invalidState,
-                    "this browser holds no sign-in started from the picker, or it expired; start again from the app"),
-                accept: context.accept, audience: context.audience)
+            // None, or another browser's (``PickerState``): refused, and whatever is held cleared.
+            return refused(
+                .invalidState,
+                "this browser holds no sign-in started from the picker, or it expired; start again from the app",
+                context, clearing: PickerState.isHeld(cookies, https: settings.httpsOrigin))
         }
         let clear = PickerState.clearing(secure: settings.httpsOrigin)
         // Checked again, as a callback checks it (HTTP-API.md §3.2): a reload may have removed the app's entry while
         // the user was at the provider, and nothing goes to a URL the config no longer allows.
         guard settings.redirectPolicy.allows(state.app.redirectURL) else {
-            var refused = ResponseRendering.error(
-                APIError(
-                    .unauthorizedRedirectURL,
-                    "this sign-in's redirectUrl is no longer in allowedRedirectURLs; start again from the app"),
-                accept: context.accept, audience: context.audience)
-            refused.headers.add(name: "Set-Cookie", value: clear)
-            return refused
+            return refused(
+                .unauthorizedRedirectURL,
+                "this sign-in's redirectUrl is no longer in allowedRedirectURLs; start again from the app", context)
         }
         if let error = fields.first(named: "error") {
             return toApp(
@@ -123,6 +136,7 @@ package enum PickerProviderRoutes {
                 let (session, user) = try await accounts.engine.sessionOf(refreshToken: refreshToken)
             else { throw AccountsError(.internalError, "the provider sign-in answered no session") }
             try await accounts.engine.signOut(session: session, user: user, scope: .local)
+            // A pending credential is in the state only when a `link` start carried it on, in this browser.
             if state.pendingCredential != nil { try await linkPending(state, to: user, accounts) }
             let location: String
             do {
@@ -148,6 +162,10 @@ package enum PickerProviderRoutes {
         async throws(AccountsError)
     {
         guard let pending = state.pendingCredential, let verifier = state.pendingVerifier else { return }
+        // The account the account-exists page named (the engine checks the credential's account as well).
+        guard let named = state.email, user.email?.lowercased() == named.lowercased() else {
+            throw AccountsError(.userMismatch, "this is not the account the page asked to sign in to")
+        }
         let linked = try await accounts.engine.linkPending(
             to: user, authTime: Date(), pendingCredential: pending, verifier: verifier)
         if let mail = accounts.mail, let identity = try await accounts.engine.identities(of: linked).last {
@@ -160,12 +178,21 @@ package enum PickerProviderRoutes {
     private static func accountExists(_ state: PickerState, _ context: Route.Context, _ accounts: AccountsBackend)
         -> ServerResponse
     {
+        var state = state
+        do {
+            state.linkToken = try SecureRandom.base64URLString(byteCount: 32)
+        } catch {
+            return ResponseRendering.error(
+                APIError(.internalError, "the link token could not be made"), accept: context.accept,
+                audience: context.audience)
+        }
+        let link = URLFormField(name: "link", value: state.linkToken ?? "")
         let appFields = appFields(state.app)
         let choices = state.methods.compactMap { id -> PickerChoice? in
             guard let provider = context.flow.providers[id] else { return nil }
             return PickerChoice(
                 providerID: id, displayName: provider.displayName,
-                startQuery: FormURLEncoding.encode([URLFormField(name: "providerId", value: id)] + appFields))
+                startQuery: FormURLEncoding.encode([URLFormField(name: "providerId", value: id)] + appFields + [link]))
         }
         let names = state.methods.map { id in
             id == SignInStart.passwordProviderID ? "your password" : context.flow.providers[id]?.displayName ?? id
@@ -175,6 +202,7 @@ package enum PickerProviderRoutes {
             + names.joined(separator: " or ") + " to link."
         var form = PickerEmailRoutes.form(.signIn, fields: appFields, accounts: accounts)
         form.email = state.email
+        form.link = state.linkToken
         do {
             var response = try PickerEmailRoutes.page(
                 context, choices: choices, form: form, status: 200, notice: notice,
@@ -183,6 +211,37 @@ package enum PickerProviderRoutes {
             return response
         } catch {
             return ResponseRendering.error(error, accept: context.accept, audience: context.audience)
+        }
+    }
+
+    /// A `link` start whose pending credential is not this browser's (or gone): refused, the held state cleared, so
+    /// it cannot stand in the way of a plain sign-in.
+    private static func linkRefused(_ context: Route.Context) -> ServerResponse {
+        refused(
+            .invalidState,
+            "the account to link is not waiting in this browser, or it expired; start the sign-in again from the app",
+            context)
+    }
+
+    /// The error page (or JSON) of a refusal, the picker's state cleared unless `clearing` is false.
+    private static func refused(
+        _ code: APIError.Code, _ message: String, _ context: Route.Context, clearing: Bool = true
+    ) -> ServerResponse {
+        var refused = ResponseRendering.error(
+            APIError(code, message), accept: context.accept, audience: context.audience)
+        if clearing {
+            refused.headers.add(
+                name: "Set-Cookie", value: PickerState.clearing(secure: context.flow.settings.httpsOrigin))
+        }
+        return refused
+    }
+
+    /// ``PickerState/browserDigest(_:)`` as an ``APIError``.
+    static func digest(_ value: String) throws(APIError) -> String {
+        do {
+            return try PickerState.browserDigest(value)
+        } catch {
+            throw APIError(.internalError, "the picker's browser binding could not be made")
         }
     }
 
