@@ -31,9 +31,9 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     }
 
     /// Creates the test's database and writes what its daemons' configs name: the URL and password, a signing key and
-    /// a state key, which instances on one database must share.
-    static func preparePostgres(in directory: URL) async throws {
-        let server = try await PostgresTestServer.shared()
+    /// a state key, which instances on one database must share. The database is on `server`, or the shared one.
+    static func preparePostgres(in directory: URL, on server: PostgresTestServer? = nil) async throws {
+        let server = if let server { server } else { try await PostgresTestServer.shared() }
         let name = try server.makeDatabase()
         let files: [(String, String)] = [
             ("postgres-url", server.url(database: name)), ("postgres-database", name),

@@ -2,6 +2,7 @@ import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
+import AuthHandlerStore
 import Foundation
 import TestSupport
 
@@ -41,9 +42,12 @@ final class ScaleOut: Sendable {
     }
 
     /// Starts Redis, the fake IdP, `count` instances and (with `behindNginx`) nginx in front of them; the instances'
-    /// `store.commandTimeoutSeconds` is `commandTimeoutSeconds` when given.
+    /// `store.commandTimeoutSeconds` is `commandTimeoutSeconds` when given. With `accounts`, the instances run backend
+    /// `accounts` on one fresh database of that PostgreSQL server, with one signing key (docs/OPERATIONS.md "Two
+    /// instances on Redis and PostgreSQL behind nginx").
     static func start(
-        count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil
+        count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil,
+        accounts: PostgresTestServer? = nil
     ) async throws -> ScaleOut {
         let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("e2e-scale-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -59,13 +63,14 @@ final class ScaleOut: Sendable {
             }
             try Data((Base64.urlEncode(try SecureRandom.bytes(32)) + "\n").utf8)
                 .write(to: directory.appendingPathComponent("state-key"))
+            if let accounts { try await prepareDurable(accounts, in: directory) }
             // nginx's port must be in every instance's publicURL before nginx knows the instances' ports: choose a free
             // port, start the instances, then nginx; should the port have been taken meanwhile, do it all again.
             for _ in 0..<5 {
                 let frontURL = "http://127.0.0.1:\(try freeLoopbackPort())"
                 let instances = try await startInstances(
                     count: count, idpURL: idpURL, frontURL: frontURL, redis: redis, directory: directory,
-                    commandTimeoutSeconds: commandTimeoutSeconds)
+                    commandTimeoutSeconds: commandTimeoutSeconds, accounts: accounts != nil)
                 guard behindNginx else {
                     return ScaleOut(
                         directory: directory, idp: idp, idpURL: idpURL, redis: redis, instances: instances,
@@ -89,9 +94,24 @@ final class ScaleOut: Sendable {
         }
     }
 
+    /// A fresh database on `server` for the instances, whose commits are durable once answered: the test servers run
+    /// with `synchronous_commit=off`, which loses the last commits at an immediate shutdown; a database's own setting
+    /// outranks the server's command line (PostgreSQL 15 manual, 20.1.3 and ALTER DATABASE), and a real server has it on.
+    private static func prepareDurable(_ server: PostgresTestServer, in directory: URL) async throws {
+        try await AccountsDatabaseEngine.preparePostgres(in: directory, on: server)
+        let name = try AccountsDatabaseEngine.postgresDatabase(in: directory).name
+        let deadline = ContinuousClock.now + .seconds(30)
+        let connection = try PostgresConnection(
+            parameters: server.settings(database: "postgres").parameters, deadline: deadline)
+        // An identifier cannot be a parameter; the name is the helper's, [a-z0-9_] only.
+        try connection.execute(
+            "ALTER DATABASE \(name) SET synchronous_commit = on", operation: "make the test database durable",
+            deadline: deadline)
+    }
+
     private static func startInstances(
         count: Int, idpURL: String, frontURL: String, redis: RedisTestServer, directory: URL,
-        commandTimeoutSeconds: Int?
+        commandTimeoutSeconds: Int?, accounts: Bool
     ) async throws -> [ScaleOutInstance] {
         let configPath = directory.appendingPathComponent("config.json")
         let timeout = commandTimeoutSeconds.map { ", \"commandTimeoutSeconds\": \($0)" } ?? ""
@@ -106,7 +126,12 @@ final class ScaleOut: Sendable {
             // Device sign-ins poll one instance while the browser uses another (EndToEndDeviceScaleOutTests).
             "deviceAuthorization": #"{"enabled": true, "intervalSeconds": 1}"#,
         ]
-        try Data(try EndToEnd.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
+        // The accounts' sign-in throttle counts per client, and every client here is 127.0.0.1 or nginx.
+        let backend: EndToEnd.Backend =
+            accounts
+            ? .accounts(members: #""password": {"rateLimit": {"perMinute": 6000, "burst": 500}}"#, engine: .postgres)
+            : .none
+        try Data(try EndToEnd.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
         var instances: [ScaleOutInstance] = []
         for index in 0..<count {
@@ -148,10 +173,11 @@ final class ScaleOut: Sendable {
 
 /// Runs `body` with a started cluster, always stopping it.
 func withScaleOut<T>(
-    count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil, _ body: (ScaleOut) async throws -> T
+    count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil, accounts: PostgresTestServer? = nil,
+    _ body: (ScaleOut) async throws -> T
 ) async throws -> T {
     let cluster = try await ScaleOut.start(
-        count: count, behindNginx: behindNginx, commandTimeoutSeconds: commandTimeoutSeconds)
+        count: count, behindNginx: behindNginx, commandTimeoutSeconds: commandTimeoutSeconds, accounts: accounts)
     return try await withCleanup({ await cluster.stop() }) { try await body(cluster) }
 }
 
