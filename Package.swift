@@ -162,8 +162,8 @@ let package = Package(
             // A Python helper the Swift tests run: an independent JWT check (PyJWT).
             exclude: ["Accounts/verify_id_token.py"]
         ),
-        // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, an SMTP server and
-        // loopback sockets.
+        // What every test target shares: the test clock, the scripted HTTP fake, processes, Redis, PostgreSQL, an SMTP
+        // server and loopback sockets.
         .target(
             name: "TestSupport",
             dependencies: ["AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerStore"],

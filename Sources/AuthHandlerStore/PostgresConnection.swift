@@ -23,6 +23,8 @@ package final class PostgresConnection {
     /// The SQLSTATE of the last query's error, nil when it succeeded or failed without one
     /// (https://www.postgresql.org/docs/15/errcodes-appendix.html).
     package private(set) var lastSQLState: String?
+    /// How many statements have had their answer on this connection: 0 for one that has served nothing yet.
+    package private(set) var answered = 0
 
     /// Connects with libpq's parameters (`keywords` and `values` as `PQconnectdbParams` takes them; a `dbname` given
     /// first may be a `postgresql://` URI, whose members the later parameters override) by `deadline`.
@@ -116,6 +118,7 @@ package final class PostgresConnection {
         }
         if PQstatus(connection) == CONNECTION_BAD { isBroken = true }
         if let error { throw error }
+        answered += 1
         return answer
     }
 

@@ -97,9 +97,17 @@ package final class PostgresPool: Sendable {
                         throw StoreError(
                             .unavailable, detail: "\(operation): no PostgreSQL connection free within the timeout")
                     }
-                    let connection = try slot.connection(until: deadline)
-                    defer { slot.dropIfBroken() }
-                    return try body(connection, deadline)
+                    let (connection, reused) = try slot.connection(until: deadline)
+                    let answered = connection.answered
+                    do throws(StoreError) {
+                        defer { slot.dropIfBroken() }
+                        return try body(connection, deadline)
+                    } catch  where reused && connection.isBroken && connection.answered == answered {
+                        // A pooled connection the server closed while it sat idle (a restart): it failed at its first
+                        // statement, so nothing ran; once more on a new one.
+                        defer { slot.dropIfBroken() }
+                        return try body(try slot.connection(until: deadline).connection, deadline)
+                    }
                 }
                 // A failure that left no connection (refused, lost, out of time) is the server's; any other answer
                 // came from it.
@@ -125,12 +133,15 @@ package final class PostgresWorkerSlot {
 
     var isConnected: Bool { current.map { !$0.isBroken } ?? false }
 
-    func connection(until deadline: ContinuousClock.Instant) throws(StoreError) -> PostgresConnection {
-        if let current, !current.isBroken { return current }
+    /// The thread's connection, made when there is none or it broke; `reused` when it served earlier jobs.
+    func connection(until deadline: ContinuousClock.Instant) throws(StoreError) -> (
+        connection: PostgresConnection, reused: Bool
+    ) {
+        if let current, !current.isBroken { return (current, true) }
         current = nil
         let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
         current = connection
-        return connection
+        return (connection, false)
     }
 
     func dropIfBroken() {

@@ -17,6 +17,14 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     /// accounts test runs its body once per engine (`withEngine`) without naming it at every start.
     @TaskLocal static var current = AccountsDatabaseEngine.sqlite
 
+    /// The server a test's PostgreSQL database is made on: the process's shared one, unless the test set its own (a
+    /// test that stops it).
+    @TaskLocal static var server: PostgresTestServer?
+
+    /// The directory of a daemon whose PostgreSQL database (and signing and state keys) a new daemon shares, as a second
+    /// instance would; nil for a database of its own.
+    @TaskLocal static var sharedWith: URL?
+
     /// Runs `body` with ``current`` set to this engine.
     func run(_ body: () async throws -> Void) async throws {
         try await Self.$current.withValue(self) { try await body() }
@@ -31,9 +39,21 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     }
 
     /// Creates the test's database and writes what its daemons' configs name: the URL and password, a signing key and
-    /// a state key, which instances on one database must share. The database is on `server`, or the shared one.
-    static func preparePostgres(in directory: URL, on server: PostgresTestServer? = nil) async throws {
-        let server = if let server { server } else { try await PostgresTestServer.shared() }
+    /// a state key, which instances on one database must share.
+    static func preparePostgres(in directory: URL) async throws {
+        if let sharedWith {
+            for file in [
+                "postgres-url", "postgres-database", "postgres-password", "postgres-port", "signing-key.pem",
+                "state-key",
+            ] {
+                try FileManager.default.copyItem(
+                    at: sharedWith.appendingPathComponent(file), to: directory.appendingPathComponent(file))
+            }
+            return
+        }
+        var server = Self.server
+        if server == nil { server = try await PostgresTestServer.shared() }
+        guard let server else { return }
         let name = try server.makeDatabase()
         let files: [(String, String)] = [
             ("postgres-url", server.url(database: name)), ("postgres-database", name),

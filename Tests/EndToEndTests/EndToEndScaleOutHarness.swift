@@ -2,7 +2,6 @@ import AuthHandlerCore
 import AuthHandlerCrypto
 import AuthHandlerHTTP
 import AuthHandlerProtocols
-import AuthHandlerStore
 import Foundation
 import TestSupport
 
@@ -63,7 +62,11 @@ final class ScaleOut: Sendable {
             }
             try Data((Base64.urlEncode(try SecureRandom.bytes(32)) + "\n").utf8)
                 .write(to: directory.appendingPathComponent("state-key"))
-            if let accounts { try await prepareDurable(accounts, in: directory) }
+            if let accounts {
+                try await AccountsDatabaseEngine.$server.withValue(accounts) {
+                    try await AccountsDatabaseEngine.preparePostgres(in: directory)
+                }
+            }
             // nginx's port must be in every instance's publicURL before nginx knows the instances' ports: choose a free
             // port, start the instances, then nginx; should the port have been taken meanwhile, do it all again.
             for _ in 0..<5 {
@@ -92,21 +95,6 @@ final class ScaleOut: Sendable {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
-    }
-
-    /// A fresh database on `server` for the instances, whose commits are durable once answered: the test servers run
-    /// with `synchronous_commit=off`, which loses the last commits at an immediate shutdown; a database's own setting
-    /// outranks the server's command line (PostgreSQL 15 manual, 20.1.3 and ALTER DATABASE), and a real server has it on.
-    private static func prepareDurable(_ server: PostgresTestServer, in directory: URL) async throws {
-        try await AccountsDatabaseEngine.preparePostgres(in: directory, on: server)
-        let name = try AccountsDatabaseEngine.postgresDatabase(in: directory).name
-        let deadline = ContinuousClock.now + .seconds(30)
-        let connection = try PostgresConnection(
-            parameters: server.settings(database: "postgres").parameters, deadline: deadline)
-        // An identifier cannot be a parameter; the name is the helper's, [a-z0-9_] only.
-        try connection.execute(
-            "ALTER DATABASE \(name) SET synchronous_commit = on", operation: "make the test database durable",
-            deadline: deadline)
     }
 
     private static func startInstances(

@@ -87,10 +87,12 @@ package final class PostgresTestServer: Sendable {
     /// Starts (or starts again, after ``stop()``) the server on its port and data, returning once it accepts
     /// connections (its log line "ready to accept connections").
     package func start() async throws {
-        // Durability off: the tests' clusters are thrown away. The shell kills the server when stdin ends.
+        // No fsync (the tests' clusters are thrown away, and what the server wrote survives its own death in the page
+        // cache), but synchronous commits, so a commit answered is in the WAL when a test kills the server. The shell
+        // kills the server when stdin ends.
         let script = """
             \(Self.asOwner) \(Self.binaries)/postgres -D data -k "$PWD" -p \(port) -c listen_addresses=127.0.0.1 \
-            -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400 \
+            -c fsync=off -c full_page_writes=off -c max_connections=400 \
             -c log_min_messages=warning 2>&1 &
             server=$!
             cat >/dev/null

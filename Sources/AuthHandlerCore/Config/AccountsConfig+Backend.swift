@@ -57,7 +57,7 @@ extension AccountsConfig {
         let hasher = try passwordHasher()
         let engine = AccountsEngine(
             store: store, settings: settings, keys: keys, hasher: hasher, policy: try passwordPolicy(),
-            throttle: SignInThrottle(deviceCookies: deviceCookies), deviceCookies: deviceCookies,
+            throttle: throttle(store: store, deviceCookies: deviceCookies), deviceCookies: deviceCookies,
             pendingCredentialKey: try Self.derive(setup.stateKey, "auth-handler accounts pending-credential"))
         setup.metrics.attach { [hasher] in hasher.snapshot() }
         let introspection = try introspectionSecret.map { reference throws(BackendSetupError) in
@@ -201,6 +201,13 @@ extension AccountsConfig {
                     report(event)
                 }), sender: sender,
             appName: setup.appName, baseURL: setup.base)
+    }
+
+    /// The sign-in throttle: this instance's, and with PostgreSQL (several instances on one database) also counted in
+    /// the database, so the instances throttle together (docs/ACCOUNTS.md "Guessing is throttled").
+    private func throttle(store: any AccountStore, deviceCookies: DeviceCookie) -> any SignInThrottling {
+        let local = SignInThrottle(deviceCookies: deviceCookies)
+        return postgres == nil ? local : SharedSignInThrottle(local: local, counters: store)
     }
 
     /// A 32-byte key for `label`, derived from the state key.
