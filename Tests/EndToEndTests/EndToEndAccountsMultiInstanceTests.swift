@@ -7,7 +7,7 @@ import Testing
 /// Two `auth-handler serve` instances with backend `accounts` on one PostgreSQL database, sharing one Redis session
 /// store, behind nginx (issue 27 §1; docs/OPERATIONS.md "Two instances on Redis and PostgreSQL behind nginx"): each
 /// accepts the other's ID tokens and refresh tokens, a token rotated on both at once leaves one live family, a stopped
-/// PostgreSQL is answered `503 unavailable` within the statement timeout and loses nothing, a killed Redis stops
+/// or hung PostgreSQL is answered `503 unavailable` within the statement timeout and loses nothing, a killed Redis stops
 /// neither password sign-ins nor refreshes, and a `kill -9` of one instance loses nothing. Every answer is checked to be a success or an error in its documented form (HTTP-API.md
 /// §3.5; RFC 6749 §5.2 for the token endpoint's refusals). It asserts timing, so `make test` runs it alone.
 @Suite(.serialized) struct EndToEndAccountsMultiInstanceTests {
@@ -21,6 +21,7 @@ import Testing
                 var state = try await run.acrossInstances()
                 try await run.concurrentDoubleRefresh(&state)
                 try await run.postgresOutage(postgres, &state)
+                try await run.postgresHung(postgres, &state)
                 try await run.redisOutage(&state)
                 try await run.instanceKilled(&state)
                 #expect(run.answers.withLock { $0 } > 60, "too few answers were checked to mean anything")
@@ -319,5 +320,43 @@ extension MultiInstanceRun {
         try await cluster.redis.start()
         try await awaitReady([first, second])
         try await rotateAll(&state, at: [front])
+    }
+}
+
+extension MultiInstanceRun {
+    /// PostgreSQL hung (every process of it stopped with SIGSTOP: connections open, nothing answers): each accounts
+    /// request still gets `503 unavailable` within the statement timeout, never waits on; resumed, all goes on.
+    func postgresHung(_ postgres: PostgresTestServer, _ state: inout MultiInstanceState) async throws {
+        try Self.signalAll(of: postgres, SIGSTOP)
+        var slowest: Duration = .zero
+        for origin in [first, second] {
+            let started = ContinuousClock.now
+            let answer = try await refresh(origin, state.refreshTokens[0])
+            slowest = max(slowest, ContinuousClock.now - started)
+            #expect(answer.status == 503 && answer.json?["error"]?["code"]?.stringValue == "unavailable")
+        }
+        try Self.signalAll(of: postgres, SIGCONT)
+        print("PostgreSQL hung: the slowest 503 took \(slowest)")
+        #expect(slowest < Self.statementTimeout + .milliseconds(500), "an answer waited \(slowest)")
+        try await awaitReady([first, second])
+        try await rotateAll(&state, at: [first, second])
+    }
+
+    /// Sends `signal` to the server's postmaster (data/postmaster.pid) and every process it started (proc(5)).
+    static func signalAll(of postgres: PostgresTestServer, _ signal: Int32) throws {
+        let pidFile = postgres.directory.appendingPathComponent("data/postmaster.pid")
+        let master = try #require(
+            try String(contentsOf: pidFile, encoding: .utf8).split(separator: "\n").first.flatMap { Int32($0) })
+        var processes = [master]
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command's closing parenthesis: the state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == master { processes.append(pid) }
+        }
+        for pid in processes { kill(pid, signal) }
     }
 }
