@@ -7,9 +7,10 @@ import Testing
 /// Two `auth-handler serve` instances with backend `accounts` on one PostgreSQL database, sharing one Redis session
 /// store, behind nginx (issue 27 §1; docs/OPERATIONS.md "Two instances on Redis and PostgreSQL behind nginx"): each
 /// accepts the other's ID tokens and refresh tokens, a token rotated on both at once leaves one live family, a stopped
-/// or hung PostgreSQL is answered `503 unavailable` within the statement timeout and loses nothing, a killed Redis stops
-/// neither password sign-ins nor refreshes, and a `kill -9` of one instance loses nothing. Every answer is checked to be a success or an error in its documented form (HTTP-API.md
-/// §3.5; RFC 6749 §5.2 for the token endpoint's refusals). It asserts timing, so `make test` runs it alone.
+/// or hung PostgreSQL is answered `503 unavailable` within the statement timeout and loses nothing, a killed Redis
+/// stops neither password sign-ins nor refreshes, and a `kill -9` of one instance loses nothing. Every answer is checked
+/// to be a success or an error in its documented form (HTTP-API.md §3.5; RFC 6749 §5.2 for the token endpoint's
+/// refusals). It asserts timing, so `make test` runs it alone.
 @Suite(.serialized) struct EndToEndAccountsMultiInstanceTests {
     @Test("two instances on Redis and PostgreSQL behind nginx: shared accounts, one family, outages lose nothing")
     func twoInstances() async throws {
