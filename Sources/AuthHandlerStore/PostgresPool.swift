@@ -60,8 +60,6 @@ package final class PostgresPool: Sendable {
 
     private let queue = PostgresJobQueue()
     package let settings: PostgresSettings
-    /// Why the last operation could not reach the server, nil after one that did (what `/readyz` reports).
-    private let problem = Mutex<String?>(nil)
 
     package init(settings: PostgresSettings, name: String) {
         self.settings = settings
@@ -80,9 +78,6 @@ package final class PostgresPool: Sendable {
         queue.stop(threads: max(1, settings.poolSize))
     }
 
-    /// Why the store cannot serve now, or nil.
-    package var healthProblem: String? { problem.withLock { $0 } }
-
     /// Runs `body` on a pooled connection by the deadline (the statement timeout from now, or `timeout` for an
     /// operation known to be long, an import); the calling task is suspended, not blocked.
     package func run<Value: Sendable>(
@@ -91,7 +86,7 @@ package final class PostgresPool: Sendable {
     ) async throws(StoreError) -> Value {
         let deadline = ContinuousClock.now + (timeout ?? settings.statementTimeout)
         let outcome: Result<Value, StoreError> = await withCheckedContinuation { continuation in
-            queue.append { [self] slot in
+            queue.append { slot in
                 let outcome = Result { () throws(StoreError) -> Value in
                     guard ContinuousClock.now < deadline else {
                         throw StoreError(
@@ -108,12 +103,6 @@ package final class PostgresPool: Sendable {
                         defer { slot.dropIfBroken() }
                         return try body(try slot.connection(until: deadline).connection, deadline)
                     }
-                }
-                // A failure that left no connection (refused, lost, out of time) is the server's; any other answer
-                // came from it.
-                let connected = slot.isConnected
-                self.problem.withLock { problem in
-                    if case .failure(let error) = outcome, !connected { problem = error.detail } else { problem = nil }
                 }
                 continuation.resume(returning: outcome)
             }

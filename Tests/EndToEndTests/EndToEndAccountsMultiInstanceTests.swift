@@ -17,7 +17,13 @@ import Testing
         let postgres = try await PostgresTestServer.start()
         defer { try? FileManager.default.removeItem(at: postgres.directory) }
         try await withCleanup({ await postgres.stop() }) {
-            try await withScaleOut(count: 2, behindNginx: true, accounts: postgres) { cluster in
+            // The sign-in throttle and hashing budget count per client, and every client here is 127.0.0.1 or nginx.
+            let backend = EndToEnd.Backend.accounts(
+                members: #""password": {"rateLimit": {"perMinute": 6000, "burst": 500}}"#, engine: .postgres)
+            let cluster = try await AccountsDatabaseEngine.$server.withValue(postgres) {
+                try await ScaleOut.start(count: 2, behindNginx: true, backend: backend)
+            }
+            try await withCleanup({ await cluster.stop() }) {
                 let run = MultiInstanceRun(cluster)
                 var state = try await run.acrossInstances()
                 try await run.concurrentDoubleRefresh(&state)

@@ -121,3 +121,89 @@ import Testing
         #expect(try await second.passwordSignIn("alice@example.com", password).status == 200)
     }
 }
+
+/// Two instances on one Redis and one PostgreSQL behind nginx, round robin (issue 27's process test; docs/OPERATIONS.md
+/// "With the accounts backend: one PostgreSQL").
+@Suite(.serialized) struct EndToEndAccountsScaleOutTests {
+    static let password = "correct horse battery staple"
+
+    @Test(
+        "behind nginx: sign-up, sign-in and refreshes on alternating instances, a double refresh, PostgreSQL restarted, kill -9"
+    )
+    func twoInstancesBehindNginx() async throws {
+        let server = try await PostgresTestServer.start()
+        defer { try? FileManager.default.removeItem(at: server.directory) }
+        try await withCleanup({ await server.stop() }) {
+            try await AccountsDatabaseEngine.$server.withValue(server) {
+                let scale = try await ScaleOut.start(
+                    count: 2, behindNginx: true,
+                    backend: .accounts(
+                        members: #""password": {"rateLimit": {"perMinute": 600, "burst": 100}}"#, engine: .postgres))
+                try await withCleanup({ await scale.stop() }) { try await Self.run(scale, server) }
+            }
+        }
+    }
+
+    static func post(_ scale: ScaleOut, _ path: String, _ body: [UInt8], form: Bool = false) async throws
+        -> OutboundResponse
+    {
+        let type = form ? "application/x-www-form-urlencoded" : "application/json"
+        let headers: HTTPHeaders = ["Content-Type": type, "Accept": "application/json"]
+        let response = try await scale.client.send(
+            OutboundRequest(method: "POST", url: scale.frontURL + path, headers: headers, body: body))
+        // Every answer is a success or one of HTTP-API.md §3.5's errors.
+        #expect([200, 400, 409, 429, 503].contains(response.status), "\(path): \(response.status) \(response.text)")
+        return response
+    }
+
+    static func signIn(_ scale: ScaleOut) async throws -> OutboundResponse {
+        try await post(
+            scale, "/__/auth/password/sign-in",
+            Array(#"{"email": "alice@example.com", "password": "\#(password)"}"#.utf8))
+    }
+
+    static func refresh(_ scale: ScaleOut, _ token: String) async throws -> OutboundResponse {
+        try await post(
+            scale, "/__/auth/token",
+            Array(
+                FormURLEncoding.encode([
+                    .init(name: "grant_type", value: "refresh_token"), .init(name: "refresh_token", value: token),
+                ]).utf8),
+            form: true)
+    }
+
+    static func run(_ scale: ScaleOut, _ server: PostgresTestServer) async throws {
+        let signUp = try await post(
+            scale, "/__/auth/password/sign-up",
+            Array(#"{"email": "alice@example.com", "password": "\#(password)"}"#.utf8))
+        #expect(signUp.status == 200, "\(signUp.text)")
+        let signIn = try await signIn(scale)
+        #expect(signIn.status == 200 && signIn.json?["localId"] == signUp.json?["localId"], "\(signIn.text)")
+        var token = try #require(signIn.json?["refreshToken"]?.stringValue)
+        for _ in 0..<4 {
+            let refreshed = try await refresh(scale, token)
+            #expect(refreshed.status == 200, "\(refreshed.text)")
+            token = try #require(refreshed.json?["refresh_token"]?.stringValue)
+        }
+        let presented = token
+        async let one = refresh(scale, presented)
+        async let other = refresh(scale, presented)
+        let answers = try await [one, other]
+        let successors = Set(answers.filter { $0.status == 200 }.compactMap { $0.json?["refresh_token"]?.stringValue })
+        #expect(successors.count == 1, "\(answers.map(\.text))")
+        token = try #require(successors.first)
+
+        await server.stop()
+        #expect(try await Self.signIn(scale).status == 503)
+        try await server.start()
+        #expect(try await Self.signIn(scale).status == 200)
+
+        scale.instances[0].process.send(SIGKILL)
+        _ = await scale.instances[0].process.exitCode()
+        for _ in 0..<2 {
+            let refreshed = try await refresh(scale, token)
+            #expect(refreshed.status == 200, "after kill -9: \(refreshed.text)")
+            token = try #require(refreshed.json?["refresh_token"]?.stringValue)
+        }
+    }
+}

@@ -41,12 +41,9 @@ final class ScaleOut: Sendable {
     }
 
     /// Starts Redis, the fake IdP, `count` instances and (with `behindNginx`) nginx in front of them; the instances'
-    /// `store.commandTimeoutSeconds` is `commandTimeoutSeconds` when given. With `accounts`, the instances run backend
-    /// `accounts` on one fresh database of that PostgreSQL server, with one signing key (docs/OPERATIONS.md "Two
-    /// instances on Redis and PostgreSQL behind nginx").
+    /// `store.commandTimeoutSeconds` is `commandTimeoutSeconds` when given.
     static func start(
-        count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil,
-        accounts: PostgresTestServer? = nil
+        count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil, backend: EndToEnd.Backend = .none
     ) async throws -> ScaleOut {
         let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("e2e-scale-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -62,10 +59,9 @@ final class ScaleOut: Sendable {
             }
             try Data((Base64.urlEncode(try SecureRandom.bytes(32)) + "\n").utf8)
                 .write(to: directory.appendingPathComponent("state-key"))
-            if let accounts {
-                try await AccountsDatabaseEngine.$server.withValue(accounts) {
-                    try await AccountsDatabaseEngine.preparePostgres(in: directory)
-                }
+            // The accounts on PostgreSQL: one database (and one signing key) for every instance.
+            if case .accounts(_, .postgres) = backend {
+                try await AccountsDatabaseEngine.preparePostgres(in: directory)
             }
             // nginx's port must be in every instance's publicURL before nginx knows the instances' ports: choose a free
             // port, start the instances, then nginx; should the port have been taken meanwhile, do it all again.
@@ -73,7 +69,7 @@ final class ScaleOut: Sendable {
                 let frontURL = "http://127.0.0.1:\(try freeLoopbackPort())"
                 let instances = try await startInstances(
                     count: count, idpURL: idpURL, frontURL: frontURL, redis: redis, directory: directory,
-                    commandTimeoutSeconds: commandTimeoutSeconds, accounts: accounts != nil)
+                    commandTimeoutSeconds: commandTimeoutSeconds, backend: backend)
                 guard behindNginx else {
                     return ScaleOut(
                         directory: directory, idp: idp, idpURL: idpURL, redis: redis, instances: instances,
@@ -99,7 +95,7 @@ final class ScaleOut: Sendable {
 
     private static func startInstances(
         count: Int, idpURL: String, frontURL: String, redis: RedisTestServer, directory: URL,
-        commandTimeoutSeconds: Int?, accounts: Bool
+        commandTimeoutSeconds: Int?, backend: EndToEnd.Backend
     ) async throws -> [ScaleOutInstance] {
         let configPath = directory.appendingPathComponent("config.json")
         let timeout = commandTimeoutSeconds.map { ", \"commandTimeoutSeconds\": \($0)" } ?? ""
@@ -114,11 +110,6 @@ final class ScaleOut: Sendable {
             // Device sign-ins poll one instance while the browser uses another (EndToEndDeviceScaleOutTests).
             "deviceAuthorization": #"{"enabled": true, "intervalSeconds": 1}"#,
         ]
-        // The accounts' sign-in throttle counts per client, and every client here is 127.0.0.1 or nginx.
-        let backend: EndToEnd.Backend =
-            accounts
-            ? .accounts(members: #""password": {"rateLimit": {"perMinute": 6000, "burst": 500}}"#, engine: .postgres)
-            : .none
         try Data(try EndToEnd.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: configPath)
         var instances: [ScaleOutInstance] = []
@@ -161,11 +152,10 @@ final class ScaleOut: Sendable {
 
 /// Runs `body` with a started cluster, always stopping it.
 func withScaleOut<T>(
-    count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil, accounts: PostgresTestServer? = nil,
-    _ body: (ScaleOut) async throws -> T
+    count: Int = 2, behindNginx: Bool = false, commandTimeoutSeconds: Int? = nil, _ body: (ScaleOut) async throws -> T
 ) async throws -> T {
     let cluster = try await ScaleOut.start(
-        count: count, behindNginx: behindNginx, commandTimeoutSeconds: commandTimeoutSeconds, accounts: accounts)
+        count: count, behindNginx: behindNginx, commandTimeoutSeconds: commandTimeoutSeconds)
     return try await withCleanup({ await cluster.stop() }) { try await body(cluster) }
 }
 
