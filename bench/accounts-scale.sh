@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The accounts backend on PostgreSQL and on two instances (issue 27; docs/OPERATIONS.md "Two instances on Redis and
+# PostgreSQL behind nginx"), each beside its reference in the same run:
+#   refresh  refresh grants per second (`POST /__/auth/token`, each answer's successor used next, 16 clients) on
+#            PostgreSQL, beside the same on SQLite;
+#   signin   password sign-ins per second (64 clients, each its own address) on two instances sharing one Redis
+#            session store and one PostgreSQL database behind nginx (round robin), beside one such instance.
+# Servers: Debian's PostgreSQL (`initdb` in the temporary directory, as `nobody` when run as root, on a free port of
+# 127.0.0.1, fsync on: a real server's settings but for its size), redis-server on a Unix socket, nginx, the release
+# daemons; every one on 127.0.0.1 and stopped at the end. Each run gets a fresh database (the driver signs its users
+# up first). Prints `NAME RATE P50 P99 ERRORS COMPLETED busy N` for refresh-sqlite, refresh-postgres, signin-1 and
+# signin-2.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${BENCH_SECONDS:-5}
+bin=${BENCH_BIN_DIR:-.build/release}
+pg=/usr/lib/postgresql/15/bin
+source bench/lib.sh
+
+for tool in "$bin/auth-handler" "$bin/auth-handler-bench" "$pg/initdb" /usr/sbin/nginx "$(command -v redis-server)"; do
+    [[ -x $tool ]] || { echo "accounts-scale bench: $tool is missing (swift build -c release; make bench installs the rest)" >&2; exit 1; }
+done
+
+# PostgreSQL refuses to run as root: then its cluster belongs to nobody, which must reach the directory.
+as_owner=()
+if [[ $(id -u) == 0 ]]; then
+    as_owner=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+    chmod 711 "$work"
+fi
+mkdir "$work/pg"
+head -c 24 /dev/urandom | basenc --base64url >"$work/pg/password"
+[[ $(id -u) == 0 ]] && chown -R 65534:65534 "$work/pg"
+(cd "$work/pg" && "${as_owner[@]}" "$pg/initdb" -D data -U postgres --pwfile=password -A scram-sha-256 -E UTF8 \
+    --no-instructions >initdb.log 2>&1) || { echo "accounts-scale bench: initdb failed:" >&2; cat "$work/pg/initdb.log" >&2; exit 1; }
+pg_port=$(free_port)
+(cd "$work/pg" && exec "${as_owner[@]}" "$pg/postgres" -D data -k "$work/pg" -p "$pg_port" \
+    -c listen_addresses=127.0.0.1 -c max_connections=200 >postgres.log 2>&1) &
+pids+=($!)
+for _ in $(seq 200); do "$pg/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break; sleep 0.05; done
+"$pg/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || { echo "accounts-scale bench: postgres did not start:" >&2; cat "$work/pg/postgres.log" >&2; exit 1; }
+export PGPASSWORD
+PGPASSWORD=$(cat "$work/pg/password")
+# new_database NAME: an empty database NAME.
+new_database() {
+    psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -c "CREATE DATABASE $1" >/dev/null
+}
+
+redis_socket=$work/redis.sock
+redis-server --port 0 --unixsocket "$redis_socket" --unixsocketperm 700 --save '' --appendonly no \
+    --dir "$work" >"$work/redis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do redis-cli -s "$redis_socket" ping >/dev/null 2>&1 && break; sleep 0.05; done
+
+new_state_key
+# The instances on one database share the key that signs their ID tokens (docs/CONFIG.md `signingKey`).
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/signing-key.pem" 2>/dev/null
+
+# daemon NAME PUBLIC_PORT STORE DATABASE: starts `serve` on a free port with that store and accounts database JSON,
+# publicURL http://127.0.0.1:PUBLIC_PORT (its own port when PUBLIC_PORT is 0); sets `started_url`.
+daemon() {
+    local name=$1 public=$2 store=$3 database=$4 port
+    port=$(free_port)
+    [[ $public == 0 ]] && public=$port
+    cat >"$work/$name.json" <<JSON
+{
+  "listen": ["127.0.0.1:$port"],
+  "publicURL": "http://127.0.0.1:$public",
+  "stateKey": {"file": "$work/state-key"},
+  "store": $store,
+  "trustedProxies": ["127.0.0.1/32"],
+  "allowedRedirectURLs": ["http://127.0.0.1/app"],
+  "backend": {"kind": "accounts", "database": $database, "signingKey": {"file": "$work/signing-key.pem"},
+              "password": {"rateLimit": {"perMinute": 1000000, "burst": 1000000}}},
+  "providers": {}
+}
+JSON
+    start_server "$name" "auth-handler listening on " "$bin/auth-handler" serve --config "$work/$name.json"
+}
+postgres_database() {
+    new_database "$1"
+    echo "{\"kind\": \"postgres\", \"url\": \"postgresql://postgres@127.0.0.1:$pg_port/$1\", \"password\": {\"file\": \"$work/pg/password\"}, \"poolSize\": 8, \"statementTimeoutMs\": 2000}"
+}
+redis_store="{\"kind\": \"redis\", \"url\": \"unix:$redis_socket\"}"
+# drive NAME BASE MODE CONCURRENCY: the driver's line, named NAME.
+drive() {
+    "$bin/auth-handler-bench" accounts "$2" "$3" --seconds "$seconds" --concurrency "$4" | sed "s/^$3 /$1 /"
+}
+
+daemon refresh-sqlite 0 "$redis_store" "{\"kind\": \"sqlite\", \"path\": \"$work/accounts.sqlite\"}"
+drive refresh-sqlite "$started_url" refresh 16
+kill "${pids[-2]}"
+daemon refresh-postgres 0 "$redis_store" "$(postgres_database bench_refresh)"
+drive refresh-postgres "$started_url" refresh 16
+kill "${pids[-2]}"
+
+daemon signin-1 0 "$redis_store" "$(postgres_database bench_signin_one)"
+drive signin-1 "$started_url" signin 64
+kill "${pids[-2]}"
+
+front=$(free_port)
+database=$(postgres_database bench_signin_two)
+daemon signin-2a "$front" "$redis_store" "$database"
+first=$started_url
+daemon signin-2b "$front" "$redis_store" "$database"
+second=$started_url
+start_nginx_with balancer "$front" "
+    upstream auth_handler {
+        server ${first#http://};
+        server ${second#http://};
+        keepalive 64;
+    }
+    server {
+        listen 127.0.0.1:$front;
+        location / {
+            proxy_pass http://auth_handler;
+            proxy_http_version 1.1;
+            proxy_set_header Connection '';
+            proxy_set_header Host \$http_host;
+            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto \$scheme;
+        }
+    }"
+drive signin-2 "http://127.0.0.1:$front" signin 64
