@@ -453,18 +453,20 @@ struct EndToEndBrowserBindingTests {
 
     @Test("a second redemption while the first waits on the backend → 409 redemption-in-progress with Retry-After")
     func redemptionInProgress() async throws {
-        try await withEndToEnd(backend: .identityToolkit) { e2e in
+        // The backend holds the first redemption for 6 s of an 8 s provider time-out, a window the second redemption
+        // reaches even on a loaded machine.
+        try await withEndToEnd(backend: .identityToolkit, settings: ["providerTimeoutSeconds": "8"]) { e2e in
             let walk = try await e2e.signIn("google.com")
             let code = try #require(walk.appQuery.first(named: "code"))
             try await e2e.queueFailure(
-                #"{"endpoint": "identitytoolkit/v1/accounts:signInWithIdp", "kind": "delay", "delayMs": 1500}"#)
-            // Once the backend has the first redemption (and sits on it for 1.5 s), the code is held.
+                #"{"endpoint": "identitytoolkit/v1/accounts:signInWithIdp", "kind": "delay", "delayMs": 6000}"#)
+            // Once the backend has the first redemption (and sits on it for 6 s), the code is held.
             let first = try await e2e.whileIdPHolds(path: "/identitytoolkit/v1/accounts:signInWithIdp") {
                 try await e2e.redeem(code: code)
             }
             let held = try await e2e.redeem(code: code)
             EndToEndRefusalTests.expectError(held, status: 409, code: "redemption-in-progress")
-            #expect(held.headers["Retry-After"].flatMap { Int($0) } == 3, "providerTimeoutSeconds 2 + 1")
+            #expect(held.headers["Retry-After"].flatMap { Int($0) } == 9, "providerTimeoutSeconds 8 + 1")
             #expect(try await first.value.status == 200)
             EndToEndRefusalTests.expectError(
                 try await e2e.redeem(code: code), status: 400, code: "invalid-result-code")

@@ -432,13 +432,16 @@ struct EndToEndClientTests {
 
     @Test("a second complete while the first waits on the backend → redemptionInProgress with Retry-After")
     func redemptionInProgress() async throws {
-        try await withEndToEnd(backend: .identityToolkit, settings: manySignIns) { e2e in
+        // The backend holds the first redemption for 6 s of an 8 s provider time-out: a window the second one reaches
+        // even on a loaded machine (with 1.5 s, a slow poll of the fake IdP let the first finish first).
+        let settings = manySignIns.merging(["providerTimeoutSeconds": "8"]) { $1 }
+        try await withEndToEnd(backend: .identityToolkit, settings: settings) { e2e in
             let client = try Self.client(e2e)
             let request = try Self.begin(client, "google.com")
             let callback = try await Self.browse(e2e, request)
             try await e2e.queueFailure(
-                #"{"endpoint": "identitytoolkit/v1/accounts:signInWithIdp", "kind": "delay", "delayMs": 1500}"#)
-            // Once the backend has the first redemption (and sits on it for 1.5 s), the code is held.
+                #"{"endpoint": "identitytoolkit/v1/accounts:signInWithIdp", "kind": "delay", "delayMs": 6000}"#)
+            // Once the backend has the first redemption (and sits on it for 6 s), the code is held.
             let first = try await e2e.whileIdPHolds(path: "/identitytoolkit/v1/accounts:signInWithIdp") {
                 try await client.complete(request, callbackURL: callback)
             }
@@ -449,7 +452,7 @@ struct EndToEndClientTests {
                 Issue.record("a concurrent redemption → \(String(describing: held))")
                 return
             }
-            #expect(retryAfter == 3, "providerTimeoutSeconds 2 + 1")
+            #expect(retryAfter == 9, "providerTimeoutSeconds 8 + 1")
             #expect(try await first.value.profile.id == "1001")
         }
     }
