@@ -669,75 +669,58 @@ def failure_of(run):
 
 def run_cases(cases, servers, case_class=Case, label="browser tests"):
     """Starts `servers`, runs each case with a fresh `case_class`, stops everything; returns the exit status."""
-    passed = failed = 0
-    began = time.monotonic()
-    try:
+    def run_one(test):
+        case = case_class(servers)
         try:
-            servers.start()
-            setup_error = None
-        except TestFailure as error:
-            setup_error = str(error)
-        except Exception as error:
-            setup_error = "%s: %s" % (type(error).__name__, error)
-        for test in cases:
-            started = time.monotonic()
-            if setup_error:
-                failed += 1
-                print("FAIL %s: the servers did not start: %s" % (test.__name__, setup_error), flush=True)
-                continue
-            case = case_class(servers)
-            try:
-                error = failure_of(lambda: test(case))
-            finally:
-                cookies = case.close()
-            took = time.monotonic() - started
-            if error:
-                failed += 1
-                print("FAIL %s (%.1f s): %s" % (test.__name__, took, error), flush=True)
-                print("  Set-Cookie names seen: %s" % cookies, flush=True)
-                print(servers.failure_context(), flush=True)
-            else:
-                passed += 1
-                print("ok   %s (%.1f s)" % (test.__name__, took), flush=True)
-                print("  Set-Cookie names seen: %s" % cookies, flush=True)
-    finally:
-        servers.stop()
-    print("%s took %.1f s" % (label, time.monotonic() - began), flush=True)
-    print("%d passed, %d failed" % (passed, failed), flush=True)
-    return 1 if failed or not cases else 0
+            error = failure_of(lambda: test(case))
+        finally:
+            cookies = case.close()
+        return error, "  Set-Cookie names seen: %s" % cookies
+
+    return _run_all(cases, servers, servers.start, run_one, "the servers did not start", label, [])
 
 
 def run_in_order(cases, site, setup, label):
     """Starts `site` (start, stop, failure_context), then `setup(keep)` makes the context every case is given (a
     browser and what drives it; `keep(stop)` registers what to stop at the end), runs the cases in order on that one
     context, stops everything; returns the exit status."""
+    stops = []
+    context = []
+
+    def start():
+        site.start()
+        context.append(setup(stops.append))
+
+    return _run_all(cases, site, start, lambda test: (failure_of(lambda: test(context[0])), None), "setup failed",
+                    label, stops)
+
+
+def _run_all(cases, site, start, run_one, setup_words, label, stops):
+    """The loop `run_cases` and `run_in_order` share: `start()`, then each case through `run_one(test)` (its failure
+    or None, and a line to print after its result or None), a line per case, `site.failure_context()` after a
+    failure; then every registered stop, newest first, and `site.stop()`. Returns the exit status."""
     passed = failed = 0
     began = time.monotonic()
-    stops = []
     try:
-        try:
-            site.start()
-            context = setup(stops.append)
-            setup_error = None
-        except TestFailure as error:
-            setup_error = str(error)
-        except Exception as error:
-            setup_error = "%s: %s" % (type(error).__name__, error)
+        setup_error = failure_of(start)
         for test in cases:
             started = time.monotonic()
             if setup_error:
                 failed += 1
-                print("FAIL %s: setup failed: %s" % (test.__name__, setup_error), flush=True)
+                print("FAIL %s: %s: %s" % (test.__name__, setup_words, setup_error), flush=True)
                 continue
-            error = failure_of(lambda: test(context))
+            error, note = run_one(test)
             took = time.monotonic() - started
             if error:
                 failed += 1
                 print("FAIL %s (%.1f s): %s" % (test.__name__, took, error), flush=True)
-                print(site.failure_context(), flush=True)
             else:
                 passed += 1
                 print("ok   %s (%.1f s)" % (test.__name__, took), flush=True)
+            if note:
+                print(note, flush=True)
+            if error:
+                print(site.failure_context(), flush=True)
     finally:
         for stop in reversed(stops):
             stop()
