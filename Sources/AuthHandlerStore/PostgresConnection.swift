@@ -52,6 +52,10 @@ package final class PostgresConnection {
             }
             state = PQconnectPoll(connection)
         }
+        // Non-blocking, so that sending a query never waits past a deadline either: in blocking mode
+        // PQsendQueryParams may block on a full socket buffer until the server reads (libpq-async.html,
+        // "PQsetnonblocking"); each send is flushed by ``flush(_:deadline:)``.
+        guard PQsetnonblocking(connection, 1) == 0 else { throw failure("connect to PostgreSQL") }
     }
 
     deinit {
@@ -87,6 +91,7 @@ package final class PostgresConnection {
             return PQsendQueryParams(connection, sql, Int32(values.count), types, pointers, lengths, formats, 1)
         }
         guard sent == 1 else { throw failure(operation) }
+        try flush(operation, deadline: deadline)
         return try collect(operation, deadline: deadline)
     }
 
@@ -97,7 +102,23 @@ package final class PostgresConnection {
         lastSQLState = nil
         guard !isBroken else { throw StoreError(.unavailable, detail: "\(operation): the connection was lost") }
         guard PQsendQuery(connection, sql) == 1 else { throw failure(operation) }
+        try flush(operation, deadline: deadline)
         _ = try collect(operation, deadline: deadline)
+    }
+
+    /// Sends what libpq still holds of the query, waiting for the socket until `deadline`: PQflush answers 1 while
+    /// data is left; when the socket is ready the input is consumed (the server may be answering) and it is tried
+    /// again (libpq-async.html, "PQflush").
+    private func flush(_ operation: String, deadline: ContinuousClock.Instant) throws(StoreError) {
+        while true {
+            switch PQflush(connection) {
+            case 0: return
+            case 1:
+                try wait(for: Int16(POLLOUT | POLLIN), until: deadline, operation)
+                guard PQconsumeInput(connection) == 1 else { throw failure(operation) }
+            default: throw failure(operation)
+            }
+        }
     }
 
     /// Reads every result of the query sent, waiting for the socket until `deadline`; the last one's rows.
