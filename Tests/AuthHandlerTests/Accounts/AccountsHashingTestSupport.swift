@@ -9,6 +9,7 @@ import Synchronization
 final class CountingEngine: PasswordHashingEngine {
     private let inner = Argon2idEngine()
     private let counts = Mutex((hashes: 0, verifies: 0))
+    private let encodings = Mutex<[String]>([])
     private let held = Mutex(false)
     private let gate = DispatchSemaphore(value: 0)
     /// One element each time a held call starts waiting.
@@ -22,6 +23,8 @@ final class CountingEngine: PasswordHashingEngine {
 
     var hashes: Int { counts.withLock { $0.hashes } }
     var verifies: Int { counts.withLock { $0.verifies } }
+    /// The PHC strings `verify` was called with, in order.
+    var verified: [String] { encodings.withLock { $0 } }
 
     /// Lets every held call (and every later one) go on.
     func release(_ waiting: Int) {
@@ -36,6 +39,7 @@ final class CountingEngine: PasswordHashingEngine {
 
     func verify(_ password: [UInt8], encoded: String) throws(CryptoError) -> Bool {
         counts.withLock { $0.verifies += 1 }
+        encodings.withLock { $0.append(encoded) }
         if held.withLock({ $0 }) {
             startedContinuation.yield()
             // Bounded, so that a defect that queues what should be refused fails the test instead of hanging it.

@@ -165,27 +165,58 @@ import Testing
         #expect(try await second.value == .done(.mismatch))
     }
 
-    @Test("an unknown e-mail (the dummy hash) takes about as long as a wrong password: medians within 25%")
+    @Test(
+        "an unknown e-mail is checked against a real argon2id hash at the configured parameters, as a wrong password is"
+    )
+    func dummyIsARealHashAtTheConfiguredCost() async throws {
+        let parameters = Argon2id.Parameters(memoryKiB: 2048, iterations: 2, parallelism: 1)
+        let engine = CountingEngine()
+        let hasher = try PasswordHasher(
+            parameters: parameters, budget: Self.generousBudget(), poolSize: 1, engine: engine)
+        let stored = try Argon2id.hash(Array("the real password".utf8), parameters: parameters)
+        let wrong = try NormalizedPassword("a wrong password")
+        #expect(try await hasher.verify(wrong, against: nil, client: alice) == .done(.mismatch))
+        #expect(try await hasher.verify(wrong, against: stored, client: alice) == .done(.mismatch))
+        // Both are one argon2id verification, of a hash with the same parameters and the same lengths: the work is
+        // the same, which is what makes the time the same (the timing test below measures it).
+        let checked = engine.verified
+        try #require(checked.count == 2)
+        let (dummy, real) = (checked[0].split(separator: "$"), checked[1].split(separator: "$"))
+        #expect(dummy.count == 5 && real.count == 5)
+        #expect(Array(dummy.prefix(3)) == Array(real.prefix(3)), "algorithm, version and parameters")
+        #expect(dummy.dropFirst(3).map(\.count) == real.dropFirst(3).map(\.count), "salt and hash lengths")
+        #expect(checked[0] != checked[1])
+    }
+
+    /// Timing on a shared machine is noisy in one direction only (a preempted run is slower, never faster), so each
+    /// side's fastest of many interleaved runs is its cost; a measurement disturbed throughout is taken again, at
+    /// most three times.
+    @Test("an unknown e-mail (the dummy hash) takes about as long as a wrong password: fastest runs within 25%")
     func dummyTiming() async throws {
         // Large enough that the hash, not the hop to the pool's thread, is most of the time on a loaded machine.
         let parameters = Argon2id.Parameters(memoryKiB: 8192, iterations: 2, parallelism: 1)
         let hasher = try PasswordHasher(parameters: parameters, budget: Self.generousBudget(), poolSize: 1)
         let stored = try Argon2id.hash(Array("the real password".utf8), parameters: parameters)
         let wrong = try NormalizedPassword("a wrong password")
-        var dummy: [Duration] = []
-        var real: [Duration] = []
         let clock = ContinuousClock()
-        for run in 0..<21 {
-            // Alternating which goes first cancels a drift in the machine's load.
-            for checksDummy in run.isMultiple(of: 2) ? [true, false] : [false, true] {
-                let elapsed = try await clock.measure {
-                    _ = try await hasher.verify(wrong, against: checksDummy ? nil : stored, client: alice)
+        var measured: [(dummy: Duration, real: Duration)] = []
+        for _ in 0..<3 {
+            var dummy: [Duration] = []
+            var real: [Duration] = []
+            for run in 0..<21 {
+                // Alternating which goes first cancels a drift in the machine's load.
+                for checksDummy in run.isMultiple(of: 2) ? [true, false] : [false, true] {
+                    let elapsed = try await clock.measure {
+                        _ = try await hasher.verify(wrong, against: checksDummy ? nil : stored, client: alice)
+                    }
+                    if checksDummy { dummy.append(elapsed) } else { real.append(elapsed) }
                 }
-                if checksDummy { dummy.append(elapsed) } else { real.append(elapsed) }
             }
+            let fastest = (dummy: dummy.min() ?? .zero, real: real.min() ?? .zero)
+            measured.append(fastest)
+            let ratio = fastest.dummy / fastest.real
+            if ratio > 0.75 && ratio < 1.25 { return }
         }
-        let (dummyMedian, realMedian) = (dummy.sorted()[10], real.sorted()[10])
-        let ratio = dummyMedian / realMedian
-        #expect(ratio > 0.75 && ratio < 1.25, "dummy \(dummyMedian), wrong password \(realMedian)")
+        Issue.record("dummy and wrong password differ by more than 25% in three measurements: \(measured)")
     }
 }
