@@ -56,6 +56,10 @@ package final class PostgresConnection {
         // PQsendQueryParams may block on a full socket buffer until the server reads (libpq-async.html,
         // "PQsetnonblocking"); each send is flushed by ``flush(_:deadline:)``.
         guard PQsetnonblocking(connection, 1) == 0 else { throw failure("connect to PostgreSQL") }
+        // A NOTICE (a migration's `CREATE TABLE IF NOT EXISTS` says "already exists, skipping") is informational, and
+        // libpq's default processor prints it on stderr (libpq-notice-processing.html), into a command's output and
+        // the daemon's log: it is dropped. Errors are not notices; they fail their statement.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
     }
 
     deinit {

@@ -72,6 +72,11 @@ package protocol AccountStore: CounterStore {
     /// The user's identities, ordered by provider id.
     func identities(of localID: LocalID) async throws(StoreError) -> [AccountIdentity]
 
+    /// The identities of every user whose ``AccountUser/localID`` is from `first` through `last` (byte order, as
+    /// ``listUsers(after:limit:)`` pages), ordered by localId then provider id: one query for a page of users, for
+    /// `accounts export`.
+    func identities(localIDsFrom first: LocalID, through last: LocalID) async throws(StoreError) -> [AccountIdentity]
+
     /// Links `identity` to its ``AccountIdentity/localID``: `.notFound` for no such user, `.constraint("identity")`
     /// when any user (this one included) has it, `.constraint("provider")` when the user has one of that provider.
     func linkIdentity(_ identity: AccountIdentity) async throws(StoreError)

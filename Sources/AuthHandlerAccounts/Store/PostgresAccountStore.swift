@@ -240,6 +240,19 @@ package final class PostgresAccountStore: AccountStore {
         }
     }
 
+    package func identities(localIDsFrom first: LocalID, through last: LocalID) async throws(StoreError)
+        -> [AccountIdentity]
+    {
+        try await transaction("list identities") { transaction throws(StoreError) in
+            try transaction.rows(
+                """
+                \(Self.selectIdentity) WHERE local_id COLLATE "C" >= $1 AND local_id COLLATE "C" <= $2
+                ORDER BY local_id COLLATE "C", provider_id COLLATE "C"
+                """,
+                [.text(first.value), .text(last.value)], read: PostgresAccountRows.identity)
+        }
+    }
+
     package func linkIdentity(_ identity: AccountIdentity) async throws(StoreError) {
         try await transaction("link identity") { transaction throws(StoreError) in
             guard try Self.userExists(identity.localID, transaction) else {

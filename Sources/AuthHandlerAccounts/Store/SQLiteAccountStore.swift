@@ -252,6 +252,24 @@ package final class SQLiteAccountStore: AccountStore {
         }
     }
 
+    package func identities(localIDsFrom first: LocalID, through last: LocalID) async throws(StoreError)
+        -> [AccountIdentity]
+    {
+        try locked { connection throws(StoreError) in
+            try connection.rows(
+                """
+                SELECT \(SQLiteAccountRows.identityColumns) FROM account_identities WHERE local_id BETWEEN ?1 AND ?2
+                ORDER BY local_id, provider_id
+                """,
+                operation: "list identities",
+                bind: { statement throws(StoreError) in
+                    try statement.bind(1, text: first.value)
+                    try statement.bind(2, text: last.value)
+                },
+                read: SQLiteAccountRows.identity)
+        }
+    }
+
     package func linkIdentity(_ identity: AccountIdentity) async throws(StoreError) {
         try transaction("link identity") { connection throws(StoreError) in
             guard try Self.userExists(identity.localID, connection) else {

@@ -67,11 +67,15 @@ extension AccountsCommand {
         while true {
             let page = try await storing { () throws(StoreError) in try await store.listUsers(after: after, limit: 1000)
             }
+            guard let firstUser = page.first, let lastUser = page.last else { break }
+            // One query for the page's identities, not one per user (a round trip each on PostgreSQL).
+            let identities = try await storing { () throws(StoreError) in
+                try await store.identities(localIDsFrom: firstUser.localID, through: lastUser.localID)
+            }
+            let byUser = Dictionary(grouping: identities, by: \.localID)
             for user in page {
-                let identities = try await storing { () throws(StoreError) in
-                    try await store.identities(of: user.localID)
-                }
-                output.writeOutput((first ? "\n" : ",\n") + Self.text(AccountExport.json(user, identities: identities)))
+                let text = Self.text(AccountExport.json(user, identities: byUser[user.localID] ?? []))
+                output.writeOutput((first ? "\n" : ",\n") + text)
                 first = false
             }
             guard page.count == 1000, let last = page.last else { break }

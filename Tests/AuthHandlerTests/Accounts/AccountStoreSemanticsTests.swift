@@ -174,6 +174,26 @@ struct AccountStoreSemanticsTests {
         }
     }
 
+    /// `accounts export` reads a page's identities in one query: those of the users from the first through the last.
+    @Test(arguments: AccountStoreKind.allCases)
+    func identitiesOfAPageOfUsers(kind: AccountStoreKind) async throws {
+        try await withAccountStore(kind) { store in
+            for (index, name) in ["alice", "bob", "carol", "dave"].enumerated() {
+                let user = try Fixture.user(name)
+                try await store.insertUser(user, identity: Fixture.identity("google.com", "\(index)", of: user.localID))
+                try await store.linkIdentity(Fixture.identity("apple.com", "\(index)", of: user.localID))
+            }
+            let page = try await store.listUsers(after: nil, limit: 100)
+            try #require(page.count == 4)
+            let middle = try await store.identities(localIDsFrom: page[1].localID, through: page[2].localID)
+            let expected = [page[1].localID, page[1].localID, page[2].localID, page[2].localID]
+            #expect(middle.map(\.localID) == expected)
+            #expect(middle.map(\.providerID) == ["apple.com", "google.com", "apple.com", "google.com"])
+            #expect(try await store.identities(localIDsFrom: page[0].localID, through: page[0].localID).count == 2)
+            #expect(try await store.identities(localIDsFrom: page[3].localID, through: page[0].localID) == [])
+        }
+    }
+
     /// Deleting a user takes every row of it and leaves every other user's.
     @Test(arguments: AccountStoreKind.allCases)
     func deletingAUserDeletesEverythingOfIt(kind: AccountStoreKind) async throws {
