@@ -14,36 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${BENCH_SECONDS:-5}
 bin=${BENCH_BIN_DIR:-.build/release}
-pg=/usr/lib/postgresql/15/bin
 source bench/lib.sh
 
 for tool in "$bin/auth-handler" "$bin/auth-handler-bench" "$pg/initdb" /usr/sbin/nginx "$(command -v redis-server)"; do
     [[ -x $tool ]] || { echo "accounts-scale bench: $tool is missing (swift build -c release; make bench installs the rest)" >&2; exit 1; }
 done
 
-# PostgreSQL refuses to run as root: then its cluster belongs to nobody, which must reach the directory.
-as_owner=()
-if [[ $(id -u) == 0 ]]; then
-    as_owner=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
-    chmod 711 "$work"
-fi
-mkdir "$work/pg"
-head -c 24 /dev/urandom | basenc --base64url >"$work/pg/password"
-[[ $(id -u) == 0 ]] && chown -R 65534:65534 "$work/pg"
-(cd "$work/pg" && "${as_owner[@]}" "$pg/initdb" -D data -U postgres --pwfile=password -A scram-sha-256 -E UTF8 \
-    --no-instructions >initdb.log 2>&1) || { echo "accounts-scale bench: initdb failed:" >&2; cat "$work/pg/initdb.log" >&2; exit 1; }
-pg_port=$(free_port)
-(cd "$work/pg" && exec "${as_owner[@]}" "$pg/postgres" -D data -k "$work/pg" -p "$pg_port" \
-    -c listen_addresses=127.0.0.1 -c max_connections=200 >postgres.log 2>&1) &
-pids+=($!)
-for _ in $(seq 200); do "$pg/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break; sleep 0.05; done
-"$pg/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || { echo "accounts-scale bench: postgres did not start:" >&2; cat "$work/pg/postgres.log" >&2; exit 1; }
-export PGPASSWORD
-PGPASSWORD=$(cat "$work/pg/password")
-# new_database NAME: an empty database NAME.
-new_database() {
-    psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -c "CREATE DATABASE $1" >/dev/null
-}
+start_postgres
 
 redis_socket=$work/redis.sock
 redis-server --port 0 --unixsocket "$redis_socket" --unixsocketperm 700 --save '' --appendonly no \
@@ -75,10 +52,6 @@ daemon() {
 }
 JSON
     start_server "$name" "auth-handler listening on " "$bin/auth-handler" serve --config "$work/$name.json"
-}
-postgres_database() {
-    new_database "$1"
-    echo "{\"kind\": \"postgres\", \"url\": \"postgresql://postgres@127.0.0.1:$pg_port/$1\", \"password\": {\"file\": \"$work/pg/password\"}, \"poolSize\": 8, \"statementTimeoutMs\": 2000}"
 }
 redis_store="{\"kind\": \"redis\", \"url\": \"unix:$redis_socket\"}"
 # drive NAME BASE MODE CONCURRENCY: the driver's line, named NAME.

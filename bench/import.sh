@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `auth-handler accounts import` of 100,000 Firebase users (docs/ACCOUNTS.md "Imported users"; issue 27's target:
-# under a minute on SQLite): a generated `firebase auth:export` file (random 64-byte scrypt hashes and 10-byte salts,
+# under a minute on SQLite and on PostgreSQL): a generated `firebase auth:export` file (random 64-byte scrypt hashes and 10-byte salts,
 # every third user with a google.com identity and custom claims; hashes are checked lazily, at sign-in, so their
 # values do not change the import's cost), imported into the accounts database a `serve` made and stopped, then
 # imported again (every localId stored: all skipped), then exported.
@@ -31,23 +31,8 @@ json.dump({"users": users}, open(path, "w"))
 PY
 printf '%s' 'jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==' >"$work/signer-key"
 new_state_key
-port=$(free_port)
-cat >"$work/import.json" <<JSON
-{
-  "listen": ["127.0.0.1:$port"],
-  "publicURL": "http://127.0.0.1:$port",
-  "stateKey": {"file": "$work/state-key"},
-  "store": {"kind": "memory"},
-  "allowedRedirectURLs": ["http://127.0.0.1/app"],
-  "backend": {"kind": "accounts", "database": {"kind": "sqlite", "path": "$work/accounts.sqlite"},
-              "importedHashes": {"firebase": {"signerKey": {"file": "$work/signer-key"}, "saltSeparator": "Bw==",
-                                              "rounds": 8, "memCost": 14}}}
-}
-JSON
-# The database is made by `serve`'s first start (the command never creates it).
-start_server daemon "auth-handler listening on " "$bin/auth-handler" serve --config "$work/import.json"
-kill "${pids[0]}"
-wait "${pids[0]}" 2>/dev/null || true
+# Instances on PostgreSQL share their signing key (docs/CONFIG.md `signingKey`), so the config names one.
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/signing-key.pem" 2>/dev/null
 
 timed() {
     local started ended
@@ -56,12 +41,39 @@ timed() {
     ended=$(date +%s.%N)
     awk -v s="$started" -v e="$ended" 'BEGIN {printf "%.2f", e - s}'
 }
-took=$(timed "$bin/auth-handler" accounts import --format firebase "$work/firebase.json" --config "$work/import.json")
-grep -q "imported $users user(s); skipped 0" "$work/last.out" || { cat "$work/last.out" >&2; exit 1; }
-awk -v n="$users" -v t="$took" 'BEGIN {printf "import %d %.2f %.0f\n", n, t, n / t}'
-took=$(timed "$bin/auth-handler" accounts import --format firebase "$work/firebase.json" --config "$work/import.json")
-grep -q "imported 0 user(s); skipped $users" "$work/last.out" || { cat "$work/last.out" >&2; exit 1; }
-echo "reimport $users $took"
-took=$(timed "$bin/auth-handler" accounts export --config "$work/import.json")
-exported=$(grep -c '"localId"' "$work/last.out")
-echo "export $exported $took"
+
+# bench_import ENGINE DATABASE_JSON: the import, the import again and the export on that database.
+bench_import() {
+    local engine=$1 database=$2 port config took exported
+    port=$(free_port)
+    config=$work/import-$engine.json
+    cat >"$config" <<JSON
+{
+  "listen": ["127.0.0.1:$port"],
+  "publicURL": "http://127.0.0.1:$port",
+  "stateKey": {"file": "$work/state-key"},
+  "store": {"kind": "memory"},
+  "allowedRedirectURLs": ["http://127.0.0.1/app"],
+  "backend": {"kind": "accounts", "database": $database, "signingKey": {"file": "$work/signing-key.pem"},
+              "importedHashes": {"firebase": {"signerKey": {"file": "$work/signer-key"}, "saltSeparator": "Bw==",
+                                              "rounds": 8, "memCost": 14}}}
+}
+JSON
+    # The database's schema is made by `serve`'s first start (the command never creates it).
+    start_server "daemon-$engine" "auth-handler listening on " "$bin/auth-handler" serve --config "$config"
+    kill "${pids[-2]}"
+    wait "${pids[-2]}" 2>/dev/null || true
+    took=$(timed "$bin/auth-handler" accounts import --format firebase "$work/firebase.json" --config "$config")
+    grep -q "imported $users user(s); skipped 0" "$work/last.out" || { cat "$work/last.out" >&2; exit 1; }
+    awk -v e="$engine" -v n="$users" -v t="$took" 'BEGIN {printf "import-%s %d %.2f %.0f\n", e, n, t, n / t}'
+    took=$(timed "$bin/auth-handler" accounts import --format firebase "$work/firebase.json" --config "$config")
+    grep -q "imported 0 user(s); skipped $users" "$work/last.out" || { cat "$work/last.out" >&2; exit 1; }
+    echo "reimport-$engine $users $took"
+    took=$(timed "$bin/auth-handler" accounts export --config "$config")
+    exported=$(grep -c '"localId"' "$work/last.out")
+    echo "export-$engine $exported $took"
+}
+
+bench_import sqlite "{\"kind\": \"sqlite\", \"path\": \"$work/accounts.sqlite\"}"
+start_postgres
+bench_import postgres "$(postgres_database bench_import)"

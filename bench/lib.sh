@@ -1,4 +1,4 @@
-# Helpers shared by bench/listener.sh, bench/start.sh and bench/signin.sh; sourced, not run. The caller sets
+# Helpers shared by the bench/*.sh scripts; sourced, not run. The caller sets
 # `seconds`. Sourcing makes `work` (a temporary directory) and the array `pids`, and traps EXIT to kill every pid in
 # it and remove the directory.
 
@@ -129,4 +129,40 @@ JSON
 # new_state_key: a random state key (32 bytes, base64url) in $work/state-key (docs/CONFIG.md `stateKey`).
 new_state_key() {
     head -c 32 /dev/urandom | basenc --base64url | tr -d '=\n' >"$work/state-key"
+}
+
+# Debian's PostgreSQL server binaries (initdb, postgres, pg_isready).
+pg=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+
+# start_postgres: a throwaway PostgreSQL in $work/pg (`initdb` with a random password and scram-sha-256; as `nobody`
+# when run as root, since PostgreSQL refuses root), on a free port of 127.0.0.1 with fsync and synchronous_commit on
+# (a real server's settings but for its size); waits until it accepts connections. Sets `pg_port` and exports
+# PGPASSWORD for psql.
+start_postgres() {
+    local as_owner=()
+    [[ -x $pg/initdb ]] || { echo "bench: PostgreSQL's initdb is missing (make bench installs postgresql)" >&2; return 1; }
+    if [[ $(id -u) == 0 ]]; then
+        as_owner=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+        chmod 711 "$work"
+    fi
+    mkdir "$work/pg"
+    head -c 24 /dev/urandom | basenc --base64url >"$work/pg/password"
+    [[ $(id -u) == 0 ]] && chown -R 65534:65534 "$work/pg"
+    (cd "$work/pg" && "${as_owner[@]}" "$pg/initdb" -D data -U postgres --pwfile=password -A scram-sha-256 -E UTF8 \
+        --no-instructions >initdb.log 2>&1) || { echo "bench: initdb failed:" >&2; cat "$work/pg/initdb.log" >&2; return 1; }
+    pg_port=$(free_port)
+    (cd "$work/pg" && exec "${as_owner[@]}" "$pg/postgres" -D data -k "$work/pg" -p "$pg_port" \
+        -c listen_addresses=127.0.0.1 -c max_connections=200 >postgres.log 2>&1) &
+    pids+=($!)
+    for _ in $(seq 200); do "$pg/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break; sleep 0.05; done
+    "$pg/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || { echo "bench: postgres did not start:" >&2; cat "$work/pg/postgres.log" >&2; return 1; }
+    PGPASSWORD=$(cat "$work/pg/password")
+    export PGPASSWORD
+}
+
+# postgres_database NAME: creates the empty database NAME on start_postgres's server and prints the
+# `backend.database` JSON that names it (docs/CONFIG.md: `poolSize` 8, `statementTimeoutMs` 2000).
+postgres_database() {
+    psql -q -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -c "CREATE DATABASE $1" >/dev/null
+    echo "{\"kind\": \"postgres\", \"url\": \"postgresql://postgres@127.0.0.1:$pg_port/$1\", \"password\": {\"file\": \"$work/pg/password\"}, \"poolSize\": 8, \"statementTimeoutMs\": 2000}"
 }
