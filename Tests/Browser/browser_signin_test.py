@@ -425,7 +425,10 @@ class PostgresServer:
                   "wait $server\n" % server)
         self.process = ServerProcess("postgres", ["/bin/sh", "-c", script], self.directory, stop_by_stdin=True)
         # Its log line once it accepts connections, so nothing here polls.
-        self.process.wait_for_line("ready to accept connections", anywhere=True)
+        try:
+            self.process.wait_for_line("ready to accept connections", anywhere=True)
+        except TestFailure as failure:
+            raise TestFailure("%s; its log: %s" % (failure, "\n".join(self.process.lines[-10:])))
 
     def psql(self, database, sql, **values):
         """What `sql` answers on `database`, each row a tuple of text ("" for NULL). `:name` in `sql` is values[name],
