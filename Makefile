@@ -119,9 +119,11 @@ unit:
 ## in .build/test-artifacts/pages/ (under .build/, so git ignores them), then device sign-in (browser_device_test.py):
 ## `auth-handler login` waits while Chromium enters its code and confirms or cancels, then the module's account
 ## calls against backend `accounts` (browser_accounts_test.py), then the picker's e-mail entry with JavaScript off
-## and on (browser_picker_accounts_test.py: sign-up, sign-in, reset through a real SMTP server), then `auth-handler
-## demo` without --headless and its sample page (browser_demo_test.py). Debian's python3 has python3-selenium and
-## python3-aiosmtpd.
+## and on (browser_picker_accounts_test.py: sign-up, sign-in, reset through a real SMTP server), each of these two
+## once with the accounts on SQLite and once on PostgreSQL (ACCOUNTS_DATABASE=postgres: a throwaway server of
+## Debian's postgresql, initdb'd in a temporary directory, on a free port of 127.0.0.1; about 40 s more), then
+## `auth-handler demo` without --headless and its sample page (browser_demo_test.py; the demo is SQLite by design).
+## Debian's python3 has python3-selenium and python3-aiosmtpd.
 ## `timeout` sends SIGTERM first, so each test stops its browsers and servers; SIGKILL 15 s later if it has not.
 BROWSER_TEST_TIME_LIMIT ?= 300
 BROWSER_PYTHON ?= /usr/bin/python3
@@ -129,8 +131,10 @@ BROWSER_TEST = timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTH
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_client_test.py \
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_pages_test.py \
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_device_test.py \
-	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_accounts_test.py \
-	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_picker_accounts_test.py \
+	&& ACCOUNTS_DATABASE=sqlite timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_accounts_test.py \
+	&& ACCOUNTS_DATABASE=postgres timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_accounts_test.py \
+	&& ACCOUNTS_DATABASE=sqlite timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_picker_accounts_test.py \
+	&& ACCOUNTS_DATABASE=postgres timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_picker_accounts_test.py \
 	&& timeout --kill-after=15 $(BROWSER_TEST_TIME_LIMIT) $(BROWSER_PYTHON) Tests/Browser/browser_demo_test.py
 browser-test: build
 	$(BROWSER_TEST)

@@ -21,7 +21,8 @@ if [[ $level == test || $level == bench ]]; then
     # page with nginx and proxies /__/auth/ through it.
     packages+=(redis-server redis-tools nginx-light)
     # The accounts store's PostgreSQL engine: the tests run their own server (initdb in a temporary directory as an
-    # unprivileged user; Tests/TestSupport/PostgresTestServer.swift).
+    # unprivileged user; Tests/TestSupport/PostgresTestServer.swift, and PostgresServer in
+    # Tests/Browser/browser_signin_test.py for the accounts browser tests, which also use its psql).
     packages+=(postgresql)
     # The real-browser test (Tests/Browser/): headless Chromium driven through WebDriver.
     packages+=(chromium chromium-driver python3-selenium)

@@ -85,8 +85,9 @@ settle(auth.getRedirectResult()).then((outcome) => { window.app.returned = outco
 
 
 class AccountsSite(client.Site):
-    """browser_client_test.py's nginx-fronted daemon, with the daemon's own accounts as the backend, its mail in an
-    outbox directory, and a fake IdP user with dana's address (the account-exists case)."""
+    """browser_client_test.py's nginx-fronted daemon, with the daemon's own accounts as the backend (on the engine
+    ACCOUNTS_DATABASE names: `database`), its mail in an outbox directory, and a fake IdP user with dana's address
+    (the account-exists case)."""
 
     IDP_USERS = client.Site.IDP_USERS + [{"name": "dana", "id": "1006", "email": EMAIL}]
 
@@ -96,10 +97,10 @@ class AccountsSite(client.Site):
         self.outbox = os.path.join(self.directory, "outbox")
         os.makedirs(self.outbox, mode=0o700)
         config["backend"] = {"kind": "accounts",
-                             "database": {"kind": "sqlite", "path": os.path.join(self.directory, "accounts.sqlite")},
                              "email": {"from": "Accounts Test <no-reply@example.com>", "outbox": self.outbox},
                              # Every tab here is one client (loopback): room for all the cases' password hashing.
                              "password": {"rateLimit": {"perMinute": 120, "burst": 60}}}
+        self.database.configure(config)
         return config
 
     def post(self, path, body, form=False):
@@ -127,12 +128,19 @@ class AccountsSite(client.Site):
                          form=True)[0]
 
     def start(self):
+        self.database = common.accounts_database(self.directory)
+        self.database.start()
         super().start()
         site = os.path.join(self.directory, "site", "app")
         for name, text in (("accounts.html", PAGE), ("accounts.js", SCRIPT)):
             with open(os.path.join(site, name), "w") as handle:
                 handle.write(text)
         self.page_url = self.origin + "/app/accounts.html"
+
+    def stop(self):
+        super().stop()
+        if getattr(self, "database", None):
+            self.database.stop()
 
     def refreshes(self):
         """auth_handler_accounts_refreshes_total{outcome="success"} from the daemon's /metrics."""
@@ -237,6 +245,11 @@ def test_sign_up(tabs):
     result = outcome["result"]
     check(result.get("isNewUser") is True and result["user"]["email"] == EMAIL, "sign-up answered %s" % result)
     check(not result.get("refreshToken"), "the sign-up answer handed the page a refresh token")
+    # The account is in the database of the engine under test (a config that fell back to another would fail here).
+    stored = tabs.site.database.rows("SELECT local_id FROM account_users WHERE normalized_email = :address",
+                                     address=EMAIL)
+    check(stored == [(result["localId"],)], "the %s database holds %s for %s, not the new account %s"
+          % (tabs.site.database.engine, stored, EMAIL, result["localId"]))
     user = tabs.run("a", "return window.app.user();")
     check(user and user["email"] == EMAIL and user["sub"] == result["localId"], "currentUser() is %s" % user)
     check(tabs.run("a", "return window.app.violations;") == [], "the page broke its CSP")
@@ -473,7 +486,7 @@ def main():
         keep(browser.quit)
         return Tabs(site, browser)
 
-    return common.run_in_order(CASES, site, setup, "browser accounts tests")
+    return common.run_in_order(CASES, site, setup, "browser accounts tests on " + common.ACCOUNTS_DATABASE)
 
 
 if __name__ == "__main__":

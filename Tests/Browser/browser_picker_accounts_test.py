@@ -27,7 +27,6 @@ import queue
 import re
 import signal
 import socket
-import sqlite3
 import sys
 import time
 import urllib.parse
@@ -150,14 +149,10 @@ class PickerSite(accounts.AccountsSite):
                                          headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=STEP_TIMEOUT) as response:
             local_id = json.loads(response.read())["localId"]
-        database = sqlite3.connect(os.path.join(self.directory, "accounts.sqlite"), timeout=10)
-        try:
-            updated = database.execute("UPDATE account_users SET email_verified = 1 WHERE normalized_email = ?",
-                                       (address,)).rowcount
-            database.commit()
-        finally:
-            database.close()
-        check(updated == 1, "marking %s verified changed %d rows" % (address, updated))
+        updated = self.database.rows("UPDATE account_users SET email_verified = TRUE WHERE normalized_email = :address "
+                                     "RETURNING local_id", address=address)
+        check(updated == [(local_id,)], "marking %s verified in the %s database changed %s, not %s"
+              % (address, self.database.engine, updated, local_id))
         return local_id
 
     def account(self, id_token):
@@ -389,8 +384,8 @@ def main():
                     run.quit()
     finally:
         site.stop()
-    print("browser picker accounts tests took %.1f s\n%d passed, %d failed" % (time.monotonic() - began, passed, failed),
-          flush=True)
+    print("browser picker accounts tests on %s took %.1f s\n%d passed, %d failed"
+          % (common.ACCOUNTS_DATABASE, time.monotonic() - began, passed, failed), flush=True)
     return 1 if failed else 0
 
 

@@ -23,13 +23,18 @@ Prints one line per case, the Set-Cookie names (never values) each case saw, and
 
 import base64
 import ctypes
+import glob
 import hashlib
 import http.server
 import json
 import os
+import re
 import secrets
+import shlex
 import shutil
 import signal
+import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -68,16 +73,19 @@ def _die_with_parent():
 
 
 class ServerProcess:
-    """A child process whose stdout is read line by line on a thread; stderr goes to a file, shown on failure."""
+    """A child process whose stdout is read line by line on a thread; stderr goes to a file, shown on failure.
+    With `stop_by_stdin`, its stdin is a pipe and stop() closes it first (the child ends itself when its stdin ends),
+    else stop() sends SIGTERM."""
 
-    def __init__(self, name, argv, directory):
+    def __init__(self, name, argv, directory, stop_by_stdin=False):
         self.name = name
         self.stderr_path = os.path.join(directory, name + ".stderr")
         self.lines = []
         self.closed = False
         self.changed = threading.Condition()
+        stdin = subprocess.PIPE if stop_by_stdin else subprocess.DEVNULL
         with open(self.stderr_path, "wb") as stderr:
-            self.process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,
+            self.process = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr,
                                             preexec_fn=_die_with_parent)
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -90,14 +98,15 @@ class ServerProcess:
             self.closed = True
             self.changed.notify_all()
 
-    def wait_for_line(self, prefix):
-        """The rest of the first stdout line starting with `prefix`; fails when the process exits or is silent."""
+    def wait_for_line(self, prefix, anywhere=False):
+        """The rest of the first stdout line starting with `prefix` (or, `anywhere`, holding it); fails when the
+        process exits or is silent."""
         deadline = time.monotonic() + STEP_TIMEOUT
         with self.changed:
             while True:
                 for line in self.lines:
-                    if line.startswith(prefix):
-                        return line[len(prefix):].strip()
+                    if line.startswith(prefix) or (anywhere and prefix in line):
+                        return line[line.index(prefix) + len(prefix):].strip()
                 remaining = deadline - time.monotonic()
                 if self.closed or remaining <= 0:
                     break
@@ -115,6 +124,12 @@ class ServerProcess:
             return ""
 
     def stop(self):
+        if self.process.stdin:
+            self.process.stdin.close()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -251,6 +266,189 @@ class Servers:
     def failure_context(self):
         return "\n".join("  %s stderr (tail): %s" % (process.name, process.stderr_tail(1200).strip())
                          for process in self.processes)
+
+
+# MARK: the accounts database
+
+# The engine of backend `accounts` in the accounts tests (docs/ACCOUNTS.md "Storage"): `sqlite` (the default) or
+# `postgres`. `make test` runs browser_accounts_test.py and browser_picker_accounts_test.py once with each.
+ACCOUNTS_DATABASE = os.environ.get("ACCOUNTS_DATABASE", "sqlite")
+
+
+def accounts_database(directory):
+    """The accounts database of ACCOUNTS_DATABASE's engine for a daemon whose files are in `directory`: start() it,
+    configure(config) the daemon's config for it, rows(sql, name=value) reads and writes it as a test would, stop()
+    stops and deletes it."""
+    engines = {"sqlite": SQLiteAccounts, "postgres": PostgresAccounts}
+    check(ACCOUNTS_DATABASE in engines, "ACCOUNTS_DATABASE=%r: expected sqlite or postgres" % ACCOUNTS_DATABASE)
+    return engines[ACCOUNTS_DATABASE](directory)
+
+
+def _secret_file(directory, name, value):
+    """A secret reference ({"file": PATH}, docs/CONFIG.md "Secrets") to a new 0600 file holding `value`."""
+    path = os.path.join(directory, name)
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+        handle.write(value)
+    return {"file": path}
+
+
+class SQLiteAccounts:
+    """The accounts in `accounts.sqlite` in the daemon's directory."""
+
+    engine = "sqlite"
+
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "accounts.sqlite")
+
+    def start(self):
+        pass
+
+    def configure(self, config):
+        config["backend"]["database"] = {"kind": "sqlite", "path": self.path}
+
+    def rows(self, sql, **values):
+        """What `sql` answers (`:name` is values[name]), each row a tuple of text ("" for NULL), committed."""
+        database = sqlite3.connect(self.path, timeout=10)
+        try:
+            rows = database.execute(sql, values).fetchall()
+            database.commit()
+        finally:
+            database.close()
+        return [tuple("" if value is None else str(value) for value in row) for row in rows]
+
+    def stop(self):
+        pass
+
+
+class PostgresAccounts:
+    """The accounts in the database `accounts` of a throwaway PostgresServer, with what a daemon on PostgreSQL must
+    be given (docs/CONFIG.md `kind: "accounts"`): the URL (which holds no password), the password as a secret, a
+    signing key (an instance on PostgreSQL never makes one) and a top-level stateKey, each a 0600 file in the
+    daemon's directory."""
+
+    engine = "postgres"
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.server = None
+
+    def start(self):
+        self.server = PostgresServer()
+        self.server.start()
+        self.server.psql("postgres", "CREATE DATABASE accounts")
+        # The signing key docs/ACCOUNTS.md "Rotating the signing key" makes with `openssl genpkey`: P-256, PKCS #8
+        # PEM (python3-cryptography, which scripts/install-deps.sh test installs).
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        pem = ec.generate_private_key(ec.SECP256R1()).private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        self.signing_key = _secret_file(self.directory, "signing-key.pem", pem.decode())["file"]
+
+    def configure(self, config):
+        url = "postgresql://%s@127.0.0.1:%d/accounts" % (PostgresServer.USER, self.server.port)
+        config["backend"]["database"] = {
+            "kind": "postgres", "url": url,
+            "password": _secret_file(self.directory, "postgres-password", self.server.password),
+            "statementTimeoutMs": 2000}
+        config["backend"]["signingKey"] = {"file": self.signing_key}
+        # 32 random bytes, base64url without padding (docs/CONFIG.md "stateKey and previousStateKeys").
+        state_key = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
+        config["stateKey"] = _secret_file(self.directory, "state-key", state_key)
+
+    def rows(self, sql, **values):
+        return self.server.psql("accounts", sql, **values)
+
+    def stop(self):
+        if self.server:
+            self.server.stop()
+
+
+class PostgresServer:
+    """A throwaway PostgreSQL server, made as Tests/TestSupport/PostgresTestServer.swift makes one: Debian's
+    `postgresql` (/usr/lib/postgresql/VERSION/bin), `initdb` in a new temporary directory with password
+    authentication (SCRAM-SHA-256, the PostgreSQL manual's "Password Authentication": the password never crosses
+    the connection) for the user `postgres`, the server on a free port of 127.0.0.1 only, without fsync (the
+    cluster is thrown away). PostgreSQL refuses to run as root, so as root initdb and postgres run as `nobody`
+    through setpriv(1), which executes the program itself. The server runs under a shell that stops it (fast
+    shutdown) when the shell's stdin ends: at stop(), or when this process dies however it dies. stop() also deletes
+    the directory."""
+
+    USER = "postgres"
+    NOBODY = 65534
+
+    def __init__(self):
+        found = glob.glob("/usr/lib/postgresql/*/bin/postgres")
+        check(found, "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/postgres): run "
+              "scripts/install-deps.sh test")
+        newest = max(found, key=lambda path: int(path.split("/")[4]) if path.split("/")[4].isdigit() else -1)
+        self.binaries = os.path.dirname(newest)
+        self.directory = tempfile.mkdtemp(prefix="auth-handler-postgres-")
+        self.password = secrets.token_urlsafe(24)
+        self.as_owner = ["/usr/bin/setpriv", "--reuid=%d" % self.NOBODY, "--regid=%d" % self.NOBODY,
+                         "--clear-groups", "--"] if os.getuid() == 0 else []
+        self.process = None
+        self.port = None
+
+    def start(self):
+        password_file = _secret_file(self.directory, "password", self.password)["file"]
+        if os.getuid() == 0:
+            # The cluster's owner must be able to write the directory and read the password file.
+            for path in (self.directory, password_file):
+                os.chown(path, self.NOBODY, self.NOBODY)
+        initdb = subprocess.run(
+            self.as_owner + [os.path.join(self.binaries, "initdb"), "-D", "data", "-U", self.USER,
+                             "--pwfile=password", "-A", "scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync",
+                             "--no-instructions"],
+            cwd=self.directory, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            timeout=120)
+        check(initdb.returncode == 0, "initdb failed: %s" % initdb.stdout.decode("utf-8", "replace")[-1500:])
+        problem = None
+        # A free port may be taken by someone else between choosing and binding it: then choose again.
+        for _ in range(3):
+            problem = failure_of(self._start_on_free_port)
+            if not problem:
+                return
+        raise TestFailure("postgres did not start: %s" % problem)
+
+    def _start_on_free_port(self):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        server = shlex.join(self.as_owner + [
+            os.path.join(self.binaries, "postgres"), "-D", os.path.join(self.directory, "data"), "-k", self.directory,
+            "-p", str(self.port), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off",
+            "-c", "log_min_messages=warning"])
+        # The shell ends with the server (a server that could not start fails at once); its watcher, apart from the
+        # server's output, stops the server (fast shutdown) when stdin ends. A background command's stdin is
+        # /dev/null unless redirected (sh(1)), hence fd 3.
+        script = ("exec 3<&0\n%s 2>&1 &\nserver=$!\n{ cat <&3; kill -INT $server; } >/dev/null 2>&1 &\n"
+                  "wait $server\n" % server)
+        self.process = ServerProcess("postgres", ["/bin/sh", "-c", script], self.directory, stop_by_stdin=True)
+        # Its log line once it accepts connections, so nothing here polls.
+        try:
+            self.process.wait_for_line("ready to accept connections", anywhere=True)
+        except TestFailure as failure:
+            raise TestFailure("%s; its log: %s" % (failure, "\n".join(self.process.lines[-10:])))
+
+    def psql(self, database, sql, **values):
+        """What `sql` answers on `database`, each row a tuple of text ("" for NULL). `:name` in `sql` is values[name],
+        quoted by psql as a literal (`:'name'`), never pasted into the statement."""
+        argv = [os.path.join(self.binaries, "psql"), "-X", "-q", "-A", "-t", "-F", "\x1f", "-v", "ON_ERROR_STOP=1",
+                "-h", "127.0.0.1", "-p", str(self.port), "-U", self.USER, "-d", database]
+        for name, value in values.items():
+            argv += ["-v", "%s=%s" % (name, value)]
+        script = re.sub(r":(\w+)", r":'\1'", sql)
+        environment = dict(os.environ, PGPASSWORD=self.password, PGCONNECT_TIMEOUT="10")
+        result = subprocess.run(argv, input=script.encode(), capture_output=True, env=environment,
+                                timeout=STEP_TIMEOUT)
+        check(result.returncode == 0, "psql on %s failed (exit status %d): %s"
+              % (database, result.returncode, result.stderr.decode("utf-8", "replace")[-800:]))
+        return [tuple(line.split("\x1f")) for line in result.stdout.decode().splitlines()]
+
+    def stop(self):
+        if self.process:
+            self.process.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 # MARK: sign-ins
