@@ -29,7 +29,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from footprint import clean_env, rss_kib, start  # noqa: E402  (the footprint benchmark's helpers)
+from footprint import rss_kib, start  # noqa: E402  (the footprint benchmark's helpers)
 
 GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 THREADS = 32

@@ -17,7 +17,6 @@ import os
 import re
 import signal
 import sys
-import time
 import urllib.error
 import urllib.request
 

@@ -26,7 +26,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser_signin_test as base  # noqa: E402  (the shared harness, found beside this file)
-from browser_signin_test import BINARY, STEP_TIMEOUT, TestFailure, check  # noqa: E402
+from browser_signin_test import BINARY, STEP_TIMEOUT, check  # noqa: E402
 
 PRODUCT = "Acme Notes"
 ARTIFACTS = os.environ.get("AUTH_HANDLER_TEST_ARTIFACTS", os.path.join(base.REPO, ".build", "test-artifacts", "pages"))
