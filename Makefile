@@ -79,13 +79,13 @@ format:
 
 ## The whole suite: dependencies, formatting, unit, process, end-to-end tests, 10 s of each fuzz target, real-browser
 ## tests, then the packaging test (a static release build, so the first run adds a few minutes).
-## The Swift tests run in eight runs: the HTTP layer's tests and the Redis store's time-outs assert timing
+## The Swift tests run in nine runs: the HTTP layer's tests and the Redis store's time-outs assert timing
 ## (200 concurrent requests in under 2 s, keep-alive, idle time-outs, a hung Redis) and must not share the two cores' cooperative threads with CPU-bound crypto tests
 ## (RSA key generation) or with the end-to-end tests' processes; the end-to-end stalled-Redis tests (answers within
-## one command timeout), the accounts' timing tests (p99 latency under hashing load, sign-in answered alike in time)
-## and the two-instance accounts test (503 within PostgreSQL's statement timeout) run after the other end-to-end
-## tests, each alone. Each run has a hard time limit, so a
-## hung test fails the run instead of stalling CI.
+## one command timeout), the accounts' timing tests (p99 latency under hashing load, sign-in answered alike in time),
+## the two-instance accounts test (503 within PostgreSQL's statement timeout, PostgreSQL stopped and hung mid-load)
+## and the reset-while-PostgreSQL-hangs test (200 at once) run after the other end-to-end tests, each alone. Each run
+## has a hard time limit, so a hung test fails the run instead of stalling CI.
 TEST_TIME_LIMIT ?= 900
 TEST = timeout --signal=KILL $(TEST_TIME_LIMIT) $(SWIFT) test --skip-build
 test: deps lint
@@ -95,10 +95,11 @@ test: deps lint
 	$(TEST) --filter AuthHandlerClientTests
 	$(TEST) --filter FakeIdPTests
 	$(TEST) --filter EndToEndTests --skip \
-		'EndToEndTests\.(EndToEndRedisStallTests|EndToEndAccountsTimingTests|EndToEndAccountsMultiInstanceTests)'
+		'EndToEndTests\.(EndToEndRedisStallTests|EndToEndAccountsTimingTests|EndToEndAccountsMultiInstanceTests|EndToEndAccountsResetHangTests)'
 	$(TEST) --filter EndToEndTests.EndToEndRedisStallTests
 	$(TEST) --filter EndToEndTests.EndToEndAccountsTimingTests
 	$(TEST) --filter EndToEndTests.EndToEndAccountsMultiInstanceTests
+	$(TEST) --filter EndToEndTests.EndToEndAccountsResetHangTests
 	$(FUZZ_SMOKE)
 	$(BROWSER_TEST)
 	$(MAKE) --no-print-directory package-test

@@ -9,7 +9,8 @@ import Foundation
 ///
 /// The shared rule is a fixed window (``CounterStore``): the `pairFailures`-th failure (10) for one e-mail from one
 /// client within `window` (15 minutes), on any instances, refuses that pair until the window ends. A database that
-/// cannot answer leaves the local rules in force and refuses nothing for it (the sign-in itself then answers `503`).
+/// does not answer in time is ``SignInAdmission/unavailable``: the sign-in answers `503` at once instead of waiting
+/// for it a second time at its lookup; a database that refuses the counter otherwise leaves the local rules in force.
 package final class SharedSignInThrottle: SignInThrottling {
     private let local: any SignInThrottling
     private let counters: any CounterStore
@@ -31,10 +32,18 @@ package final class SharedSignInThrottle: SignInThrottling {
         guard admission == .allowed else { return admission }
         // A counter is read by counting and taking the count back: the protocol's one atomic step.
         let key = key(email, client)
-        guard let reading = try? await counters.incrementCounter(key: key, window: .seconds(rules.window)) else {
+        let reading: CounterReading
+        do {
+            reading = try await counters.incrementCounter(key: key, window: .seconds(rules.window))
+        } catch {
+            if case .unavailable = error.kind { return .unavailable }
             return .allowed
         }
-        try? await counters.decrementCounter(key: key)
+        do {
+            try await counters.decrementCounter(key: key)
+        } catch {
+            if case .unavailable = error.kind { return .unavailable }
+        }
         guard reading.count - 1 >= rules.pairFailures else { return .allowed }
         let seconds = reading.remaining.components.seconds + 1
         return .throttled(retryAfterSeconds: Int(max(1, seconds)))

@@ -22,4 +22,9 @@ package enum SignInAdmission: Sendable, Hashable {
     case allowed
     /// `429 too-many-requests` with `Retry-After: retryAfterSeconds` (≥ 1), nothing hashed.
     case throttled(retryAfterSeconds: Int)
+    /// The database that keeps the shared counters did not answer within its statement timeout:
+    /// `503 unavailable` now, nothing hashed. Admitting the sign-in instead would send it to wait for the same
+    /// database once more, doubling the wait that docs/OPERATIONS.md ("What each outage does") bounds by one
+    /// `statementTimeoutMs`.
+    case unavailable
 }

@@ -101,11 +101,9 @@ extension AccountsEngine {
         let wrong = AccountsError(.invalidCredential, "the password is wrong")
         guard let normalized = try? NormalizedPassword(password) else { throw wrong }
         let email = caller.user.normalizedEmail ?? caller.user.localID.value
-        if case .throttled(let seconds) = await throttle.check(email: email, client: client, deviceCookie: nil) {
-            throw AccountsError(
-                .tooManyRequests, "too many wrong passwords for this account; wait and try again",
-                retryAfterSeconds: seconds)
-        }
+        try await admit(
+            email: email, client: client, deviceCookie: nil,
+            refusal: "too many wrong passwords for this account; wait and try again")
         let check = try await hashing { () async throws(CryptoError) in
             try await hasher.verify(normalized, typed: Array(password.utf8), of: caller.user, client: client)
         }

@@ -79,13 +79,9 @@ extension AccountsEngine {
         } catch {
             throw AccountsError(.invalidCredential, "the e-mail address or the password is wrong")
         }
-        if case .throttled(let seconds) = await throttle.check(
-            email: email.normalized, client: client, deviceCookie: deviceCookie)
-        {
-            throw AccountsError(
-                .tooManyRequests, "too many failed sign-ins for this address; wait and try again",
-                retryAfterSeconds: seconds)
-        }
+        try await admit(
+            email: email.normalized, client: client, deviceCookie: deviceCookie,
+            refusal: "too many failed sign-ins for this address; wait and try again")
         let user = try await Self.storing { () throws(StoreError) in
             try await store.user(normalizedEmail: email.normalized)
         }
@@ -101,6 +97,16 @@ extension AccountsEngine {
         let upgraded = try await storeRehash(rehashed, of: user)
         let cookie = try Self.crypto { () throws(CryptoError) in try deviceCookies.issue(email: email.normalized) }
         return (upgraded, cookie)
+    }
+
+    /// The throttle's admission of a password check for `email` from `client`: `429 too-many-requests` saying
+    /// `refusal` with the wait, or `503 unavailable` when the shared counters' database did not answer in time.
+    func admit(email: String, client: ClientKey, deviceCookie: String?, refusal: String) async throws(AccountsError) {
+        switch await throttle.check(email: email, client: client, deviceCookie: deviceCookie) {
+        case .allowed: return
+        case .throttled(let seconds): throw AccountsError(.tooManyRequests, refusal, retryAfterSeconds: seconds)
+        case .unavailable: throw Self.storeFailure(StoreError(.unavailable, detail: "the sign-in throttle's counter"))
+        }
     }
 
     /// A session for the user `localID` signed in by `provider` at `authTime`: the redemption of a picker result
