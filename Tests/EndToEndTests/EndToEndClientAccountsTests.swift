@@ -8,8 +8,10 @@ import Testing
 /// the accounts backend, with the file session store, as a Linux program would use them.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct EndToEndClientAccountsTests {
-    static let backend = EndToEnd.Backend.accounts(
-        members: #""password": {"rateLimit": {"perMinute": 600, "burst": 50}}"#)
+    /// The daemon's backend: the accounts on `engine`, with a password budget above the tests' sign-ins.
+    static func backend(_ engine: AccountsDatabaseEngine) -> EndToEnd.Backend {
+        .accounts(members: #""password": {"rateLimit": {"perMinute": 600, "burst": 50}}"#, engine: engine)
+    }
     static let password = "client passphrase for the accounts tests"
 
     /// A client of `e2e` whose sessions are kept in the file `path`.
@@ -33,9 +35,11 @@ struct EndToEndClientAccountsTests {
         return try #require(Int(line.dropFirst(prefix.count)), "\(line)")
     }
 
-    @Test("sign-up, sign-in, idToken, a new client restored from the file store, sign-out")
-    func lifecycle() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "sign-up, sign-in, idToken, a new client restored from the file store, sign-out",
+        arguments: AccountsDatabaseEngine.allCases)
+    func lifecycle(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 var changes = client.authStateChanges.makeAsyncIterator()
@@ -77,9 +81,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("20 concurrent idToken(forceRefresh: true) calls make one refresh call and get the same token")
-    func refreshRace() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "20 concurrent idToken(forceRefresh: true) calls make one refresh call and get the same token",
+        arguments: AccountsDatabaseEngine.allCases)
+    func refreshRace(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 try await client.signUp(email: "race@example.com", password: Self.password)
@@ -95,9 +101,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("a refresh token the daemon refuses (invalid_grant) signs the client out and clears the file")
-    func refusedRefreshSignsOut() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "a refresh token the daemon refuses (invalid_grant) signs the client out and clears the file",
+        arguments: AccountsDatabaseEngine.allCases)
+    func refusedRefreshSignsOut(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 try await client.signUp(email: "ended@example.com", password: Self.password)
@@ -121,9 +129,9 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("the daemon's refusals reach the app with their codes")
-    func errorCodes() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test("the daemon's refusals reach the app with their codes", arguments: AccountsDatabaseEngine.allCases)
+    func errorCodes(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 try await client.signUp(email: "codes@example.com", password: Self.password)
@@ -143,9 +151,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("a provider sign-in redeemed by complete signs the client in too, with adopt(signIn:)")
-    func adoptProviderSignIn() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "a provider sign-in redeemed by complete signs the client in too, with adopt(signIn:)",
+        arguments: AccountsDatabaseEngine.allCases)
+    func adoptProviderSignIn(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 let request = try EndToEndClientTests.begin(client, "google.com", user: "alice")
@@ -167,9 +177,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("account-exists, then the password sign-in links the pending credential with the request it came from")
-    func linkAfterAccountExists() async throws {
-        try await withMailingDaemon { e2e, sink in
+    @Test(
+        "account-exists, then the password sign-in links the pending credential with the request it came from",
+        arguments: AccountsDatabaseEngine.allCases)
+    func linkAfterAccountExists(engine: AccountsDatabaseEngine) async throws {
+        try await withMailingDaemon(engine: engine) { e2e, sink in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 let signedUp = try await client.signUp(email: "alice@example.com", password: Self.password)
@@ -203,9 +215,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("the account's own calls: profile, reauthentication, password, deletion")
-    func accountCalls() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "the account's own calls: profile, reauthentication, password, deletion",
+        arguments: AccountsDatabaseEngine.allCases)
+    func accountCalls(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 let created = try await client.signUp(email: "own@example.com", password: Self.password)
