@@ -1,6 +1,7 @@
 import AuthHandlerClient
 import AuthHandlerHTTP
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -86,19 +87,49 @@ struct EndToEndClientAccountsTests {
         arguments: AccountsDatabaseEngine.allCases)
     func refreshRace(engine: AccountsDatabaseEngine) async throws {
         try await withEndToEnd(backend: Self.backend(engine)) { e2e in
-            try await Self.withSessionFile { path in
-                let client = try Self.client(e2e, path)
-                try await client.signUp(email: "race@example.com", password: Self.password)
-                let before = try await Self.refreshes(e2e)
-                let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-                    for _ in 0..<20 { group.addTask { try await client.idToken(forceRefresh: true) } }
-                    return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            // The client reaches the daemon through a proxy that holds the refresh until all 20 callers have asked:
+            // without it a caller the scheduler starts late may find the refresh done and rightly make another.
+            let (proxy, proxyURL) = try await Self.holdingProxy(e2e, path: "/__/auth/token")
+            try await withCleanup({ await proxy.kill() }) {
+                try await Self.withSessionFile { path in
+                    let client = AuthHandlerClient(baseURL: proxyURL, sessionStore: FileSessionStore(path: path))
+                    try await client.signUp(email: "race@example.com", password: Self.password)
+                    let before = try await Self.refreshes(e2e)
+                    let asked = Arrivals()
+                    let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                        for _ in 0..<20 {
+                            group.addTask {
+                                asked.count.withLock { $0 += 1 }
+                                return try await client.idToken(forceRefresh: true)
+                            }
+                        }
+                        #expect(await proxy.waitForLine(containing: "held"), "no refresh reached the proxy")
+                        while asked.count.withLock({ $0 }) < 20 { try await Task.sleep(for: .milliseconds(10)) }
+                        try proxy.writeInput(Array("release\n".utf8))
+                        return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+                    }
+                    #expect(tokens.count == 1, "the 20 callers got \(tokens.count) different ID tokens")
+                    #expect(try await Self.refreshes(e2e) == before + 1, "not exactly one refresh reached the daemon")
+                    #expect(try FileSessionStore(path: path).load()?.idToken == tokens.first)
                 }
-                #expect(tokens.count == 1, "the 20 callers got \(tokens.count) different ID tokens")
-                #expect(try await Self.refreshes(e2e) == before + 1, "not exactly one refresh reached the daemon")
-                #expect(try FileSessionStore(path: path).load()?.idToken == tokens.first)
             }
         }
+    }
+
+    /// `hold_proxy.py` in front of `e2e`'s daemon, holding each request for `path` until a line on its stdin, and its
+    /// URL.
+    static func holdingProxy(_ e2e: EndToEnd, path: String) async throws -> (TestProcess, URL) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hold_proxy.py")
+        let port = try #require(e2e.daemonURL.split(separator: ":").last.map(String.init))
+        let proxy = try TestProcess(
+            "/usr/bin/python3", ["-I", script.path, port, path], package: "python3", openInput: true)
+        guard let listening = await proxy.waitForLine(startingWith: "listening "),
+            let url = URL(string: "http://127.0.0.1:\(listening)")
+        else {
+            proxy.terminateIfRunning()
+            throw TestProcessError("hold_proxy.py did not start: \(proxy.standardError)")
+        }
+        return (proxy, url)
     }
 
     @Test(
@@ -260,4 +291,9 @@ struct EndToEndClientAccountsTests {
             }
         }
     }
+}
+
+/// How many of a test's concurrent callers have started.
+final class Arrivals: Sendable {
+    let count = Mutex(0)
 }
