@@ -91,6 +91,38 @@ extension EndToEnd {
         return try connection.execute(sql, values, operation: "test statement", deadline: deadline).changed
     }
 
+    /// Sets `column` of the account of `normalizedEmail` in the database to `value`, as a hand-written row would
+    /// (a state the tests need without the steps that make it, or one no step makes); fails unless exactly one row
+    /// changed. On SQLite a boolean is stored as 0 or 1, as the store keeps it.
+    func setAccountColumn(_ column: String, to value: PostgresValue, of normalizedEmail: String) async throws {
+        let statement = "UPDATE account_users SET \(column) = $1 WHERE normalized_email = $2"
+        if AccountsDatabaseEngine.isPostgres(directory) {
+            let changed = try postgresRun(statement, [value, .text(normalizedEmail)])
+            try #require(changed == 1, "setting \(column) of \(normalizedEmail): \(changed) rows changed")
+            return
+        }
+        let sqliteValue: [String]
+        switch value {
+        case .text(let text): sqliteValue = ["text", text]
+        case .bool(let flag): sqliteValue = ["int", flag ? "1" : "0"]
+        default: throw TestProcessError("setAccountColumn takes text or a boolean, not \(value)")
+        }
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], timeout=10)
+            value = int(sys.argv[5]) if sys.argv[4] == "int" else sys.argv[5]
+            n = db.execute(sys.argv[2].replace("$1", "?1").replace("$2", "?2"), (value, sys.argv[3]))
+            db.commit()
+            sys.exit(0 if n.rowcount == 1 else 3)
+            """
+        let database = directory.appendingPathComponent("accounts.sqlite").path
+        let process = try TestProcess(
+            "/usr/bin/python3", ["-I", "-c", script, database, statement, normalizedEmail] + sqliteValue,
+            package: "python3")
+        let status = await process.exitCode()
+        try #require(status == 0, "setting \(column) of \(normalizedEmail): \(process.standardError)")
+    }
+
     /// The PostgreSQL database's whole content as `pg_dump` writes it (what an attacker with a backup would have),
     /// followed by the bytes of every `bytea` value in it (which the dump writes in hex), so a search for a digest's
     /// or a token's bytes looks where they would be.

@@ -34,8 +34,10 @@ import Testing
           {"email": "erin@example.com", "password": "erin's old password", "cost": 5}]}
         """#
 
-    /// The daemon with `importedHashes.firebase` set to the published parameters, its key in a file.
-    private func withImportDaemon(_ body: (EndToEnd) async throws -> Void) async throws {
+    /// The daemon on `engine` with `importedHashes.firebase` set to the published parameters, its key in a file.
+    private func withImportDaemon(
+        _ engine: AccountsDatabaseEngine, _ body: (EndToEnd) async throws -> Void
+    ) async throws {
         let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("firebase-key-\(UUID().uuidString)")
         try Data(Self.signerKey.utf8).write(to: keyFile)
         defer { try? FileManager.default.removeItem(at: keyFile) }
@@ -43,7 +45,7 @@ import Testing
             "importedHashes": {"firebase": {"signerKey": {"file": "\#(keyFile.path)"}, "saltSeparator": "Bw==",
              "rounds": 8, "memCost": 14}}
             """#
-        try await withEndToEnd(backend: .accounts(members: members)) { e2e in
+        try await withEndToEnd(backend: .accounts(members: members, engine: engine)) { e2e in
             let specFile = e2e.directory.appendingPathComponent("spec.json")
             try Data(Self.spec.utf8).write(to: specFile)
             let maker = try TestProcess(
@@ -77,9 +79,11 @@ import Testing
         users[localID]?["passwordHash"]?.stringValue ?? "none"
     }
 
-    @Test("a Firebase export: each user signs in with its old password, keeps its localId, and is argon2id after")
-    func firebaseUsersSignInAndAreUpgraded() async throws {
-        try await withImportDaemon { e2e in
+    @Test(
+        "a Firebase export: each user signs in with its old password, keeps its localId, and is argon2id after",
+        arguments: AccountsDatabaseEngine.allCases)
+    func firebaseUsersSignInAndAreUpgraded(engine: AccountsDatabaseEngine) async throws {
+        try await withImportDaemon(engine) { e2e in
             let file = e2e.directory.appendingPathComponent("firebase.json").path
             let imported = try await e2e.accounts(["import", "--format", "firebase", file] + Self.flags)
             #expect(imported.status == 0, "\(imported.standardError)")
@@ -125,9 +129,11 @@ import Testing
         }
     }
 
-    @Test("a bcrypt CSV: each user signs in with its old password and is argon2id after; a second import skips all")
-    func bcryptUsersSignInAndAreUpgraded() async throws {
-        try await withImportDaemon { e2e in
+    @Test(
+        "a bcrypt CSV: each user signs in with its old password and is argon2id after; a second import skips all",
+        arguments: AccountsDatabaseEngine.allCases)
+    func bcryptUsersSignInAndAreUpgraded(engine: AccountsDatabaseEngine) async throws {
+        try await withImportDaemon(engine) { e2e in
             let file = e2e.directory.appendingPathComponent("bcrypt.csv").path
             let imported = try await e2e.accounts(["import", "--format", "bcrypt-csv", file, "--json"])
             #expect(imported.status == 0, "\(imported.standardError)")
@@ -148,9 +154,11 @@ import Testing
         }
     }
 
-    @Test("a bad row, a cost past the bounds or flags unlike the config import nothing, and say where and why")
-    func refusalsImportNothing() async throws {
-        try await withImportDaemon { e2e in
+    @Test(
+        "a bad row, a cost past the bounds or flags unlike the config import nothing, and say where and why",
+        arguments: AccountsDatabaseEngine.allCases)
+    func refusalsImportNothing(engine: AccountsDatabaseEngine) async throws {
+        try await withImportDaemon(engine) { e2e in
             let directory = e2e.directory
             let firebase = directory.appendingPathComponent("firebase.json").path
             let original = try String(contentsOfFile: firebase, encoding: .utf8)
@@ -209,27 +217,11 @@ import Testing
         }
     }
 
-    /// Replaces the stored imported hash of `normalizedEmail` with `text`, as a hand-written row would.
-    private func storeLegacyHash(_ e2e: EndToEnd, _ normalizedEmail: String, _ text: String) async throws {
-        let script = """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1], timeout=10)
-            n = db.execute(
-                "UPDATE account_users SET legacy_password_hash = ? WHERE normalized_email = ?", (sys.argv[3], sys.argv[2]))
-            db.commit()
-            sys.exit(0 if n.rowcount == 1 else 3)
-            """
-        let process = try TestProcess(
-            "/usr/bin/python3",
-            ["-I", "-c", script, e2e.directory.appendingPathComponent("accounts.sqlite").path, normalizedEmail, text],
-            package: "python3")
-        let status = await process.exitCode()
-        try #require(status == 0, "storing the hash of \(normalizedEmail): \(process.standardError)")
-    }
-
-    @Test("a crafted stored hash matches nothing: the sign-in is 400 invalid-credential, and the daemon lives on")
-    func craftedStoredHashesMatchNothing() async throws {
-        try await withImportDaemon { e2e in
+    @Test(
+        "a crafted stored hash matches nothing: the sign-in is 400 invalid-credential, and the daemon lives on",
+        arguments: AccountsDatabaseEngine.allCases)
+    func craftedStoredHashesMatchNothing(engine: AccountsDatabaseEngine) async throws {
+        try await withImportDaemon(engine) { e2e in
             let csv = e2e.directory.appendingPathComponent("bcrypt.csv").path
             let imported = try await e2e.accounts(["import", "--format", "bcrypt-csv", csv])
             #expect(imported.status == 0, "\(imported.standardError)")
@@ -239,7 +231,8 @@ import Testing
                 "$firescrypt$ln=99999999999,r=8,p=1$AAAA$AAAA",
                 "$2b$+9$" + tail,  // libcrypt refuses it: was a 500 at every sign-in
             ] {
-                try await storeLegacyHash(e2e, "dave@example.com", crafted)
+                // A hand-written row: the importer itself refuses these, so only the database can hold them.
+                try await e2e.setAccountColumn("legacy_password_hash", to: .text(crafted), of: "dave@example.com")
                 let signIn = try await e2e.password("sign-in", "dave@example.com", "dave's old password")
                 #expect(signIn.status == 400, "\(crafted): \(signIn.text)")
                 #expect(signIn.json?["error"]?["code"]?.stringValue == "invalid-credential", "\(crafted)")

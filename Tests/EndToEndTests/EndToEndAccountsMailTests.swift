@@ -381,14 +381,18 @@ struct AccountsTokens {
 }
 
 /// Runs `body` with an SMTP server and a daemon whose accounts send their mail to it.
-func withMailingDaemon<T>(_ body: (EndToEnd, SMTPSink) async throws -> T) async throws -> T {
+func withMailingDaemon<T>(
+    engine: AccountsDatabaseEngine = .current, _ body: (EndToEnd, SMTPSink) async throws -> T
+) async throws -> T {
     let sink = try await SMTPSink.start()
     return try await withCleanup({ await sink.stop() }) {
         // A budget of hashes that a test's dozen sign-ins from one address stay within (the default bursts 5).
         let members =
             #""email": {"from": "App <no-reply@example.com>", "smtp": {"url": "\#(sink.url)"}}, "#
             + #""password": {"rateLimit": {"perMinute": 600, "burst": 50}}"#
-        return try await withEndToEnd(backend: .accounts(members: members)) { e2e in try await body(e2e, sink) }
+        return try await withEndToEnd(backend: .accounts(members: members, engine: engine)) { e2e in
+            try await body(e2e, sink)
+        }
     }
 }
 

@@ -74,30 +74,7 @@ extension EndToEnd {
     /// Marks the account of `normalizedEmail` verified (or not) in the database, as the verification mail's link
     /// would (the e-mail actions are tested on their own; here only the state matters).
     func markEmailVerified(_ normalizedEmail: String, _ verified: Bool = true) async throws {
-        if AccountsDatabaseEngine.isPostgres(directory) {
-            let changed = try postgresRun(
-                "UPDATE account_users SET email_verified = $1 WHERE normalized_email = $2",
-                [.bool(verified), .text(normalizedEmail)])
-            #expect(changed == 1, "marking \(normalizedEmail) verified")
-            return
-        }
-        let script = """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1], timeout=10)
-            n = db.execute(
-                "UPDATE account_users SET email_verified = ? WHERE normalized_email = ?", (int(sys.argv[3]), sys.argv[2]))
-            db.commit()
-            sys.exit(0 if n.rowcount == 1 else 3)
-            """
-        let process = try TestProcess(
-            "/usr/bin/python3",
-            [
-                "-I", "-c", script, directory.appendingPathComponent("accounts.sqlite").path, normalizedEmail,
-                verified ? "1" : "0",
-            ],
-            package: "python3")
-        let status = await process.exitCode()
-        #expect(status == 0, "marking \(normalizedEmail) verified: \(process.standardError)")
+        try await setAccountColumn("email_verified", to: .bool(verified), of: normalizedEmail)
     }
 }
 

@@ -1,6 +1,7 @@
 import AuthHandlerClient
 import AuthHandlerHTTP
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -8,8 +9,10 @@ import Testing
 /// the accounts backend, with the file session store, as a Linux program would use them.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct EndToEndClientAccountsTests {
-    static let backend = EndToEnd.Backend.accounts(
-        members: #""password": {"rateLimit": {"perMinute": 600, "burst": 50}}"#)
+    /// The daemon's backend: the accounts on `engine`, with a password budget above the tests' sign-ins.
+    static func backend(_ engine: AccountsDatabaseEngine) -> EndToEnd.Backend {
+        .accounts(members: #""password": {"rateLimit": {"perMinute": 600, "burst": 50}}"#, engine: engine)
+    }
     static let password = "client passphrase for the accounts tests"
 
     /// A client of `e2e` whose sessions are kept in the file `path`.
@@ -33,9 +36,11 @@ struct EndToEndClientAccountsTests {
         return try #require(Int(line.dropFirst(prefix.count)), "\(line)")
     }
 
-    @Test("sign-up, sign-in, idToken, a new client restored from the file store, sign-out")
-    func lifecycle() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "sign-up, sign-in, idToken, a new client restored from the file store, sign-out",
+        arguments: AccountsDatabaseEngine.allCases)
+    func lifecycle(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 var changes = client.authStateChanges.makeAsyncIterator()
@@ -77,27 +82,61 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("20 concurrent idToken(forceRefresh: true) calls make one refresh call and get the same token")
-    func refreshRace() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
-            try await Self.withSessionFile { path in
-                let client = try Self.client(e2e, path)
-                try await client.signUp(email: "race@example.com", password: Self.password)
-                let before = try await Self.refreshes(e2e)
-                let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-                    for _ in 0..<20 { group.addTask { try await client.idToken(forceRefresh: true) } }
-                    return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+    @Test(
+        "20 concurrent idToken(forceRefresh: true) calls make one refresh call and get the same token",
+        arguments: AccountsDatabaseEngine.allCases)
+    func refreshRace(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
+            // The client reaches the daemon through a proxy that holds the refresh until all 20 callers have asked:
+            // without it a caller the scheduler starts late may find the refresh done and rightly make another.
+            let (proxy, proxyURL) = try await Self.holdingProxy(e2e, path: "/__/auth/token")
+            try await withCleanup({ await proxy.kill() }) {
+                try await Self.withSessionFile { path in
+                    let client = AuthHandlerClient(baseURL: proxyURL, sessionStore: FileSessionStore(path: path))
+                    try await client.signUp(email: "race@example.com", password: Self.password)
+                    let before = try await Self.refreshes(e2e)
+                    let asked = Arrivals()
+                    let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                        for _ in 0..<20 {
+                            group.addTask {
+                                asked.count.withLock { $0 += 1 }
+                                return try await client.idToken(forceRefresh: true)
+                            }
+                        }
+                        #expect(await proxy.waitForLine(containing: "held"), "no refresh reached the proxy")
+                        while asked.count.withLock({ $0 }) < 20 { try await Task.sleep(for: .milliseconds(10)) }
+                        try proxy.writeInput(Array("release\n".utf8))
+                        return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+                    }
+                    #expect(tokens.count == 1, "the 20 callers got \(tokens.count) different ID tokens")
+                    #expect(try await Self.refreshes(e2e) == before + 1, "not exactly one refresh reached the daemon")
+                    #expect(try FileSessionStore(path: path).load()?.idToken == tokens.first)
                 }
-                #expect(tokens.count == 1, "the 20 callers got \(tokens.count) different ID tokens")
-                #expect(try await Self.refreshes(e2e) == before + 1, "not exactly one refresh reached the daemon")
-                #expect(try FileSessionStore(path: path).load()?.idToken == tokens.first)
             }
         }
     }
 
-    @Test("a refresh token the daemon refuses (invalid_grant) signs the client out and clears the file")
-    func refusedRefreshSignsOut() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    /// `hold_proxy.py` in front of `e2e`'s daemon, holding each request for `path` until a line on its stdin, and its
+    /// URL.
+    static func holdingProxy(_ e2e: EndToEnd, path: String) async throws -> (TestProcess, URL) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hold_proxy.py")
+        let port = try #require(e2e.daemonURL.split(separator: ":").last.map(String.init))
+        let proxy = try TestProcess(
+            "/usr/bin/python3", ["-I", script.path, port, path], package: "python3", openInput: true)
+        guard let listening = await proxy.waitForLine(startingWith: "listening "),
+            let url = URL(string: "http://127.0.0.1:\(listening)")
+        else {
+            proxy.terminateIfRunning()
+            throw TestProcessError("hold_proxy.py did not start: \(proxy.standardError)")
+        }
+        return (proxy, url)
+    }
+
+    @Test(
+        "a refresh token the daemon refuses (invalid_grant) signs the client out and clears the file",
+        arguments: AccountsDatabaseEngine.allCases)
+    func refusedRefreshSignsOut(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 try await client.signUp(email: "ended@example.com", password: Self.password)
@@ -121,9 +160,9 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("the daemon's refusals reach the app with their codes")
-    func errorCodes() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test("the daemon's refusals reach the app with their codes", arguments: AccountsDatabaseEngine.allCases)
+    func errorCodes(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 try await client.signUp(email: "codes@example.com", password: Self.password)
@@ -143,9 +182,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("a provider sign-in redeemed by complete signs the client in too, with adopt(signIn:)")
-    func adoptProviderSignIn() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "a provider sign-in redeemed by complete signs the client in too, with adopt(signIn:)",
+        arguments: AccountsDatabaseEngine.allCases)
+    func adoptProviderSignIn(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 let request = try EndToEndClientTests.begin(client, "google.com", user: "alice")
@@ -167,9 +208,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("account-exists, then the password sign-in links the pending credential with the request it came from")
-    func linkAfterAccountExists() async throws {
-        try await withMailingDaemon { e2e, sink in
+    @Test(
+        "account-exists, then the password sign-in links the pending credential with the request it came from",
+        arguments: AccountsDatabaseEngine.allCases)
+    func linkAfterAccountExists(engine: AccountsDatabaseEngine) async throws {
+        try await withMailingDaemon(engine: engine) { e2e, sink in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 let signedUp = try await client.signUp(email: "alice@example.com", password: Self.password)
@@ -203,9 +246,11 @@ struct EndToEndClientAccountsTests {
         }
     }
 
-    @Test("the account's own calls: profile, reauthentication, password, deletion")
-    func accountCalls() async throws {
-        try await withEndToEnd(backend: Self.backend) { e2e in
+    @Test(
+        "the account's own calls: profile, reauthentication, password, deletion",
+        arguments: AccountsDatabaseEngine.allCases)
+    func accountCalls(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.backend(engine)) { e2e in
             try await Self.withSessionFile { path in
                 let client = try Self.client(e2e, path)
                 let created = try await client.signUp(email: "own@example.com", password: Self.password)
@@ -246,4 +291,9 @@ struct EndToEndClientAccountsTests {
             }
         }
     }
+}
+
+/// How many of a test's concurrent callers have started.
+final class Arrivals: Sendable {
+    let count = Mutex(0)
 }

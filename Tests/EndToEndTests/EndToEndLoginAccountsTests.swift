@@ -10,12 +10,15 @@ import Testing
 struct EndToEndLoginAccountsTests {
     static let secret = EndToEndAccountsOpsTests.introspectionSecret
 
-    /// A daemon on the accounts backend with device sign-in and introspection (to check the tokens `token` prints),
-    /// and a directory for the session files.
-    static func withAccountsDaemon(_ body: (EndToEnd, URL) async throws -> Void) async throws {
+    /// A daemon on the accounts backend on `engine` with device sign-in and introspection (to check the tokens
+    /// `token` prints), and a directory for the session files.
+    static func withAccountsDaemon(
+        _ engine: AccountsDatabaseEngine, _ body: (EndToEnd, URL) async throws -> Void
+    ) async throws {
         try await withDirectory { directory in
             try await withEndToEnd(
-                backend: .accounts(members: #""introspectionSecret": {"env": "E2E_INTROSPECTION_SECRET"}"#),
+                backend: .accounts(
+                    members: #""introspectionSecret": {"env": "E2E_INTROSPECTION_SECRET"}"#, engine: engine),
                 settings: EndToEndDeviceTests.settings(), environment: ["E2E_INTROSPECTION_SECRET": secret]
             ) { e2e in try await body(e2e, directory) }
         }
@@ -63,9 +66,11 @@ struct EndToEndLoginAccountsTests {
         try await body(directory)
     }
 
-    @Test("login keeps the session 0600 and prints no refresh token; token, --force-refresh, logout")
-    func loginTokenLogout() async throws {
-        try await Self.withAccountsDaemon { e2e, directory in
+    @Test(
+        "login keeps the session 0600 and prints no refresh token; token, --force-refresh, logout",
+        arguments: AccountsDatabaseEngine.allCases)
+    func loginTokenLogout(engine: AccountsDatabaseEngine) async throws {
+        try await Self.withAccountsDaemon(engine) { e2e, directory in
             let path = directory.appendingPathComponent("state/session.json").path
             let login = try await Self.login(e2e, ["--session-file", path])
             let stored = try #require(try FileSessionStore(path: path).load(), "login kept no session")
@@ -115,9 +120,11 @@ struct EndToEndLoginAccountsTests {
         }
     }
 
-    @Test("two token --force-refresh at once take turns: one refresh reaches the daemon, both print it")
-    func concurrentTokens() async throws {
-        try await Self.withAccountsDaemon { e2e, state in
+    @Test(
+        "two token --force-refresh at once take turns: one refresh reaches the daemon, both print it",
+        arguments: AccountsDatabaseEngine.allCases)
+    func concurrentTokens(engine: AccountsDatabaseEngine) async throws {
+        try await Self.withAccountsDaemon(engine) { e2e, state in
             // The default file: one per server under $XDG_STATE_HOME.
             let environment = ["XDG_STATE_HOME": state.path]
             _ = try await Self.login(e2e, [], environment: environment)
@@ -146,9 +153,11 @@ struct EndToEndLoginAccountsTests {
         }
     }
 
-    @Test("past the 10 s reuse window the replaced refresh token is refused; token then says to log in again")
-    func replacedTokenRefused() async throws {
-        try await Self.withAccountsDaemon { e2e, directory in
+    @Test(
+        "past the 10 s reuse window the replaced refresh token is refused; token then says to log in again",
+        arguments: AccountsDatabaseEngine.allCases)
+    func replacedTokenRefused(engine: AccountsDatabaseEngine) async throws {
+        try await Self.withAccountsDaemon(engine) { e2e, directory in
             let path = directory.appendingPathComponent("session.json").path
             _ = try await Self.login(e2e, ["--session-file", path])
             let stored = try #require(try FileSessionStore(path: path).load())
@@ -169,9 +178,11 @@ struct EndToEndLoginAccountsTests {
         }
     }
 
-    @Test("logout --scope others keeps this session, --scope global ends it and its ID tokens")
-    func logoutScopes() async throws {
-        try await Self.withAccountsDaemon { e2e, directory in
+    @Test(
+        "logout --scope others keeps this session, --scope global ends it and its ID tokens",
+        arguments: AccountsDatabaseEngine.allCases)
+    func logoutScopes(engine: AccountsDatabaseEngine) async throws {
+        try await Self.withAccountsDaemon(engine) { e2e, directory in
             let path = directory.appendingPathComponent("session.json").path
             _ = try await Self.login(e2e, ["--session-file", path])
             let session = ["--server", e2e.daemonURL, "--session-file", path]

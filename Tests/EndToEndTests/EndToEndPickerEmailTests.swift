@@ -8,8 +8,10 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct EndToEndPickerEmailTests {
     static let password = "picker passphrase of alice"
-    static let accounts = EndToEnd.Backend.accounts(
-        members: #""password": {"rateLimit": {"perMinute": 600, "burst": 50}}"#)
+    /// The daemon's backend: the accounts on `engine`, with a password budget above the tests' sign-ins.
+    static func accounts(_ engine: AccountsDatabaseEngine) -> EndToEnd.Backend {
+        .accounts(members: #""password": {"rateLimit": {"perMinute": 600, "burst": 50}}"#, engine: engine)
+    }
 
     /// The picker's URL on `screen` with the app's redirect, challenge and an event id.
     static func pickerURL(_ e2e: EndToEnd, screen: String? = nil) -> String {
@@ -69,9 +71,11 @@ struct EndToEndPickerEmailTests {
         EndToEnd.firstMatch(#"<p role="alert" id="email-error" class="next" data-code="([^"]*)">"#, in: page.text)
     }
 
-    @Test("the picker shows the e-mail entry with labels, autocomplete and a CSRF cookie; not without accounts")
-    func emailEntryShown() async throws {
-        try await withEndToEnd(backend: Self.accounts) { e2e in
+    @Test(
+        "the picker shows the e-mail entry with labels, autocomplete and a CSRF cookie; not without accounts",
+        arguments: AccountsDatabaseEngine.allCases)
+    func emailEntryShown(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.accounts(engine)) { e2e in
             let page = try await e2e.get(Self.pickerURL(e2e))
             #expect(page.status == 200)
             for markup in [
@@ -112,9 +116,11 @@ struct EndToEndPickerEmailTests {
         }
     }
 
-    @Test("a form without this browser's CSRF token, or from another site, signs no one up")
-    func loginCSRFRefused() async throws {
-        try await withEndToEnd(backend: Self.accounts) { e2e in
+    @Test(
+        "a form without this browser's CSRF token, or from another site, signs no one up",
+        arguments: AccountsDatabaseEngine.allCases)
+    func loginCSRFRefused(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.accounts(engine)) { e2e in
             let signUp = [("email", "mallory@example.com"), ("newPassword", Self.password)]
             let missing = try await Self.submit(e2e, screen: "sign-up", signUp, replacing: ["csrf": ""])
             #expect(missing.status == 400 && missing.text.contains("CSRF token"), "\(missing.text)")
@@ -149,9 +155,11 @@ struct EndToEndPickerEmailTests {
         }
     }
 
-    @Test("sign-up and sign-in end in a result the app redeems; errors come back inline; no secret in URLs or logs")
-    func signUpSignInRedeem() async throws {
-        try await withEndToEnd(backend: Self.accounts) { e2e in
+    @Test(
+        "sign-up and sign-in end in a result the app redeems; errors come back inline; no secret in URLs or logs",
+        arguments: AccountsDatabaseEngine.allCases)
+    func signUpSignInRedeem(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.accounts(engine)) { e2e in
             let weak = try await Self.submit(
                 e2e, screen: "sign-up",
                 [("email", "alice@example.com"), ("newPassword", "short"), ("displayName", "Alice")])
@@ -211,9 +219,11 @@ struct EndToEndPickerEmailTests {
         }
     }
 
-    @Test("the user is read again at redemption: one disabled after the password was checked gets no session")
-    func disabledBeforeRedemption() async throws {
-        try await withEndToEnd(backend: Self.accounts) { e2e in
+    @Test(
+        "the user is read again at redemption: one disabled after the password was checked gets no session",
+        arguments: AccountsDatabaseEngine.allCases)
+    func disabledBeforeRedemption(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.accounts(engine)) { e2e in
             _ = try await e2e.passwordSignUp("dave@example.com", Self.password)
             let signedIn = try await Self.submit(e2e, [("email", "dave@example.com"), ("password", Self.password)])
             let code = try #require(try Self.appQuery(signedIn).first(named: "code"))
@@ -226,9 +236,9 @@ struct EndToEndPickerEmailTests {
         }
     }
 
-    @Test("too many wrong passwords: the form says how long to wait")
-    func throttleShown() async throws {
-        try await withEndToEnd(backend: Self.accounts) { e2e in
+    @Test("too many wrong passwords: the form says how long to wait", arguments: AccountsDatabaseEngine.allCases)
+    func throttleShown(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: Self.accounts(engine)) { e2e in
             _ = try await e2e.passwordSignUp("bob@example.com", Self.password)
             var last: OutboundResponse?
             for _ in 0..<12 {
@@ -242,9 +252,11 @@ struct EndToEndPickerEmailTests {
         }
     }
 
-    @Test("Forgot password: the same page for any address, the mail's link sets a password the picker signs in with")
-    func resetThroughThePicker() async throws {
-        try await withMailingDaemon { e2e, sink in
+    @Test(
+        "Forgot password: the same page for any address, the mail's link sets a password the picker signs in with",
+        arguments: AccountsDatabaseEngine.allCases)
+    func resetThroughThePicker(engine: AccountsDatabaseEngine) async throws {
+        try await withMailingDaemon(engine: engine) { e2e, sink in
             _ = try await e2e.signUp("carol@example.com", Self.password)
             let unknown = try await Self.submit(e2e, screen: "reset", [("email", "nobody@example.com")])
             let known = try await Self.submit(e2e, screen: "reset", [("email", "carol@example.com")])

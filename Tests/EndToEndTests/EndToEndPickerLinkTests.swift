@@ -34,9 +34,11 @@ struct EndToEndPickerLinkTests {
                 body: Array(FormURLEncoding.encode(fields).utf8)))
     }
 
-    @Test("a new Google user through the picker: one result for the app, no session left from the picker's redemption")
-    func providerSignInThroughThePicker() async throws {
-        try await withEndToEnd(backend: .accounts()) { e2e in
+    @Test(
+        "a new Google user through the picker: one result for the app, no session left from the picker's redemption",
+        arguments: AccountsDatabaseEngine.allCases)
+    func providerSignInThroughThePicker(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: .accounts(engine: engine)) { e2e in
             // Without the picker's cookie, a code at the return path redeems nothing; a start is checked as the picker's.
             let stray = try await e2e.get(
                 e2e.daemonURL + "/__/auth/signin/return?code=abc", accept: "application/json", freshBrowser: true)
@@ -70,9 +72,11 @@ struct EndToEndPickerLinkTests {
         }
     }
 
-    @Test("account exists: the picker's page, a password sign-in, the identity linked, one result")
-    func accountExistsLinkedThroughThePicker() async throws {
-        try await withEndToEnd(backend: .accounts()) { e2e in
+    @Test(
+        "account exists: the picker's page, a password sign-in, the identity linked, one result",
+        arguments: AccountsDatabaseEngine.allCases)
+    func accountExistsLinkedThroughThePicker(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: .accounts(engine: engine)) { e2e in
             let signUp = try await e2e.passwordSignUp("alice@example.com", Self.password)
             try await e2e.markEmailVerified("alice@example.com")
             let localID = try #require(signUp["localId"]?.stringValue)
@@ -162,9 +166,11 @@ struct EndToEndPickerPlantedStateTests {
         }
     }
 
-    @Test("a planted state: alice's plain picker sign-in links nothing and clears it; a garbage one blocks nothing")
-    func plainSignInNeverLinks() async throws {
-        try await withEndToEnd(backend: .accounts()) { e2e in
+    @Test(
+        "a planted state: alice's plain picker sign-in links nothing and clears it; a garbage one blocks nothing",
+        arguments: AccountsDatabaseEngine.allCases)
+    func plainSignInNeverLinks(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: .accounts(engine: engine)) { e2e in
             let attacker = try await Self.attackerAtAccountExists(e2e)
             Self.victimBrowser(e2e, planted: attacker.state)
             let signedIn = try await EndToEndPickerEmailTests.submit(
@@ -181,9 +187,11 @@ struct EndToEndPickerPlantedStateTests {
         }
     }
 
-    @Test("a state from another browser: refused on the link step and on a link start, cleared; alice signs in")
-    func anotherBrowsersStateIsNotLinked() async throws {
-        try await withEndToEnd(backend: .accounts()) { e2e in
+    @Test(
+        "a state from another browser: refused on the link step and on a link start, cleared; alice signs in",
+        arguments: AccountsDatabaseEngine.allCases)
+    func anotherBrowsersStateIsNotLinked(engine: AccountsDatabaseEngine) async throws {
+        try await withEndToEnd(backend: .accounts(engine: engine)) { e2e in
             let attacker = try await Self.attackerAtAccountExists(e2e)
             let token = try #require(try EndToEndPickerEmailTests.hiddenFields(attacker.page.text).first(named: "link"))
             // The link step posted from alice's browser (her own CSRF token) with the attacker's state and token.

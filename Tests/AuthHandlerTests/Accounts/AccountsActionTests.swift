@@ -275,7 +275,7 @@ struct AccountsActionTests {
     }
 }
 
-/// An engine on a fresh SQLite store, its mail captured, its time a `TestClock`.
+/// An engine on a fresh store (SQLite unless `withActions` names the kind), its mail captured, its time a `TestClock`.
 struct ActionFixture {
     let engine: AccountsEngine
     let store: any AccountStore
@@ -326,9 +326,9 @@ final class CapturingMailer: Mailer {
     var messages: [MailMessage] { sent.withLock { $0 } }
 }
 
-func withActions<T>(_ body: (ActionFixture) async throws -> T) async throws -> T {
+func withActions<T>(on kind: AccountStoreKind = .sqlite, _ body: (ActionFixture) async throws -> T) async throws -> T {
     let clock = TestClock()
-    return try await withAccountStore(.sqlite, clock: clock) { store in
+    return try await withAccountStore(kind, clock: clock) { store in
         let cookies = DeviceCookie(key: Array(repeating: 7, count: 32), now: clock.read)
         let engine = AccountsEngine(
             store: store,

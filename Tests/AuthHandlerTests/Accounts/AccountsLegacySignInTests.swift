@@ -7,7 +7,8 @@ import Testing
 @testable import AuthHandlerStore
 
 /// A password sign-in of an imported user (docs/ACCOUNTS.md "Imported users") through the engine: the imported hash
-/// checked, no policy, the argon2id upgrade written once and never over a password changed meanwhile.
+/// checked, no policy, the argon2id upgrade written once and never over a password changed meanwhile, on each store
+/// engine (the upgrade is a conditional `modifyUser`, which each engine makes atomic in its own way).
 struct AccountsLegacySignInTests {
     /// crypt_blowfish's published vector: "U*U" (three characters, far below the policy's 15).
     static let bcrypt = "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
@@ -23,8 +24,9 @@ struct AccountsLegacySignInTests {
         return user
     }
 
-    @Test func anImportedHashSignsInOnceAndIsUpgradedToArgon2id() async throws {
-        try await withActions { fixture in
+    @Test(arguments: AccountStoreKind.allCases)
+    func anImportedHashSignsInOnceAndIsUpgradedToArgon2id(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let user = try await importUser("legacy", fixture)
             let wrong = await actionsError {
                 _ = try await fixture.engine.signIn(
@@ -46,8 +48,9 @@ struct AccountsLegacySignInTests {
         }
     }
 
-    @Test func theUpgradeNeverOverwritesAPasswordChangedMeanwhile() async throws {
-        try await withActions { fixture in
+    @Test(arguments: AccountStoreKind.allCases)
+    func theUpgradeNeverOverwritesAPasswordChangedMeanwhile(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let user = try await importUser("raced", fixture)
             // Between the check and the upgrade, an operator sets another password.
             _ = try await fixture.store.modifyUser(localID: user.localID) { $0.setPasswordHash("$argon2id$operator") }
