@@ -14,9 +14,11 @@ struct AccountsActionTests {
     static let newPassword = "a brand new passphrase for tests"
     static let client = ClientKey(resolved: "192.0.2.1")
 
-    @Test("a code is 43 base64url characters stored only as its digest; a look leaves it usable, a use takes it once")
-    func singleUse() async throws {
-        try await withActions { fixture in
+    @Test(
+        "a code is 43 base64url characters stored only as its digest; a look leaves it usable, a use takes it once",
+        arguments: AccountStoreKind.allCases)
+    func singleUse(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let caller = try await fixture.signUp("single@example.com")
             #expect(try await fixture.engine.requestVerification(caller.caller, continueURL: nil, mail: fixture.mail))
             let code = try await fixture.lastCode()
@@ -40,9 +42,11 @@ struct AccountsActionTests {
         }
     }
 
-    @Test("lifetimes: a reset code an hour, a verification three days, a recovery seven days")
-    func lifetimes() async throws {
-        try await withActions { fixture in
+    @Test(
+        "lifetimes: a reset code an hour, a verification three days, a recovery seven days",
+        arguments: AccountStoreKind.allCases)
+    func lifetimes(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let caller = try await fixture.signUp("expiry@example.com")
             for (kind, lifetime) in [
                 (OneTimeCodeKind.resetPassword, 3600.0), (.verifyEmail, 3 * 86400), (.verifyAndChangeEmail, 3 * 86400),
@@ -64,9 +68,11 @@ struct AccountsActionTests {
         }
     }
 
-    @Test("a code dies when the account's password or address changes after it was issued")
-    func codesFollowTheAccount() async throws {
-        try await withActions { fixture in
+    @Test(
+        "a code dies when the account's password or address changes after it was issued",
+        arguments: AccountStoreKind.allCases)
+    func codesFollowTheAccount(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let caller = try await fixture.signUp("follow@example.com")
             let reset = try await fixture.engine.issueCode(
                 .resetPassword, for: caller.user, email: "follow@example.com")
@@ -90,9 +96,11 @@ struct AccountsActionTests {
         }
     }
 
-    @Test("a code is refused for another mode and before any lookup when it is not a code's shape")
-    func modeAndShape() async throws {
-        try await withActions { fixture in
+    @Test(
+        "a code is refused for another mode and before any lookup when it is not a code's shape",
+        arguments: AccountStoreKind.allCases)
+    func modeAndShape(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let caller = try await fixture.signUp("mode@example.com")
             let code = try await fixture.engine.issueCode(.verifyEmail, for: caller.user, email: "mode@example.com")
             let otherMode = await actionsError {
@@ -112,9 +120,11 @@ struct AccountsActionTests {
         }
     }
 
-    @Test("the reset mail goes to the stored address, not the one typed; an unknown or disabled one gets none")
-    func resetMailRecipient() async throws {
-        try await withActions { fixture in
+    @Test(
+        "the reset mail goes to the stored address, not the one typed; an unknown or disabled one gets none",
+        arguments: AccountStoreKind.allCases)
+    func resetMailRecipient(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             _ = try await fixture.signUp("Mixed.Case@Example.com")
             #expect(
                 try await fixture.engine.requestPasswordReset(
@@ -135,9 +145,11 @@ struct AccountsActionTests {
         }
     }
 
-    @Test("a reset proves an unverified address: verified, identities and pending credentials removed, sessions ended")
-    func resetProvesAddress() async throws {
-        try await withActions { fixture in
+    @Test(
+        "a reset proves an unverified address: verified, identities and pending credentials removed, sessions ended",
+        arguments: AccountStoreKind.allCases)
+    func resetProvesAddress(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let caller = try await fixture.signUp("prehijack@example.com")
             let bearer = caller.token
             let at = fixture.clock.read()
@@ -180,9 +192,10 @@ struct AccountsActionTests {
     }
 
     @Test(
-        "a change of address: refused for a taken one, made only at confirmation; recovery restores it, ends sessions")
-    func changeAndRecover() async throws {
-        try await withActions { fixture in
+        "a change of address: refused for a taken one, made only at confirmation; recovery restores it, ends sessions",
+        arguments: AccountStoreKind.allCases)
+    func changeAndRecover(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             _ = try await fixture.signUp("taken@example.com")
             let unverified = try await fixture.signUp("owner@example.com")
             let notVerified = await actionsError {
@@ -231,9 +244,9 @@ struct AccountsActionTests {
         }
     }
 
-    @Test("a recovery code dies when the address moved again after it was issued")
-    func recoveryFollowsTheAddress() async throws {
-        try await withActions { fixture in
+    @Test("a recovery code dies when the address moved again after it was issued", arguments: AccountStoreKind.allCases)
+    func recoveryFollowsTheAddress(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let caller = try await fixture.signUp("first@example.com")
             var user = caller.user
             user.email = "second@example.com"
@@ -253,9 +266,11 @@ struct AccountsActionTests {
         }
     }
 
-    @Test("reauthentication renews auth_time with the right password; a wrong one is invalid-credential")
-    func reauthenticate() async throws {
-        try await withActions { fixture in
+    @Test(
+        "reauthentication renews auth_time with the right password; a wrong one is invalid-credential",
+        arguments: AccountStoreKind.allCases)
+    func reauthenticate(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
             let caller = try await fixture.signUp("reauth@example.com")
             fixture.clock.advance(by: 600)
             let stale = await actionsError {
@@ -275,7 +290,7 @@ struct AccountsActionTests {
     }
 }
 
-/// An engine on a fresh store (SQLite unless `withActions` names the kind), its mail captured, its time a `TestClock`.
+/// An engine on a fresh store (SQLite unless `withActions` names the kind; every test here names each in turn), its mail captured, its time a `TestClock`.
 struct ActionFixture {
     let engine: AccountsEngine
     let store: any AccountStore
