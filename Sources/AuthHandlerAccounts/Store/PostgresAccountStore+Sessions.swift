@@ -107,14 +107,16 @@ extension PostgresAccountStore {
             .bytes(digest), PostgresValue(at), .bytes(successorDigest), .bytes(sealedSuccessor),
         ]
         // The common case in one statement, run alone as a serialisable transaction: the token is marked used only
-        // while it has no successor (the condition is in the UPDATE), and its successor is inserted by the same
-        // statement (a data-modifying WITH: https://www.postgresql.org/docs/15/queries-with.html#QUERIES-WITH-MODIFYING).
+        // while it has no successor (the condition is in the UPDATE), and its successor is inserted and its session
+        // touched by the same statement (data-modifying WITHs, each run once whether or not it is referenced:
+        // https://www.postgresql.org/docs/15/queries-with.html#QUERIES-WITH-MODIFYING).
         // Of two rotations of one token, on one instance or two, one updates the row; the other waits for its lock,
         // fails to serialise, runs again and changes nothing.
         let rotated = try await statement("rotate refresh token") { transaction throws(StoreError) -> Bool in
             try transaction.run(
                 """
-                WITH used AS (\(Self.markUsed) RETURNING session_id)
+                WITH used AS (\(Self.markUsed) RETURNING session_id),
+                touched AS (UPDATE account_sessions SET last_refresh_at = $2 WHERE id IN (SELECT session_id FROM used))
                 INSERT INTO account_refresh_tokens(digest, session_id, issued_at) SELECT $3, session_id, $2 FROM used
                 """, values) == 1
         }
@@ -132,6 +134,9 @@ extension PostgresAccountStore {
             let successor = RefreshTokenRecord(digest: successorDigest, sessionID: token.sessionID, issuedAt: at)
             try Self.insertRefreshToken(successor, transaction)
             try transaction.run(Self.markUsed, values)
+            try transaction.run(
+                "UPDATE account_sessions SET last_refresh_at = $2 WHERE id = $1",
+                [.text(token.sessionID), PostgresValue(at)])
             return .rotated
         }
     }
