@@ -1,8 +1,9 @@
 import Foundation
 
 /// A ``CounterStore``'s counters in one PostgreSQL table, `(key_hash BYTEA PRIMARY KEY, count BIGINT, expires_at DOUBLE
-/// PRECISION)`, as ``SQLiteCounterTable`` keeps them in a file: the caller runs each call in its transaction and made
-/// the table in its migrations. Every instance on the database counts in the same rows, so a throttle counts across
+/// PRECISION)`, as ``SQLiteCounterTable`` keeps them in a file: the caller runs each call in its transaction (an
+/// increment is one statement, which may be a lone statement's: ``PostgresPool/statement(_:timeout:_:)``) and made the
+/// table in its migrations. Every instance on the database counts in the same rows, so a throttle counts across
 /// instances.
 package struct PostgresCounterTable: Sendable {
     /// The table's name: a constant of the caller, never input.

@@ -28,7 +28,11 @@ package struct PostgresMigrations: Sendable {
         throws(StoreError)
     {
         let operation = "migrate the \(owner) schema"
-        try connection.execute("BEGIN", operation: operation, deadline: deadline)
+        // READ COMMITTED, not the connection's default (serialisable, ``PostgresSettings/parameters``): that takes the
+        // transaction's snapshot at its first statement, the lock's, before the wait, so the second instance would
+        // not see the version the first committed meanwhile (transaction-iso.html#XACT-SERIALIZABLE); read committed
+        // takes one per statement (transaction-iso.html#XACT-READ-COMMITTED).
+        try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED", operation: operation, deadline: deadline)
         do throws(StoreError) {
             try connection.execute(
                 "SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)], operation: operation, deadline: deadline)

@@ -29,8 +29,14 @@ package struct PostgresSettings: Sendable {
         let connectSeconds = max(2, (milliseconds + 999) / 1000)
         var parameters: [(keyword: String, value: String)] = [
             ("dbname", url), ("connect_timeout", String(connectSeconds)), ("application_name", "auth-handler"),
-            // Each statement is cancelled by the server after this; so is waiting for a row lock.
-            ("options", "-c statement_timeout=\(milliseconds) -c lock_timeout=\(milliseconds)"),
+            // Each statement is cancelled by the server after this; so is waiting for a row lock. Every transaction,
+            // a lone statement's implicit one included, is serialisable unless it says otherwise
+            // (``PostgresPool/statement(_:timeout:_:)``).
+            (
+                "options",
+                "-c statement_timeout=\(milliseconds) -c lock_timeout=\(milliseconds) "
+                    + "-c default_transaction_isolation=serializable"
+            ),
             ("client_encoding", "UTF8"),
         ]
         if let password { parameters.append(("password", password.reveal())) }
@@ -129,8 +135,26 @@ package final class PostgresWorkerSlot {
         if let current, !current.isBroken { return (current, true) }
         current = nil
         let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
+        try Self.checkSerializable(connection, deadline: deadline)
         current = connection
         return (connection, false)
+    }
+
+    /// Refuses a connection on which a lone statement would not be serialisable: the `options` parameter did not
+    /// reach the server (a pooler in between that drops it), so ``PostgresPool/statement(_:timeout:_:)`` may not run.
+    static func checkSerializable(_ connection: PostgresConnection, deadline: ContinuousClock.Instant)
+        throws(StoreError)
+    {
+        let level = try connection.execute(
+            "SHOW default_transaction_isolation", operation: "connect to PostgreSQL", deadline: deadline
+        ).rows.first?.text(0)
+        guard level == "serializable" else {
+            throw StoreError(
+                .unavailable,
+                detail:
+                    "connect to PostgreSQL: default_transaction_isolation is \(level ?? "unknown"), not serializable "
+                    + "as the connection's options set it; connect to PostgreSQL itself, not a pooler that drops them")
+        }
     }
 
     func dropIfBroken() {

@@ -65,7 +65,7 @@ extension AccountsEngine {
         }
         switch rotation {
         case .rotated:
-            try await Self.storing { () throws(StoreError) in try await store.touchSession(id: session.id, at: at) }
+            // The rotation set the session's last_refresh_at to `at` (AccountStore.rotateRefreshToken).
             let idToken = try await issueIDToken(for: user, session: session)
             let grant = Grant(
                 user: user, idToken: idToken, refreshToken: successor, sessionID: session.id, isNewUser: false)

@@ -117,7 +117,8 @@ package protocol AccountStore: CounterStore {
     func refreshToken(digest: [UInt8]) async throws(StoreError) -> RefreshTokenRecord?
 
     /// Fixes the token's one successor (docs/ACCOUNTS.md "Refresh tokens and sessions"): when it has none, marks it
-    /// used at `at` and stores the successor (same session, issued `at`) with `sealedSuccessor` on the token, and
+    /// used at `at`, stores the successor (same session, issued `at`) with `sealedSuccessor` on the token, sets the
+    /// session's ``AccountSession/lastRefreshAt`` to `at` (in the same transaction: one commit per refresh), and
     /// answers `.rotated`; when it has one, changes nothing and answers `.alreadyRotated`. Of concurrent callers
     /// exactly one rotates. `.notFound` for an unknown digest, `.conflict` for a successor digest that exists.
     func rotateRefreshToken(digest: [UInt8], successorDigest: [UInt8], sealedSuccessor: [UInt8], at: Date)

@@ -23,8 +23,8 @@ extension PostgresAccountStore {
     }
 
     package func takeCode(digest: [UInt8], now: Date) async throws(StoreError) -> OneTimeCodeRecord? {
-        // One statement in a serialisable transaction: of concurrent takers, one deletes the row and the others find
-        // none.
+        // One statement, alone, as a serialisable transaction: of concurrent takers, one deletes the row and the others
+        // find none.
         try await live(
             """
             DELETE FROM account_codes WHERE digest = $1 AND expires_at > $2
@@ -84,7 +84,8 @@ extension PostgresAccountStore {
 
     package func incrementCounter(key: String, window: Duration) async throws(StoreError) -> CounterReading {
         let now = self.now()
-        return try await transaction("increment counter") { transaction throws(StoreError) -> CounterReading in
+        // One upsert (PostgresCounterTable), which reads the row it writes: it runs alone.
+        return try await statement("increment counter") { transaction throws(StoreError) -> CounterReading in
             try PostgresAccountSchema.counters.increment(key: key, window: window, now: now, in: transaction)
         }
     }
@@ -96,19 +97,20 @@ extension PostgresAccountStore {
         }
     }
 
-    /// The row of `digest` that `sql` (binding the digest to `$1` and now to `$2`) answers, decoded.
+    /// The row of `digest` that `sql` (binding the digest to `$1` and now to `$2`), one statement run alone,
+    /// answers, decoded.
     private func live<Row: Sendable>(
         _ sql: String, digest: [UInt8], now: Date, operation: String,
         read: @escaping @Sendable (PostgresRow) throws(StoreError) -> Row
     ) async throws(StoreError) -> Row? {
-        try await transaction(operation) { transaction throws(StoreError) in
+        try await statement(operation) { transaction throws(StoreError) in
             try transaction.first(sql, [.bytes(digest), PostgresValue(now)], read: read)
         }
     }
 
-    /// Deletes every row of the user in `table` (one of the store's own names); answers how many.
+    /// Deletes every row of the user in `table` (one of the store's own names); answers how many. One DELETE, alone.
     private func deleteAll(of localID: LocalID, in table: String) async throws(StoreError) -> Int {
-        try await transaction("delete \(table) of user") { transaction throws(StoreError) in
+        try await statement("delete \(table) of user") { transaction throws(StoreError) in
             try transaction.run("DELETE FROM \(table) WHERE local_id = $1", [.text(localID.value)])
         }
     }

@@ -26,7 +26,7 @@ extension PostgresAccountStore {
     }
 
     package func session(id: String) async throws(StoreError) -> AccountSession? {
-        try await transaction("read session") { transaction throws(StoreError) in
+        try await statement("read session") { transaction throws(StoreError) in
             try transaction.first(
                 "SELECT \(SQLiteAccountRows.sessionColumns) FROM account_sessions WHERE id = $1", [.text(id)],
                 read: PostgresAccountRows.session)
@@ -34,7 +34,8 @@ extension PostgresAccountStore {
     }
 
     package func revokeSession(id: String, at: Date) async throws(StoreError) -> Bool {
-        try await transaction("revoke session") { transaction throws(StoreError) in
+        // One conditional UPDATE (`revoked_at IS NULL` in the statement), whose row count is the answer: it runs alone.
+        try await statement("revoke session") { transaction throws(StoreError) in
             try transaction.run(
                 "UPDATE account_sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
                 [.text(id), PostgresValue(at)]) == 1
@@ -42,8 +43,9 @@ extension PostgresAccountStore {
     }
 
     package func revokeSessions(of localID: LocalID, except: String?, at: Date) async throws(StoreError) -> Int {
-        try await transaction("revoke sessions") { transaction throws(StoreError) in
-            // `IS DISTINCT FROM NULL` holds for every id, so no `except` revokes them all.
+        try await statement("revoke sessions") { transaction throws(StoreError) in
+            // One conditional UPDATE, as `revokeSession`. `IS DISTINCT FROM NULL` holds for every id, so no `except`
+            // revokes them all.
             try transaction.run(
                 """
                 UPDATE account_sessions SET revoked_at = $2
@@ -60,7 +62,7 @@ extension PostgresAccountStore {
     package func liveSessionCount(of localID: LocalID, idleSince: Date, signedInSince: Date) async throws(StoreError)
         -> Int
     {
-        try await transaction("count live sessions") { transaction throws(StoreError) in
+        try await statement("count live sessions") { transaction throws(StoreError) in
             try transaction.first(
                 """
                 SELECT count(*) FROM account_sessions AS s JOIN account_users AS u ON u.local_id = s.local_id
@@ -83,16 +85,17 @@ extension PostgresAccountStore {
             operation: "touch session")
     }
 
-    /// Runs an UPDATE of one session; `.notFound` when it changed none.
+    /// Runs an UPDATE of one session; `.notFound` when it changed none. The UPDATE is the whole operation, its row
+    /// count the only check, so it runs alone.
     private func updateSession(_ sql: String, _ values: [PostgresValue], operation: String) async throws(StoreError) {
-        let changed = try await transaction(operation) { transaction throws(StoreError) in
+        let changed = try await statement(operation) { transaction throws(StoreError) in
             try transaction.run(sql, values)
         }
         guard changed == 1 else { throw StoreError(.notFound, detail: "\(operation): no session with this id") }
     }
 
     package func refreshToken(digest: [UInt8]) async throws(StoreError) -> RefreshTokenRecord? {
-        try await transaction("read refresh token") { transaction throws(StoreError) in
+        try await statement("read refresh token") { transaction throws(StoreError) in
             try Self.refreshToken(digest, transaction)
         }
     }
@@ -100,9 +103,27 @@ extension PostgresAccountStore {
     package func rotateRefreshToken(digest: [UInt8], successorDigest: [UInt8], sealedSuccessor: [UInt8], at: Date)
         async throws(StoreError) -> RefreshTokenRotation
     {
-        // One serialisable transaction: of two rotations of one token, on one instance or two, one commits and the
-        // other fails to serialise, runs again and reads the successor the first wrote.
-        try await transaction("rotate refresh token") { transaction throws(StoreError) -> RefreshTokenRotation in
+        let values: [PostgresValue] = [
+            .bytes(digest), PostgresValue(at), .bytes(successorDigest), .bytes(sealedSuccessor),
+        ]
+        // The common case in one statement, run alone as a serialisable transaction: the token is marked used only
+        // while it has no successor (the condition is in the UPDATE), and its successor is inserted and its session
+        // touched by the same statement (data-modifying WITHs, each run once whether or not it is referenced:
+        // https://www.postgresql.org/docs/15/queries-with.html#QUERIES-WITH-MODIFYING).
+        // Of two rotations of one token, on one instance or two, one updates the row; the other waits for its lock,
+        // fails to serialise, runs again and changes nothing.
+        let rotated = try await statement("rotate refresh token") { transaction throws(StoreError) -> Bool in
+            try transaction.run(
+                """
+                WITH used AS (\(Self.markUsed) RETURNING session_id),
+                touched AS (UPDATE account_sessions SET last_refresh_at = $2 WHERE id IN (SELECT session_id FROM used))
+                INSERT INTO account_refresh_tokens(digest, session_id, issued_at) SELECT $3, session_id, $2 FROM used
+                """, values) == 1
+        }
+        if rotated { return .rotated }
+        // The statement changed nothing: the token is unknown or used. One serialisable transaction reads it and its
+        // successor (and would rotate a token found unused after all, as the statement does).
+        return try await transaction("rotate refresh token") { transaction throws(StoreError) -> RefreshTokenRotation in
             guard let token = try Self.refreshToken(digest, transaction) else {
                 throw StoreError(.notFound, detail: "rotate refresh token: no such token")
             }
@@ -112,14 +133,20 @@ extension PostgresAccountStore {
             }
             let successor = RefreshTokenRecord(digest: successorDigest, sessionID: token.sessionID, issuedAt: at)
             try Self.insertRefreshToken(successor, transaction)
+            try transaction.run(Self.markUsed, values)
             try transaction.run(
-                """
-                UPDATE account_refresh_tokens SET first_used_at = $2, successor_digest = $3, sealed_successor = $4
-                WHERE digest = $1
-                """, [.bytes(digest), PostgresValue(at), .bytes(successorDigest), .bytes(sealedSuccessor)])
+                "UPDATE account_sessions SET last_refresh_at = $2 WHERE id = $1",
+                [.text(token.sessionID), PostgresValue(at)])
             return .rotated
         }
     }
+
+    /// Marks the token of `$1` used at `$2` with its successor's digest `$3` and sealed successor `$4`, unless it has
+    /// a successor.
+    static let markUsed = """
+        UPDATE account_refresh_tokens SET first_used_at = $2, successor_digest = $3, sealed_successor = $4
+        WHERE digest = $1 AND successor_digest IS NULL
+        """
 
     static func refreshToken(_ digest: [UInt8], _ transaction: PostgresTransaction) throws(StoreError)
         -> RefreshTokenRecord?

@@ -7,9 +7,12 @@ import Foundation
 /// runs unchanged on both.
 ///
 /// Every operation is one `SERIALIZABLE` transaction, retried from the start on a serialisation failure or deadlock
-/// (``PostgresPool/transaction(_:_:)``): its checks and writes behave as if no other instance's ran in between, so of
-/// two instances rotating one refresh token one rotates, and of two sign-ups of one e-mail one inserts. Every wait on
-/// the server is bounded by the statement timeout: a stopped server costs an operation `.unavailable` within it.
+/// (``PostgresPool/transaction(_:timeout:_:)``): its checks and writes behave as if no other instance's ran in between,
+/// so of two instances rotating one refresh token one rotates, and of two sign-ups of one e-mail one inserts. An
+/// operation that is exactly one statement, a read or a write whose condition is in the statement itself, runs it
+/// alone as a serialisable implicit transaction (``PostgresPool/statement(_:timeout:_:)``): one round trip instead of
+/// `BEGIN`, the statement and `COMMIT`, with the same guarantee. Every wait on the server is bounded by the statement
+/// timeout: a stopped server costs an operation `.unavailable` within it.
 package final class PostgresAccountStore: AccountStore {
     let pool: PostgresPool
     let now: WallClock
@@ -50,6 +53,18 @@ package final class PostgresAccountStore: AccountStore {
         }
     }
 
+    /// Runs `body`'s one statement alone as a serialisable transaction of its own, with a violated constraint mapped
+    /// as in ``transaction(_:timeout:_:)``.
+    func statement<Value: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresTransaction) throws(StoreError) -> Value
+    ) async throws(StoreError) -> Value {
+        do {
+            return try await pool.statement(operation, body)
+        } catch {
+            throw Self.mapped(error)
+        }
+    }
+
     /// A constraint named by PostgreSQL as the protocol names it: the e-mail, identity and provider rules by their
     /// names, a duplicate key as `.conflict`, a missing user or session (a foreign key) as `.notFound`.
     static func mapped(_ error: StoreError) -> StoreError {
@@ -85,7 +100,7 @@ package final class PostgresAccountStore: AccountStore {
     }
 
     package func user(localID: LocalID) async throws(StoreError) -> AccountUser? {
-        try await transaction("read user") { transaction throws(StoreError) in
+        try await statement("read user") { transaction throws(StoreError) in
             try Self.readUser(localID, transaction)
         }
     }
@@ -96,7 +111,7 @@ package final class PostgresAccountStore: AccountStore {
     }
 
     package func user(normalizedEmail: String) async throws(StoreError) -> AccountUser? {
-        try await transaction("read user by e-mail") { transaction throws(StoreError) in
+        try await statement("read user by e-mail") { transaction throws(StoreError) in
             try transaction.first(
                 "\(Self.selectUser) WHERE normalized_email = $1", [.text(normalizedEmail)],
                 read: PostgresAccountRows.user)
@@ -141,14 +156,15 @@ package final class PostgresAccountStore: AccountStore {
     static let modifyAttempts = 16
 
     package func deleteUser(localID: LocalID) async throws(StoreError) -> Bool {
-        // Identities, sessions (and their refresh tokens), codes and pending credentials go by ON DELETE CASCADE.
-        try await transaction("delete user") { transaction throws(StoreError) in
+        // Identities, sessions (and their refresh tokens), codes and pending credentials go by ON DELETE CASCADE, in
+        // this one statement: nothing to read first, so it runs alone.
+        try await statement("delete user") { transaction throws(StoreError) in
             try transaction.run("DELETE FROM account_users WHERE local_id = $1", [.text(localID.value)]) == 1
         }
     }
 
     package func listUsers(after: LocalID?, limit: Int) async throws(StoreError) -> [AccountUser] {
-        try await transaction("list users") { transaction throws(StoreError) in
+        try await statement("list users") { transaction throws(StoreError) in
             // Every id is longer than the empty string, so no `after` lists from the first. `COLLATE "C"` orders by
             // bytes, as SQLite's BINARY does.
             try transaction.rows(
@@ -225,7 +241,7 @@ package final class PostgresAccountStore: AccountStore {
     static let selectIdentity = "SELECT \(SQLiteAccountRows.identityColumns) FROM account_identities"
 
     package func identity(providerID: String, providerUserID: String) async throws(StoreError) -> AccountIdentity? {
-        try await transaction("read identity") { transaction throws(StoreError) in
+        try await statement("read identity") { transaction throws(StoreError) in
             try transaction.first(
                 "\(Self.selectIdentity) WHERE provider_id = $1 AND provider_user_id = $2",
                 [.text(providerID), .text(providerUserID)], read: PostgresAccountRows.identity)
@@ -233,7 +249,7 @@ package final class PostgresAccountStore: AccountStore {
     }
 
     package func identities(of localID: LocalID) async throws(StoreError) -> [AccountIdentity] {
-        try await transaction("list identities") { transaction throws(StoreError) in
+        try await statement("list identities") { transaction throws(StoreError) in
             try transaction.rows(
                 "\(Self.selectIdentity) WHERE local_id = $1 ORDER BY provider_id COLLATE \"C\"", [.text(localID.value)],
                 read: PostgresAccountRows.identity)
@@ -243,7 +259,7 @@ package final class PostgresAccountStore: AccountStore {
     package func identities(localIDsFrom first: LocalID, through last: LocalID) async throws(StoreError)
         -> [AccountIdentity]
     {
-        try await transaction("list identities") { transaction throws(StoreError) in
+        try await statement("list identities") { transaction throws(StoreError) in
             try transaction.rows(
                 """
                 \(Self.selectIdentity) WHERE local_id COLLATE "C" >= $1 AND local_id COLLATE "C" <= $2
@@ -263,7 +279,8 @@ package final class PostgresAccountStore: AccountStore {
     }
 
     package func unlinkIdentity(localID: LocalID, providerID: String) async throws(StoreError) -> Bool {
-        try await transaction("unlink identity") { transaction throws(StoreError) in
+        // One DELETE, whose row count is the answer: nothing to read first, so it runs alone.
+        try await statement("unlink identity") { transaction throws(StoreError) in
             try transaction.run(
                 "DELETE FROM account_identities WHERE local_id = $1 AND provider_id = $2",
                 [.text(localID.value), .text(providerID)]) == 1

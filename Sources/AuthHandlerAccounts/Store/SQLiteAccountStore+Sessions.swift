@@ -150,6 +150,12 @@ extension SQLiteAccountStore {
                 try statement.bind(3, blob: successorDigest)
                 try statement.bind(4, blob: sealedSuccessor)
             }
+            try connection.run(
+                "UPDATE account_sessions SET last_refresh_at = ?2 WHERE id = ?1", operation: "rotate refresh token"
+            ) { statement throws(StoreError) in
+                try statement.bind(1, text: token.sessionID)
+                try statement.bind(2, date: at)
+            }
             return .rotated
         }
     }

@@ -92,6 +92,54 @@ import Testing
         }
     }
 
+    @Test(
+        "a lone statement is a serialisable transaction of its own, and one only; a connection without the setting is refused"
+    )
+    func loneStatements() async throws {
+        let server = try await PostgresTestServer.shared()
+        let settings = server.settings(database: try server.makeDatabase(), poolSize: 1)
+        let pool = PostgresPool(settings: settings, name: "lone statement test")
+        let level = try await pool.statement("read the isolation level") { transaction throws(StoreError) in
+            try transaction.first("SELECT current_setting('transaction_isolation')") { row throws(StoreError) in
+                row.text(0)
+            }
+        }
+        #expect(level == "serializable")
+        // Outside a transaction block: the statement committed when it ended, so another connection sees its write.
+        _ = try await pool.statement("create") { transaction throws(StoreError) in
+            try transaction.run("CREATE TABLE lone(n INT)")
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        let other = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
+        try other.execute("INSERT INTO lone VALUES (1)", operation: "insert", deadline: deadline)
+        let second = await accountStoreError {
+            _ = try await pool.statement("two statements") { transaction throws(StoreError) in
+                try transaction.run("UPDATE lone SET n = 2")
+                try transaction.run("UPDATE lone SET n = 3")
+            }
+        }
+        #expect(second?.detail.contains("a second statement outside a transaction") == true, "\(second?.detail ?? "")")
+        let rows = try other.execute("SELECT n FROM lone", operation: "read", deadline: deadline).rows
+        #expect(rows.map { $0.int(0) } == [2])
+
+        // A transaction block left open on the connection is ended before a lone statement runs.
+        try other.execute("BEGIN", operation: "begin", deadline: deadline)
+        try other.execute("UPDATE lone SET n = 4", operation: "update", deadline: deadline)
+        try other.leaveTransactionBlock(operation: "leave", deadline: deadline)
+        #expect(
+            try other.execute("SELECT n FROM lone", operation: "read", deadline: deadline).rows.map { $0.int(0) } == [2]
+        )
+
+        // Without the connection's options (as through a pooler that drops them) a lone statement would be read
+        // committed: such a connection is refused by name.
+        let bare = try PostgresConnection(
+            parameters: settings.parameters.filter { $0.keyword != "options" }, deadline: deadline)
+        let refusal = #expect(throws: StoreError.self) {
+            try PostgresWorkerSlot.checkSerializable(bare, deadline: deadline)
+        }
+        #expect(refusal?.detail.contains("default_transaction_isolation is read committed") == true)
+    }
+
     @Test("the throttles' counters count across instances")
     func countersAcrossInstances() async throws {
         let (stores, _) = try await Self.instances(2)

@@ -171,12 +171,15 @@ extension AccountStoreSemanticsTests {
             #expect(
                 try await store.refreshToken(digest: second)
                     == RefreshTokenRecord(digest: second, sessionID: "s1", issuedAt: start + 10))
+            // The rotation touched its session in the same transaction.
+            #expect(try await store.session(id: "s1")?.lastRefreshAt == start + 10)
 
             // Presented again: the same successor, nothing changed.
             let again = try await store.rotateRefreshToken(
                 digest: first, successorDigest: try Fixture.digest("rt-other"), sealedSuccessor: [9], at: start + 20)
             #expect(again == .alreadyRotated(used, successorUsed: false))
             #expect(try await store.refreshToken(digest: first) == used)
+            #expect(try await store.session(id: "s1")?.lastRefreshAt == start + 10)
             #expect(try await store.refreshToken(digest: try Fixture.digest("rt-other")) == nil)
 
             // Once the successor is used, a re-presentation of the first says so.
