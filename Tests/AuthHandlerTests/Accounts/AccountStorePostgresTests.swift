@@ -7,8 +7,10 @@ import Testing
 @testable import AuthHandlerStore
 
 /// What only the PostgreSQL engine has (docs/ACCOUNTS.md "Storage"): migrations shared by instances that start
-/// together, several instances on one database, and a server that stops and comes back.
-@Suite struct AccountStorePostgresTests {
+/// together, several instances on one database, and a server that stops and comes back. One test at a time, and in a
+/// run of their own (Makefile `test`): a stopped server's answer is timed, and the 100,000-user import beside it, or
+/// the other unit tests, could delay the pool's threads past the bound on two cores.
+@Suite(.serialized) struct AccountStorePostgresTests {
     typealias Fixture = AccountFixture
 
     /// `count` stores on one fresh database of the shared server, as `count` instances would open it.
