@@ -87,21 +87,30 @@ final class EndToEnd: Sendable {
         }
         if case .accounts(_, .postgres) = backend { try await AccountsDatabaseEngine.preparePostgres(in: directory) }
         let configPath = directory.appendingPathComponent("config.json")
-        let settings = try placed(settings, for: backend)
-        try Data(try config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
-            .write(to: configPath)
-        let daemon = try TestProcess(
-            authHandler: ["serve", "--config", configPath.path], environment: environment, launcher: launcher)
-        activate?()
-        guard let daemonURL = await daemon.waitForLine(startingWith: "auth-handler listening on ") else {
-            idp.terminateIfRunning()
-            daemon.terminateIfRunning()
-            try? FileManager.default.removeItem(at: directory)
-            throw TestProcessError("auth-handler serve did not start: \(daemon.standardError)")
+        var attempt = 1
+        while true {
+            let placedSettings = try placed(settings, for: backend)
+            try Data(try config(idp: idpURL, directory: directory, backend: backend, settings: placedSettings).utf8)
+                .write(to: configPath)
+            let daemon = try TestProcess(
+                authHandler: ["serve", "--config", configPath.path], environment: environment, launcher: launcher)
+            activate?()
+            guard let daemonURL = await daemon.waitForLine(startingWith: "auth-handler listening on ") else {
+                daemon.terminateIfRunning()
+                // A port `placed` chose free may have been taken by a parallel test's server meanwhile: another.
+                let taken = daemon.standardError.contains("Address already in use")
+                if taken, placedSettings != settings, attempt < 3 {
+                    attempt += 1
+                    continue
+                }
+                idp.terminateIfRunning()
+                try? FileManager.default.removeItem(at: directory)
+                throw TestProcessError("auth-handler serve did not start: \(daemon.standardError)")
+            }
+            return EndToEnd(
+                directory: directory, idp: idp, idpURL: idpURL, daemon: daemon, daemonURL: daemonURL,
+                browser: try HTTPClient())
         }
-        return EndToEnd(
-            directory: directory, idp: idp, idpURL: idpURL, daemon: daemon, daemonURL: daemonURL,
-            browser: try HTTPClient())
     }
 
     /// Stops this daemon (SIGTERM, or SIGKILL with `kill`) and starts another on the same directory (store, state

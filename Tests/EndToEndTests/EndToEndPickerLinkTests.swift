@@ -64,7 +64,9 @@ struct EndToEndPickerLinkTests {
             // The session of the picker's own redemption was ended: the app's is the only live one.
             let localID = try #require(user?["localId"]?.stringValue)
             let show = try await e2e.accounts(["show", localID, "--json"])
-            #expect(show.jsonLines?.first?["liveSessions"]?.numberValue == 1, "\(show.standardOutput)")
+            #expect(
+                show.jsonLines?.first?["liveSessions"]?.numberValue == 1,
+                "exit \(show.status): \(show.standardOutput) \(show.standardError)")
             let output = e2e.daemon.standardOutput + e2e.daemon.standardError
             for secret in [code, idToken] + walk.handlerResponses.compactMap({ $0.headers["Location"] }) {
                 #expect(!output.contains(secret), "the daemon's log holds a code, token or a Location")
