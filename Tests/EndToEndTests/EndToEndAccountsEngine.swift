@@ -36,6 +36,8 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
         var name: String
         var password: String
         var port: Int
+        /// The daemons' `statementTimeoutMs`.
+        var timeoutMilliseconds: Int
     }
 
     /// Creates the test's database and writes what its daemons' configs name: the URL and password, a signing key and
@@ -43,8 +45,8 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     static func preparePostgres(in directory: URL) async throws {
         if let sharedWith {
             for file in [
-                "postgres-url", "postgres-database", "postgres-password", "postgres-port", "signing-key.pem",
-                "state-key",
+                "postgres-url", "postgres-database", "postgres-password", "postgres-port", "postgres-timeout-ms",
+                "signing-key.pem", "state-key",
             ] {
                 try FileManager.default.copyItem(
                     at: sharedWith.appendingPathComponent(file), to: directory.appendingPathComponent(file))
@@ -55,9 +57,13 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
         if server == nil { server = try await PostgresTestServer.shared() }
         guard let server else { return }
         let name = try server.makeDatabase()
+        // A test with a server of its own stops or hangs it and times the 503s against 2 s; on the shared server, which
+        // never stops, a parallel run on two loaded cores must not turn a slow answer into a 503, so 10 s.
+        let timeout = Self.server == nil ? 10_000 : 2000
         let files: [(String, String)] = [
             ("postgres-url", server.url(database: name)), ("postgres-database", name),
             ("postgres-password", server.password), ("postgres-port", String(server.port)),
+            ("postgres-timeout-ms", String(timeout)),
             ("signing-key.pem", try SigningKey.generate(.es256).pkcs8PEM()),
             ("state-key", Base64.urlEncode(try SecureRandom.bytes(32))),
         ]
@@ -71,7 +77,8 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
         }
         return PostgresDatabase(
             url: try read("postgres-url"), name: try read("postgres-database"), password: try read("postgres-password"),
-            port: Int(try read("postgres-port")) ?? 0)
+            port: Int(try read("postgres-port")) ?? 0, timeoutMilliseconds: Int(try read("postgres-timeout-ms")) ?? 2000
+        )
     }
 
     /// Whether the daemon in `directory` runs on PostgreSQL.

@@ -59,7 +59,7 @@ final class MultiInstanceRun: Sendable {
     let client: HTTPClient
     /// How many answers were checked.
     let answers = Mutex(0)
-    /// The statement timeout in every instance's config (EndToEnd.config: `statementTimeoutMs` 2000).
+    /// The statement timeout in every instance's config (EndToEnd.config: `statementTimeoutMs` 2000 on a test's own server).
     static let statementTimeout: Duration = .seconds(2)
 
     init(_ cluster: ScaleOut) {

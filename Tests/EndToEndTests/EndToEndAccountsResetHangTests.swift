@@ -12,7 +12,7 @@ import Testing
 /// stopped with SIGSTOP. It asserts timing, so `make test` runs it alone.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct EndToEndAccountsResetHangTests {
     static let password = "correct horse battery staple"
-    /// The daemon's `statementTimeoutMs` (EndToEnd.config: 2000). An answer that waited for the database would come
+    /// The daemon's `statementTimeoutMs` (EndToEnd.config: 2000 on a test's own server). An answer that waited for the database would come
     /// no sooner than this, so each reset answer must come before it.
     static let statementTimeout: Duration = .seconds(2)
 

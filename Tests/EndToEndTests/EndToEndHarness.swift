@@ -187,7 +187,8 @@ final class EndToEnd: Sendable {
             let signingKey = members.contains("\"signingKey\"") ? "" : ", \"signingKey\": \(secret("signing-key.pem"))"
             backendJSON =
                 "{\"kind\": \"accounts\", \"database\": {\"kind\": \"postgres\", \"url\": \"\(postgres.url)\", "
-                + "\"password\": \(secret("postgres-password")), \"statementTimeoutMs\": 2000}\(signingKey)"
+                + "\"password\": \(secret("postgres-password")), "
+                + "\"statementTimeoutMs\": \(postgres.timeoutMilliseconds)}\(signingKey)"
                 + (members.isEmpty ? "" : ", " + members) + "}"
             settings["stateKey"] = settings["stateKey"] ?? secret("state-key")
         }
