@@ -110,17 +110,9 @@ package final class PostgresConnection {
         _ = try collect(operation, deadline: deadline)
     }
 
-    /// Makes sure the connection is outside a transaction block, where a statement is a transaction of its own: a
-    /// block an earlier failure left open (its `ROLLBACK` failed) is rolled back, and if that does not end it the
-    /// connection is given up. `PQtransactionStatus` asks libpq, not the server (libpq-status.html).
-    package func leaveTransactionBlock(operation: String, deadline: ContinuousClock.Instant) throws(StoreError) {
-        guard PQtransactionStatus(connection) != PQTRANS_IDLE else { return }
-        if !isBroken { _ = try? execute("ROLLBACK", operation: operation, deadline: deadline) }
-        guard PQtransactionStatus(connection) == PQTRANS_IDLE else {
-            isBroken = true
-            throw StoreError(.unavailable, detail: "\(operation): the connection was left in a transaction")
-        }
-    }
+    /// Whether the connection is outside any transaction block, where a statement is a transaction of its own
+    /// (`PQtransactionStatus` answers from libpq's state, without a round trip: libpq-status.html).
+    package var isIdle: Bool { PQtransactionStatus(connection) == PQTRANS_IDLE }
 
     /// Sends what libpq still holds of the query, waiting for the socket until `deadline`: PQflush answers 1 while
     /// data is left; when the socket is ready the input is consumed (the server may be answering) and it is tried

@@ -60,7 +60,8 @@ package struct PostgresSettings: Sendable {
 ///
 /// Every operation has a deadline, the statement timeout from when it was queued: a job that reaches a thread after it
 /// is answered `.unavailable` unrun, and a running job's every wait on the server is bounded by it
-/// (``PostgresConnection``). A thread whose connection broke makes a new one for its next job.
+/// (``PostgresConnection``). A thread whose connection broke, or was left inside a transaction block, makes a new one
+/// for its next job.
 package final class PostgresPool: Sendable {
     typealias Job = @Sendable (PostgresWorkerSlot) -> Void
 
@@ -101,12 +102,12 @@ package final class PostgresPool: Sendable {
                     let (connection, reused) = try slot.connection(until: deadline)
                     let answered = connection.answered
                     do throws(StoreError) {
-                        defer { slot.dropIfBroken() }
+                        defer { slot.checkIn() }
                         return try body(connection, deadline)
                     } catch  where reused && connection.isBroken && connection.answered == answered {
                         // A pooled connection the server closed while it sat idle (a restart): it failed at its first
                         // statement, so nothing ran; once more on a new one.
-                        defer { slot.dropIfBroken() }
+                        defer { slot.checkIn() }
                         return try body(try slot.connection(until: deadline).connection, deadline)
                     }
                 }
@@ -157,8 +158,11 @@ package final class PostgresWorkerSlot {
         }
     }
 
-    func dropIfBroken() {
-        if current?.isBroken == true { current = nil }
+    /// Ends a job's use of the connection: one that broke, or that a failed `ROLLBACK` left inside a transaction
+    /// block, is closed (the server rolls back what it holds), so the next job never runs inside another's
+    /// transaction, where a lone statement (``PostgresPool/statement(_:timeout:_:)``) would not commit.
+    func checkIn() {
+        if let current, current.isBroken || !current.isIdle { self.current = nil }
     }
 }
 

@@ -109,8 +109,8 @@ extension PostgresPool {
         _ body: @escaping @Sendable (PostgresTransaction) throws(StoreError) -> Value
     ) async throws(StoreError) -> Value {
         try await run(operation, timeout: timeout) { connection, deadline throws(StoreError) -> Value in
-            // Never inside a transaction block a failed ROLLBACK left open: there the statement would not commit.
-            try connection.leaveTransactionBlock(operation: operation, deadline: deadline)
+            // The pool hands out connections outside any transaction block (`PostgresWorkerSlot.checkIn`), where the
+            // statement commits on its own.
             return try Self.retrying(until: deadline) { () throws(Failure) -> Value in
                 do throws(StoreError) {
                     return try body(

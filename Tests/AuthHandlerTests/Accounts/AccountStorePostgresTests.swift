@@ -124,13 +124,25 @@ import Testing
         let rows = try other.execute("SELECT n FROM lone", operation: "read", deadline: deadline).rows
         #expect(rows.map { $0.int(0) } == [2])
 
-        // A transaction block left open on the connection is ended before a lone statement runs.
-        try other.execute("BEGIN", operation: "begin", deadline: deadline)
-        try other.execute("UPDATE lone SET n = 4", operation: "update", deadline: deadline)
-        try other.leaveTransactionBlock(operation: "leave", deadline: deadline)
-        #expect(
-            try other.execute("SELECT n FROM lone", operation: "read", deadline: deadline).rows.map { $0.int(0) } == [2]
-        )
+        // A connection a job left inside a transaction block is closed at check-in, what it held rolled back: the
+        // next job gets a new connection, outside any block.
+        let slot = PostgresWorkerSlot(settings: settings)
+        do {
+            let (held, _) = try slot.connection(until: deadline)
+            try held.execute("BEGIN", operation: "begin", deadline: deadline)
+            try held.execute("UPDATE lone SET n = 4", operation: "update", deadline: deadline)
+            #expect(!held.isIdle)
+            slot.checkIn()
+            let (next, reused) = try slot.connection(until: deadline)
+            #expect(!reused && next !== held && next.isIdle)
+        }
+        // The held connection is closed now; the row lock its UPDATE took is released once the server has rolled it
+        // back (FOR UPDATE waits for that), and the row is as before.
+        let locked = try slot.connection(until: deadline).connection.execute(
+            "SELECT n FROM lone FOR UPDATE", operation: "lock", deadline: deadline)
+        #expect(locked.rows.map { $0.int(0) } == [2])
+        slot.checkIn()
+        #expect(try slot.connection(until: deadline).reused, "an idle connection is kept")
 
         // Without the connection's options (as through a pooler that drops them) a lone statement would be read
         // committed: such a connection is refused by name.
