@@ -25,27 +25,19 @@ extension AccountRecordRow {
 }
 
 /// The current row of a stepped SQLite statement.
-struct SQLiteRecordRow: AccountRecordRow {
-    let statement: SQLiteStatement
-
-    func isNull(_ column: Int) -> Bool { statement.isNull(Int32(column)) }
-    func text(_ column: Int) -> String { statement.text(Int32(column)) }
-    func int(_ column: Int) -> Int { statement.int(Int32(column)) }
-    func flag(_ column: Int) -> Bool { statement.int(Int32(column)) != 0 }
-    func seconds(_ column: Int) -> Double { statement.double(Int32(column)) }
-    func bytes(_ column: Int) -> [UInt8] { statement.blob(Int32(column)) }
+extension SQLiteStatement: AccountRecordRow {
+    func isNull(_ column: Int) -> Bool { isNull(Int32(column)) }
+    func text(_ column: Int) -> String { text(Int32(column)) }
+    func int(_ column: Int) -> Int { int(Int32(column)) }
+    func flag(_ column: Int) -> Bool { int(Int32(column)) != 0 }
+    func seconds(_ column: Int) -> Double { double(Int32(column)) }
+    func bytes(_ column: Int) -> [UInt8] { blob(Int32(column)) }
 }
 
 /// A PostgreSQL row in binary format.
-struct PostgresRecordRow: AccountRecordRow {
-    let row: PostgresRow
-
-    func isNull(_ column: Int) -> Bool { row.isNull(column) }
-    func text(_ column: Int) -> String { row.text(column) }
-    func int(_ column: Int) -> Int { row.int(column) }
-    func flag(_ column: Int) -> Bool { row.bool(column) }
-    func seconds(_ column: Int) -> Double { row.double(column) }
-    func bytes(_ column: Int) -> [UInt8] { row.bytes(column) }
+extension PostgresRow: AccountRecordRow {
+    func flag(_ column: Int) -> Bool { bool(column) }
+    func seconds(_ column: Int) -> Double { double(column) }
 }
 
 /// The decoding of a row into each accounts record, for SELECTs that name ``SQLiteAccountRows``' columns in its order.

@@ -19,7 +19,7 @@ extension PostgresAccountStore {
     package func peekCode(digest: [UInt8], now: Date) async throws(StoreError) -> OneTimeCodeRecord? {
         try await live(
             "SELECT \(SQLiteAccountRows.codeColumns) FROM account_codes WHERE digest = $1 AND expires_at > $2",
-            digest: digest, now: now, operation: "peek code", read: PostgresAccountRows.code)
+            digest: digest, now: now, operation: "peek code", read: AccountRows.code)
     }
 
     package func takeCode(digest: [UInt8], now: Date) async throws(StoreError) -> OneTimeCodeRecord? {
@@ -30,7 +30,7 @@ extension PostgresAccountStore {
             DELETE FROM account_codes WHERE digest = $1 AND expires_at > $2
             RETURNING \(SQLiteAccountRows.codeColumns)
             """,
-            digest: digest, now: now, operation: "take code", read: PostgresAccountRows.code)
+            digest: digest, now: now, operation: "take code", read: AccountRows.code)
     }
 
     package func deleteCodes(of localID: LocalID) async throws(StoreError) -> Int {
@@ -59,7 +59,7 @@ extension PostgresAccountStore {
             RETURNING \(SQLiteAccountRows.pendingCredentialColumns)
             """,
             digest: digest, now: now, operation: "take pending credential",
-            read: PostgresAccountRows.pendingCredential)
+            read: AccountRows.pendingCredential)
     }
 
     package func deletePendingCredentials(of localID: LocalID) async throws(StoreError) -> Int {

@@ -29,7 +29,7 @@ extension PostgresAccountStore {
         try await statement("read session") { transaction throws(StoreError) in
             try transaction.first(
                 "SELECT \(SQLiteAccountRows.sessionColumns) FROM account_sessions WHERE id = $1", [.text(id)],
-                read: PostgresAccountRows.session)
+                read: AccountRows.session)
         }
     }
 
@@ -153,7 +153,7 @@ extension PostgresAccountStore {
     {
         try transaction.first(
             "SELECT \(SQLiteAccountRows.refreshTokenColumns) FROM account_refresh_tokens WHERE digest = $1",
-            [.bytes(digest)], read: PostgresAccountRows.refreshToken)
+            [.bytes(digest)], read: AccountRows.refreshToken)
     }
 
     /// Inserts a token record; `.conflict` when its digest exists.

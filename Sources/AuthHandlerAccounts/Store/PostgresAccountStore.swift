@@ -107,14 +107,14 @@ package final class PostgresAccountStore: AccountStore {
 
     static func readUser(_ localID: LocalID, _ transaction: PostgresTransaction) throws(StoreError) -> AccountUser? {
         try transaction.first(
-            "\(selectUser) WHERE local_id = $1", [.text(localID.value)], read: PostgresAccountRows.user)
+            "\(selectUser) WHERE local_id = $1", [.text(localID.value)], read: AccountRows.user)
     }
 
     package func user(normalizedEmail: String) async throws(StoreError) -> AccountUser? {
         try await statement("read user by e-mail") { transaction throws(StoreError) in
             try transaction.first(
                 "\(Self.selectUser) WHERE normalized_email = $1", [.text(normalizedEmail)],
-                read: PostgresAccountRows.user)
+                read: AccountRows.user)
         }
     }
 
@@ -169,7 +169,7 @@ package final class PostgresAccountStore: AccountStore {
             // bytes, as SQLite's BINARY does.
             try transaction.rows(
                 "\(Self.selectUser) WHERE local_id > $1 ORDER BY local_id COLLATE \"C\" LIMIT $2",
-                [.text(after?.value ?? ""), .int(max(0, limit))], read: PostgresAccountRows.user)
+                [.text(after?.value ?? ""), .int(max(0, limit))], read: AccountRows.user)
         }
     }
 
@@ -244,7 +244,7 @@ package final class PostgresAccountStore: AccountStore {
         try await statement("read identity") { transaction throws(StoreError) in
             try transaction.first(
                 "\(Self.selectIdentity) WHERE provider_id = $1 AND provider_user_id = $2",
-                [.text(providerID), .text(providerUserID)], read: PostgresAccountRows.identity)
+                [.text(providerID), .text(providerUserID)], read: AccountRows.identity)
         }
     }
 
@@ -252,7 +252,7 @@ package final class PostgresAccountStore: AccountStore {
         try await statement("list identities") { transaction throws(StoreError) in
             try transaction.rows(
                 "\(Self.selectIdentity) WHERE local_id = $1 ORDER BY provider_id COLLATE \"C\"", [.text(localID.value)],
-                read: PostgresAccountRows.identity)
+                read: AccountRows.identity)
         }
     }
 
@@ -265,7 +265,7 @@ package final class PostgresAccountStore: AccountStore {
                 \(Self.selectIdentity) WHERE local_id COLLATE "C" >= $1 AND local_id COLLATE "C" <= $2
                 ORDER BY local_id COLLATE "C", provider_id COLLATE "C"
                 """,
-                [.text(first.value), .text(last.value)], read: PostgresAccountRows.identity)
+                [.text(first.value), .text(last.value)], read: AccountRows.identity)
         }
     }
 

@@ -2,7 +2,7 @@ import AuthHandlerStore
 import Foundation
 
 /// The accounts store's columns in the order its SELECTs name them (both engines'), one place per table, so a column
-/// added later is added here once; and SQLite's decoders, each ``AccountRows``' on a ``SQLiteRecordRow``.
+/// added later is added here once (``AccountRows`` decodes them, from either engine's rows).
 enum SQLiteAccountRows {
     static let userColumns = """
         local_id, email, normalized_email, email_verified, display_name, photo_url, password_hash, password_version, \
@@ -15,26 +15,6 @@ enum SQLiteAccountRows {
         "digest, session_id, issued_at, first_used_at, successor_digest, sealed_successor"
     static let codeColumns = "digest, kind, local_id, email, new_email, password_version, created_at, expires_at"
     static let pendingCredentialColumns = "digest, local_id, expires_at"
-
-    // Each record decoded by ``AccountRows``, the same code as PostgreSQL's.
-    static func user(_ row: SQLiteStatement) throws(StoreError) -> AccountUser {
-        try AccountRows.user(SQLiteRecordRow(statement: row))
-    }
-    static func identity(_ row: SQLiteStatement) throws(StoreError) -> AccountIdentity {
-        try AccountRows.identity(SQLiteRecordRow(statement: row))
-    }
-    static func session(_ row: SQLiteStatement) throws(StoreError) -> AccountSession {
-        try AccountRows.session(SQLiteRecordRow(statement: row))
-    }
-    static func refreshToken(_ row: SQLiteStatement) -> RefreshTokenRecord {
-        AccountRows.refreshToken(SQLiteRecordRow(statement: row))
-    }
-    static func code(_ row: SQLiteStatement) throws(StoreError) -> OneTimeCodeRecord {
-        try AccountRows.code(SQLiteRecordRow(statement: row))
-    }
-    static func pendingCredential(_ row: SQLiteStatement) throws(StoreError) -> PendingCredentialRecord {
-        try AccountRows.pendingCredential(SQLiteRecordRow(statement: row))
-    }
 }
 
 extension SQLiteStatement {

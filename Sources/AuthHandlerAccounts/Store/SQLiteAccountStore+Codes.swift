@@ -25,7 +25,7 @@ extension SQLiteAccountStore {
     package func peekCode(digest: [UInt8], now: Date) async throws(StoreError) -> OneTimeCodeRecord? {
         try live(
             "SELECT \(SQLiteAccountRows.codeColumns) FROM account_codes WHERE digest = ?1 AND expires_at > ?2",
-            digest: digest, now: now, operation: "peek code", read: SQLiteAccountRows.code)
+            digest: digest, now: now, operation: "peek code", read: AccountRows.code)
     }
 
     package func takeCode(digest: [UInt8], now: Date) async throws(StoreError) -> OneTimeCodeRecord? {
@@ -35,7 +35,7 @@ extension SQLiteAccountStore {
             DELETE FROM account_codes WHERE digest = ?1 AND expires_at > ?2
             RETURNING \(SQLiteAccountRows.codeColumns)
             """,
-            digest: digest, now: now, operation: "take code", read: SQLiteAccountRows.code)
+            digest: digest, now: now, operation: "take code", read: AccountRows.code)
     }
 
     package func deleteCodes(of localID: LocalID) async throws(StoreError) -> Int {
@@ -68,7 +68,7 @@ extension SQLiteAccountStore {
             DELETE FROM account_pending_credentials WHERE digest = ?1 AND expires_at > ?2
             RETURNING \(SQLiteAccountRows.pendingCredentialColumns)
             """,
-            digest: digest, now: now, operation: "take pending credential", read: SQLiteAccountRows.pendingCredential)
+            digest: digest, now: now, operation: "take pending credential", read: AccountRows.pendingCredential)
     }
 
     package func deletePendingCredentials(of localID: LocalID) async throws(StoreError) -> Int {

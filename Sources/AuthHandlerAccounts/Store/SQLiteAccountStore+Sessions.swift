@@ -37,7 +37,7 @@ extension SQLiteAccountStore {
             try connection.firstRow(
                 "SELECT \(SQLiteAccountRows.sessionColumns) FROM account_sessions WHERE id = ?1",
                 operation: "read session", bind: { statement throws(StoreError) in try statement.bind(1, text: id) },
-                read: SQLiteAccountRows.session)
+                read: AccountRows.session)
         }
     }
 
@@ -167,7 +167,7 @@ extension SQLiteAccountStore {
             "SELECT \(SQLiteAccountRows.refreshTokenColumns) FROM account_refresh_tokens WHERE digest = ?1",
             operation: "read refresh token",
             bind: { statement throws(StoreError) in try statement.bind(1, blob: digest) }
-        ) { row throws(StoreError) in SQLiteAccountRows.refreshToken(row) }
+        ) { row throws(StoreError) in AccountRows.refreshToken(row) }
     }
 
     /// Inserts a token record; `.conflict` when its digest exists.

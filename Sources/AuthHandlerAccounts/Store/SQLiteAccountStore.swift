@@ -80,7 +80,7 @@ package final class SQLiteAccountStore: AccountStore {
         try connection.firstRow(
             "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE local_id = ?1", operation: operation,
             bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
-            read: SQLiteAccountRows.user)
+            read: AccountRows.user)
     }
 
     package func user(normalizedEmail: String) async throws(StoreError) -> AccountUser? {
@@ -89,7 +89,7 @@ package final class SQLiteAccountStore: AccountStore {
                 "SELECT \(SQLiteAccountRows.userColumns) FROM account_users WHERE normalized_email = ?1",
                 operation: "read user by e-mail",
                 bind: { statement throws(StoreError) in try statement.bind(1, text: normalizedEmail) },
-                read: SQLiteAccountRows.user)
+                read: AccountRows.user)
         }
     }
 
@@ -141,7 +141,7 @@ package final class SQLiteAccountStore: AccountStore {
                     try statement.bind(1, text: after?.value ?? "")
                     try statement.bind(2, int: max(0, limit))
                 },
-                read: SQLiteAccountRows.user)
+                read: AccountRows.user)
         }
     }
 
@@ -235,7 +235,7 @@ package final class SQLiteAccountStore: AccountStore {
                     try statement.bind(1, text: providerID)
                     try statement.bind(2, text: providerUserID)
                 },
-                read: SQLiteAccountRows.identity)
+                read: AccountRows.identity)
         }
     }
 
@@ -248,7 +248,7 @@ package final class SQLiteAccountStore: AccountStore {
                 """,
                 operation: "list identities",
                 bind: { statement throws(StoreError) in try statement.bind(1, text: localID.value) },
-                read: SQLiteAccountRows.identity)
+                read: AccountRows.identity)
         }
     }
 
@@ -266,7 +266,7 @@ package final class SQLiteAccountStore: AccountStore {
                     try statement.bind(1, text: first.value)
                     try statement.bind(2, text: last.value)
                 },
-                read: SQLiteAccountRows.identity)
+                read: AccountRows.identity)
         }
     }
 
