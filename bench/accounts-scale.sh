@@ -76,21 +76,5 @@ daemon signin-2a "$front" "$redis_store" "$database"
 first=$started_url
 daemon signin-2b "$front" "$redis_store" "$database"
 second=$started_url
-start_nginx_with balancer "$front" "
-    upstream auth_handler {
-        server ${first#http://};
-        server ${second#http://};
-        keepalive 64;
-    }
-    server {
-        listen 127.0.0.1:$front;
-        location / {
-            proxy_pass http://auth_handler;
-            proxy_http_version 1.1;
-            proxy_set_header Connection '';
-            proxy_set_header Host \$http_host;
-            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
-            proxy_set_header X-Forwarded-Proto \$scheme;
-        }
-    }"
+start_balancer "$front" "$first" "$second"
 drive signin-2 "http://127.0.0.1:$front" signin 64

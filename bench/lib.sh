@@ -83,6 +83,31 @@ CONF
     return 1
 }
 
+# start_balancer PORT URL...: nginx (2 workers) on 127.0.0.1:PORT balancing round robin over the daemons at URL...
+# (http://host:port), with upstream keep-alive; it passes the Host header and X-Forwarded-For/-Proto, which a daemon
+# uses only when its `trustedProxies` names 127.0.0.1 (docs/CONFIG.md).
+start_balancer() {
+    local port=$1 url servers=
+    shift
+    for url in "$@"; do servers+="
+        server ${url#http://};"; done
+    start_nginx_with balancer "$port" "
+    upstream auth_handlers {$servers
+        keepalive 64;
+    }
+    server {
+        listen 127.0.0.1:$port;
+        location / {
+            proxy_pass http://auth_handlers;
+            proxy_http_version 1.1;
+            proxy_set_header Connection '';
+            proxy_set_header Host \$http_host;
+            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+            proxy_set_header X-Forwarded-Proto \$scheme;
+        }
+    }"
+}
+
 # start_nginx: nginx answering every path with a static 302 on a free loopback port (2 workers); sets
 # `nginx_url`.
 start_nginx() {

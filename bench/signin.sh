@@ -134,21 +134,7 @@ start_daemon redis-a "$redis_store" "http://127.0.0.1:$port"
 first=$started_url first_pid=$daemon_pid
 start_daemon redis-b "$redis_store" "http://127.0.0.1:$port"
 second=$started_url second_pid=$daemon_pid
-start_nginx_with balancer "$port" "
-    upstream auth_handlers {
-        server ${first#http://};
-        server ${second#http://};
-        keepalive 64;
-    }
-    server {
-        listen 127.0.0.1:$port;
-        location / {
-            proxy_pass http://auth_handlers;
-            proxy_http_version 1.1;
-            proxy_set_header Connection '';
-            proxy_set_header Host \$http_host;
-        }
-    }"
+start_balancer "$port" "$first" "$second"
 drive redis-2 "http://127.0.0.1:$port" "$first_pid" "$second_pid"
 kill "$first_pid" "$second_pid"
 if ((${#failed_runs[@]})); then
