@@ -8,6 +8,15 @@ extension PostgresAccountStore {
         try transaction.exists("SELECT 1 FROM account_users WHERE local_id = $1", [.text(localID.value)])
     }
 
+    /// `.notFound` for `operation` unless the user `localID` exists.
+    static func requireUser(_ localID: LocalID, _ operation: String, _ transaction: PostgresTransaction)
+        throws(StoreError)
+    {
+        guard try userExists(localID, transaction) else {
+            throw StoreError(.notFound, detail: "\(operation): no user with this localId")
+        }
+    }
+
     /// `.constraint("email")` when another user has the user's normalised e-mail (the unique index would refuse it
     /// too; this check names it before the write).
     static func checkEmailFree(_ user: AccountUser, _ transaction: PostgresTransaction) throws(StoreError) {
@@ -71,9 +80,7 @@ extension PostgresAccountStore {
     static func checkNewDigest(
         _ digest: [UInt8], for localID: LocalID, in table: String, _ transaction: PostgresTransaction
     ) throws(StoreError) {
-        guard try userExists(localID, transaction) else {
-            throw StoreError(.notFound, detail: "insert into \(table): no user with this localId")
-        }
+        try requireUser(localID, "insert into \(table)", transaction)
         if try digestExists(digest, in: table, transaction) {
             throw StoreError(.conflict, detail: "insert into \(table): a record with this digest exists")
         }

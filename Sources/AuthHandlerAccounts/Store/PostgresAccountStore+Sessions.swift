@@ -8,9 +8,7 @@ extension PostgresAccountStore {
             throw StoreError(.constraint("session"), detail: "insert session: the first token names another session")
         }
         try await transaction("insert session") { transaction throws(StoreError) in
-            guard try Self.userExists(session.localID, transaction) else {
-                throw StoreError(.notFound, detail: "insert session: no user with this localId")
-            }
+            try Self.requireUser(session.localID, "insert session", transaction)
             if try transaction.exists("SELECT 1 FROM account_sessions WHERE id = $1", [.text(session.id)]) {
                 throw StoreError(.conflict, detail: "insert session: a session with this id exists")
             }

@@ -120,9 +120,7 @@ package final class PostgresAccountStore: AccountStore {
 
     package func updateUser(_ user: AccountUser) async throws(StoreError) {
         try await transaction("update user") { transaction throws(StoreError) in
-            guard try Self.userExists(user.localID, transaction) else {
-                throw StoreError(.notFound, detail: "update user: no user with this localId")
-            }
+            try Self.requireUser(user.localID, "update user", transaction)
             try Self.checkEmailFree(user, transaction)
             try Self.writeUser(user, insert: false, transaction)
         }
@@ -180,9 +178,7 @@ package final class PostgresAccountStore: AccountStore {
             providerID: identity.providerID, providerUserID: identity.providerUserID, localID: localID,
             email: identity.email, displayName: identity.displayName, createdAt: identity.createdAt)
         return try await transaction("take over user") { transaction throws(StoreError) -> AccountUser in
-            guard try Self.userExists(localID, transaction) else {
-                throw StoreError(.notFound, detail: "take over user: no user with this localId")
-            }
+            try Self.requireUser(localID, "take over user", transaction)
             let id = PostgresValue.text(localID.value)
             for table in ["account_identities", "account_codes", "account_pending_credentials"] {
                 try transaction.run("DELETE FROM \(table) WHERE local_id = $1", [id])
@@ -206,9 +202,7 @@ package final class PostgresAccountStore: AccountStore {
         async throws(StoreError) -> AccountUser
     {
         try await transaction("reset password") { transaction throws(StoreError) -> AccountUser in
-            guard try Self.userExists(localID, transaction) else {
-                throw StoreError(.notFound, detail: "reset password: no user with this localId")
-            }
+            try Self.requireUser(localID, "reset password", transaction)
             let id = PostgresValue.text(localID.value)
             for table in (provesAddress ? ["account_identities"] : []) + ["account_pending_credentials"] {
                 try transaction.run("DELETE FROM \(table) WHERE local_id = $1", [id])
@@ -271,9 +265,7 @@ package final class PostgresAccountStore: AccountStore {
 
     package func linkIdentity(_ identity: AccountIdentity) async throws(StoreError) {
         try await transaction("link identity") { transaction throws(StoreError) in
-            guard try Self.userExists(identity.localID, transaction) else {
-                throw StoreError(.notFound, detail: "link identity: no user with this localId")
-            }
+            try Self.requireUser(identity.localID, "link identity", transaction)
             try Self.insertIdentity(identity, transaction)
         }
     }

@@ -10,6 +10,14 @@ extension SQLiteAccountStore {
         }
     }
 
+    /// `.notFound` for `operation` unless the user `localID` exists.
+    static func requireUser(_ localID: LocalID, _ operation: String, _ connection: SQLiteConnection) throws(StoreError)
+    {
+        guard try userExists(localID, connection) else {
+            throw StoreError(.notFound, detail: "\(operation): no user with this localId")
+        }
+    }
+
     /// `.constraint("email")` when another user has the user's normalised e-mail. The UNIQUE index would refuse it
     /// too, but as a bare SQLite error; this check names the constraint.
     static func checkEmailFree(_ user: AccountUser, _ connection: SQLiteConnection, operation: String)

@@ -141,9 +141,7 @@ extension SQLiteAccountStore {
     private static func checkNewDigest(
         _ digest: [UInt8], for localID: LocalID, in table: String, _ connection: SQLiteConnection
     ) throws(StoreError) {
-        guard try userExists(localID, connection) else {
-            throw StoreError(.notFound, detail: "insert into \(table): no user with this localId")
-        }
+        try requireUser(localID, "insert into \(table)", connection)
         if try digestExists(digest, in: table, connection) {
             throw StoreError(.conflict, detail: "insert into \(table): a record with this digest exists")
         }

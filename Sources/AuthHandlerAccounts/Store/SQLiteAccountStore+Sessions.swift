@@ -8,9 +8,7 @@ extension SQLiteAccountStore {
             throw StoreError(.constraint("session"), detail: "insert session: the first token names another session")
         }
         try transaction("insert session") { connection throws(StoreError) in
-            guard try Self.userExists(session.localID, connection) else {
-                throw StoreError(.notFound, detail: "insert session: no user with this localId")
-            }
+            try Self.requireUser(session.localID, "insert session", connection)
             let sessionExists = try connection.exists(
                 "SELECT 1 FROM account_sessions WHERE id = ?1", operation: "insert session"
             ) { statement throws(StoreError) in try statement.bind(1, text: session.id) }

@@ -95,9 +95,7 @@ package final class SQLiteAccountStore: AccountStore {
 
     package func updateUser(_ user: AccountUser) async throws(StoreError) {
         try transaction("update user") { connection throws(StoreError) in
-            guard try Self.userExists(user.localID, connection) else {
-                throw StoreError(.notFound, detail: "update user: no user with this localId")
-            }
+            try Self.requireUser(user.localID, "update user", connection)
             try Self.checkEmailFree(user, connection, operation: "update user")
             try Self.writeUser(user, insert: false, connection)
         }
@@ -152,9 +150,7 @@ package final class SQLiteAccountStore: AccountStore {
             providerID: identity.providerID, providerUserID: identity.providerUserID, localID: localID,
             email: identity.email, displayName: identity.displayName, createdAt: identity.createdAt)
         return try transaction("take over user") { connection throws(StoreError) -> AccountUser in
-            guard try Self.userExists(localID, connection) else {
-                throw StoreError(.notFound, detail: "take over user: no user with this localId")
-            }
+            try Self.requireUser(localID, "take over user", connection)
             for table in ["account_identities", "account_codes", "account_pending_credentials"] {
                 try connection.run("DELETE FROM \(table) WHERE local_id = ?1", operation: "take over user") {
                     statement throws(StoreError) in try statement.bind(1, text: localID.value)
@@ -186,9 +182,7 @@ package final class SQLiteAccountStore: AccountStore {
         async throws(StoreError) -> AccountUser
     {
         try transaction("reset password") { connection throws(StoreError) -> AccountUser in
-            guard try Self.userExists(localID, connection) else {
-                throw StoreError(.notFound, detail: "reset password: no user with this localId")
-            }
+            try Self.requireUser(localID, "reset password", connection)
             let tables = (provesAddress ? ["account_identities"] : []) + ["account_pending_credentials"]
             for table in tables {
                 try connection.run("DELETE FROM \(table) WHERE local_id = ?1", operation: "reset password") {
@@ -272,9 +266,7 @@ package final class SQLiteAccountStore: AccountStore {
 
     package func linkIdentity(_ identity: AccountIdentity) async throws(StoreError) {
         try transaction("link identity") { connection throws(StoreError) in
-            guard try Self.userExists(identity.localID, connection) else {
-                throw StoreError(.notFound, detail: "link identity: no user with this localId")
-            }
+            try Self.requireUser(identity.localID, "link identity", connection)
             try Self.insertIdentity(identity, connection, operation: "link identity")
         }
     }
