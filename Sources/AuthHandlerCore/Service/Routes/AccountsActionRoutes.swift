@@ -32,17 +32,25 @@ struct AccountsActionRoutes: RouteGroup {
         try request.engine.requirePasswords()
         let mail = try mailer(request)
         let email = try AccountsEngine.email(try body.requiredString("email", maximumBytes: 1024))
-        let continueURL = try continueURL(body, request)
-        let (engine, log) = (request.engine, request.context.service.log)
+        resetDetached(
+            email: email.given, continueURL: try continueURL(body, request), engine: request.engine, mail: mail,
+            log: request.context.service.log)
+        return AccountsRequest.answer(.object([:]))
+    }
+
+    /// Looks `email` up and mails its reset link in a task of its own, after the answer (here and the picker's reset
+    /// form): the answer never waits for the database. A failure is logged, never the address; the user may ask
+    /// again.
+    static func resetDetached(
+        email: String, continueURL: String?, engine: AccountsEngine, mail: AccountsMail, log: EventLog
+    ) {
         Task.detached {
             do throws(AccountsError) {
-                _ = try await engine.requestPasswordReset(email: email.given, continueURL: continueURL, mail: mail)
+                _ = try await engine.requestPasswordReset(email: email, continueURL: continueURL, mail: mail)
             } catch {
-                // Answered already: the failure is logged (never the address), and the user may ask again.
                 log.log(.warning, "accounts.reset", ["error": error.description])
             }
         }
-        return AccountsRequest.answer(.object([:]))
     }
 
     /// `POST /__/auth/user/email` `{email, continueUrl?}` (Bearer, a recent sign-in, a verified address): mails the

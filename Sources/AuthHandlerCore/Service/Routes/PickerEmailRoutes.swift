@@ -276,14 +276,8 @@ enum PickerEmailRoutes {
                 .operationNotAllowed, "this server sends no e-mail, so a password cannot be reset here")
         }
         let email = try AccountsEngine.email(text)
-        let (engine, log) = (accounts.engine, context.service.log)
-        Task.detached {
-            do throws(AccountsError) {
-                _ = try await engine.requestPasswordReset(email: email.given, continueURL: nil, mail: mail)
-            } catch {
-                log.log(.warning, "accounts.reset", ["error": error.description])
-            }
-        }
+        AccountsActionRoutes.resetDetached(
+            email: email.given, continueURL: nil, engine: accounts.engine, mail: mail, log: context.service.log)
         var form = submission.form
         form.resetSentTo = email.given
         do {
