@@ -79,12 +79,12 @@ format:
 
 ## The whole suite: dependencies, formatting, unit, process, end-to-end tests, 10 s of each fuzz target, real-browser
 ## tests, then the packaging test (a static release build, so the first run adds a few minutes).
-## The Swift tests run in ten runs: the HTTP layer's tests and the Redis store's time-outs assert timing
+## The Swift tests run in eleven runs: the HTTP layer's tests and the Redis store's time-outs assert timing
 ## (200 concurrent requests in under 2 s, keep-alive, idle time-outs, a hung Redis) and must not share the two cores' cooperative threads with CPU-bound crypto tests
 ## (RSA key generation) or with the end-to-end tests' processes; the PostgreSQL store's own tests (a stopped server
 ## answered within its statement timeout, one after another in their suite) run alone after the other unit tests,
 ## as no other test's CPU may delay their pool's threads past that bound; the end-to-end stalled-Redis tests (answers within
-## one command timeout), the accounts' timing tests (p99 latency under hashing load, sign-in answered alike in time),
+## one command timeout), the slow-client test (200 slow-header connections while a sign-in is served within 2 s), the accounts' timing tests (p99 latency under hashing load, sign-in answered alike in time),
 ## the two-instance accounts test (503 within PostgreSQL's statement timeout, PostgreSQL stopped and hung mid-load)
 ## and the reset-while-PostgreSQL-hangs test (200 at once) run after the other end-to-end tests, each alone. Each run
 ## has a hard time limit, so a hung test fails the run instead of stalling CI.
@@ -98,8 +98,9 @@ test: deps lint
 	$(TEST) --filter AuthHandlerClientTests
 	$(TEST) --filter FakeIdPTests
 	$(TEST) --filter EndToEndTests --skip \
-		'EndToEndTests\.(EndToEndRedisStallTests|EndToEndAccountsTimingTests|EndToEndAccountsMultiInstanceTests|EndToEndAccountsResetHangTests)'
+		'EndToEndTests\.(EndToEndRedisStallTests|EndToEndSlowClientTests|EndToEndAccountsTimingTests|EndToEndAccountsMultiInstanceTests|EndToEndAccountsResetHangTests)'
 	$(TEST) --filter EndToEndTests.EndToEndRedisStallTests
+	$(TEST) --filter EndToEndTests.EndToEndSlowClientTests
 	$(TEST) --filter EndToEndTests.EndToEndAccountsTimingTests
 	$(TEST) --filter EndToEndTests.EndToEndAccountsMultiInstanceTests
 	$(TEST) --filter EndToEndTests.EndToEndAccountsResetHangTests
