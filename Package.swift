@@ -178,11 +178,13 @@ let package = Package(
             // The real SMTP server (aiosmtpd) that `SMTPSink` runs, for the mail tests of every test target.
             exclude: ["smtp_sink.py"]
         ),
+        // pidfd_getfd(2) for the systemd test, which asks the daemon's own sockets what they listen on.
+        .target(name: "CTestShims", path: "Tests/CTestShims"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "AuthHandlerSystem", "AuthHandlerCrypto", "AuthHandlerHTTP", "AuthHandlerProtocols", "AuthHandlerStore",
-                "AuthHandlerCore", "AuthHandlerClient", "TestSupport",
+                "AuthHandlerCore", "AuthHandlerClient", "TestSupport", "CTestShims",
             ],
             // The import test's second implementation of the imported hashes (Python: hashlib.scrypt, cryptography),
             // and the client refresh race's proxy that holds a request until the test lets it go.

@@ -2,6 +2,7 @@ import AuthHandlerCore
 import AuthHandlerHTTP
 import AuthHandlerProtocols
 import AuthHandlerSystem
+import CTestShims
 import Foundation
 import Synchronization
 import TestSupport
@@ -190,18 +191,10 @@ import Testing
         #expect(await notify.next("READY=1") != nil, "\(e2e.daemon.standardError)")
         // The watchdog's self-check reaches the passed socket.
         for _ in 0..<3 { #expect(await notify.next("WATCHDOG=1", within: .seconds(5)) != nil) }
-        // The kernel writes /proc/net/tcp a page at a time, so a row can be skipped when the parallel tests' sockets
-        // come and go between two pages (seen under load: three reads in a row without the daemon's own port): the
-        // union of reads until one has it, at most 100. A port more than the passed one would still show.
-        var listening: Set<UInt16> = []
-        for _ in 0..<100 where !listening.contains(port) {
-            listening.formUnion(try Self.listeningPorts(of: e2e.daemon.processIdentifier))
-            if !listening.contains(port) { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        let sockets =
-            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(e2e.daemon.processIdentifier)/fd"))
-            .map { "\($0.count) descriptors" } ?? "descriptors unreadable"
-        #expect(listening == [port], "listening on \(listening.sorted()), expected only \(port); \(sockets)")
+        // Each of the daemon's sockets is asked what it is, which is exact: /proc/net/tcp can skip rows while the
+        // parallel tests' sockets come and go (CI once read it 100 times in 2 s without the daemon's own port).
+        let listening = try Self.listeningPorts(of: e2e.daemon.processIdentifier)
+        #expect(listening == [port], "listening on \(listening), expected only \(port)")
         let start = try await e2e.get(e2e.startURL("google.com"))
         #expect(start.status == 302)
         e2e.daemon.send(SIGTERM)
@@ -252,26 +245,51 @@ import Testing
         }
     }
 
-    /// The ports of the TCP sockets process `pid` holds in LISTEN state, from /proc (proc(5): `/proc/PID/fd`,
-    /// `/proc/PID/net/tcp` and `tcp6`, state `0A`).
+    /// The TCP ports process `pid` listens on. Each socket among its descriptors (proc(5): `/proc/PID/fd`) is copied
+    /// into this process (pidfd_getfd(2)) and asked directly: SO_ACCEPTCONN (socket(7)) and getsockname(2).
     static func listeningPorts(of pid: Int32) throws -> [UInt16] {
         let fdDirectory = "/proc/\(pid)/fd"
-        var inodes: Set<String> = []
+        var ports: [UInt16] = []
         for entry in try FileManager.default.contentsOfDirectory(atPath: fdDirectory) {
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fdDirectory + "/" + entry),
+            guard let descriptor = Int32(entry),
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: fdDirectory + "/" + entry),
                 target.hasPrefix("socket:[")
             else { continue }
-            inodes.insert(String(target.dropFirst("socket:[".count).dropLast()))
-        }
-        var ports: [UInt16] = []
-        for table in ["tcp", "tcp6"] {
-            let text = try String(contentsOfFile: "/proc/\(pid)/net/\(table)", encoding: .utf8)
-            for row in text.split(separator: "\n").dropFirst() {
-                let columns = row.split(separator: " ", omittingEmptySubsequences: true)
-                guard columns.count > 9, columns[3] == "0A", inodes.contains(String(columns[9])),
-                    let portHex = columns[1].split(separator: ":").last, let port = UInt16(portHex, radix: 16)
-                else { continue }
-                ports.append(port)
+            let copy = test_shim_copy_descriptor(pid, descriptor)
+            guard copy >= 0 else {
+                let code = errno
+                if code == EBADF { continue }  // closed since the listing
+                throw TestProcessError("pidfd_getfd(\(pid), \(descriptor)): \(String(cString: strerror(code)))")
+            }
+            defer { close(copy) }
+            var accepting: Int32 = 0
+            var optionLength = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(copy, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &optionLength) == 0, accepting == 1 else {
+                continue
+            }
+            var address = sockaddr_storage()
+            var addressLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let named = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(copy, $0, &addressLength) }
+            }
+            guard named == 0 else { throw TestProcessError("getsockname of descriptor \(descriptor) failed") }
+            switch Int32(address.ss_family) {
+            case AF_INET:
+                ports.append(
+                    withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                            UInt16(bigEndian: $0.pointee.sin_port)
+                        }
+                    })
+            case AF_INET6:
+                ports.append(
+                    withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                            UInt16(bigEndian: $0.pointee.sin6_port)
+                        }
+                    })
+            default:
+                continue  // a Unix socket
             }
         }
         return ports.sorted()
