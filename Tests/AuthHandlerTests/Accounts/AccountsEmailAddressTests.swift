@@ -143,10 +143,15 @@ import Testing
     func hugeInput() {
         let huge = String(repeating: "a", count: 10 * 1024 * 1024) + "@example.com"
         let clock = ContinuousClock()
-        let elapsed = clock.measure {
-            #expect(throws: EmailAddressError.tooLong) { try EmailAddress(parsing: huge) }
-        }
-        #expect(elapsed < .milliseconds(50))
+        // The fastest of three: load on the machine only ever makes a run slower, while reading the 10 MB would make
+        // every run slow.
+        let fastest =
+            (0..<3).map { _ in
+                clock.measure {
+                    #expect(throws: EmailAddressError.tooLong) { try EmailAddress(parsing: huge) }
+                }
+            }.min() ?? .zero
+        #expect(fastest < .milliseconds(50), "the fastest of three took \(fastest)")
     }
 
     @Test("the longest addresses are accepted, one byte more is not")
