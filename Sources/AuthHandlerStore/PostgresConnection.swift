@@ -99,6 +99,19 @@ package final class PostgresConnection {
         return try collect(operation, deadline: deadline)
     }
 
+    /// Ends the transaction block with `COMMIT`, and throws unless it committed. A `COMMIT` in a block that a failed
+    /// statement aborted is not an error to PostgreSQL: "in an aborted transaction, a COMMIT command returns a command
+    /// tag of the form ROLLBACK" (https://www.postgresql.org/docs/current/sql-commit.html, Outputs), so a body that
+    /// caught a statement's error would otherwise report success for writes that never happened.
+    package func commit(operation: String, deadline: ContinuousClock.Instant) throws(StoreError) {
+        let tag = try execute("COMMIT", operation: operation, deadline: deadline).command
+        guard tag == "COMMIT" else {
+            throw StoreError(
+                .unavailable,
+                detail: "\(operation): PostgreSQL answered \(tag) to COMMIT: a statement of the transaction had failed")
+        }
+    }
+
     /// Runs `sql`, which may hold several statements and no value (a migration step), with the simple query protocol.
     package func executeScript(_ sql: String, operation: String, deadline: ContinuousClock.Instant)
         throws(StoreError)
@@ -131,7 +144,7 @@ package final class PostgresConnection {
 
     /// Reads every result of the query sent, waiting for the socket until `deadline`; the last one's rows.
     private func collect(_ operation: String, deadline: ContinuousClock.Instant) throws(StoreError) -> PostgresResult {
-        var answer = PostgresResult(rows: [], changed: 0)
+        var answer = PostgresResult(rows: [], changed: 0, command: "")
         var error: StoreError?
         while true {
             while PQisBusy(connection) == 1 {
@@ -173,7 +186,8 @@ package final class PostgresConnection {
             rows.append(PostgresRow(fields: fields))
         }
         let changed = PQcmdTuples(result).flatMap { Int(String(cString: $0)) } ?? 0
-        return PostgresResult(rows: rows, changed: changed)
+        let command = PQcmdStatus(result).map { String(cString: $0) } ?? ""
+        return PostgresResult(rows: rows, changed: changed, command: command)
     }
 
     /// The server's error as a ``StoreError``: its SQLSTATE and primary message, never its DETAIL (which may quote a
@@ -234,6 +248,8 @@ package final class PostgresConnection {
 package struct PostgresResult: Sendable {
     package var rows: [PostgresRow]
     package var changed: Int
+    /// The command status tag (PQcmdStatus(3), libpq-exec.html), e.g. `UPDATE 1` or `COMMIT`.
+    package var command: String
 }
 
 /// One row of a result in binary format: each column's bytes, nil for NULL.

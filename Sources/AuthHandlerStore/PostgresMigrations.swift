@@ -60,7 +60,7 @@ package struct PostgresMigrations: Sendable {
                 ON CONFLICT(owner) DO UPDATE SET version = excluded.version
                 """,
                 [.text(owner), .int(currentVersion)], operation: operation, deadline: deadline)
-            try connection.execute("COMMIT", operation: operation, deadline: deadline)
+            try connection.commit(operation: operation, deadline: deadline)
         } catch {
             _ = try? connection.execute("ROLLBACK", operation: operation, deadline: deadline)
             throw error

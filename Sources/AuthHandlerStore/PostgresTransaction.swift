@@ -24,6 +24,11 @@ package struct PostgresTransaction {
         try execute(sql, values).changed
     }
 
+    /// Ends the transaction: throws unless PostgreSQL committed it (``PostgresConnection/commit(operation:deadline:)``).
+    func commit() throws(StoreError) {
+        try connection.commit(operation: operation, deadline: deadline)
+    }
+
     /// Every row of `sql`, decoded with `read`.
     package func rows<Row>(
         _ sql: String, _ values: [PostgresValue] = [], read: (PostgresRow) throws(StoreError) -> Row
@@ -85,7 +90,7 @@ extension PostgresPool {
                 do throws(StoreError) {
                     try transaction.run("BEGIN ISOLATION LEVEL SERIALIZABLE")
                     let value = try body(transaction)
-                    try transaction.run("COMMIT")
+                    try transaction.commit()
                     return value
                 } catch {
                     let retryable = connection.lastFailureIsRetryable

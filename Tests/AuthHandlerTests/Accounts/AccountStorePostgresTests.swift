@@ -154,6 +154,33 @@ import Testing
         #expect(refusal?.detail.contains("default_transaction_isolation is read committed") == true)
     }
 
+    @Test("a transaction whose body caught a failed statement's error fails at COMMIT, and none of its writes stay")
+    func abortedTransactionFailsAtCommit() async throws {
+        let server = try await PostgresTestServer.shared()
+        let settings = server.settings(database: try server.makeDatabase(), poolSize: 1)
+        let pool = PostgresPool(settings: settings, name: "aborted transaction test")
+        _ = try await pool.statement("create") { transaction throws(StoreError) in
+            try transaction.run("CREATE TABLE aborted(n INT)")
+        }
+        let failure = await accountStoreError {
+            _ = try await pool.transaction("write, then a failure caught") { transaction throws(StoreError) in
+                try transaction.run("INSERT INTO aborted VALUES (1)")
+                // 22012 division_by_zero: not a serialisation failure, so the transaction is not tried again.
+                _ = try? transaction.run("SELECT 1 / 0")
+            }
+        }
+        #expect(failure?.detail.contains("PostgreSQL answered ROLLBACK to COMMIT") == true, "\(failure?.detail ?? "")")
+        let count = try await pool.statement("count") { transaction throws(StoreError) in
+            try transaction.first("SELECT count(*) FROM aborted") { row throws(StoreError) in row.int(0) }
+        }
+        #expect(count == 0)
+        // The pooled connection is usable afterwards: outside any transaction block.
+        let written = try await pool.transaction("write") { transaction throws(StoreError) in
+            try transaction.run("INSERT INTO aborted VALUES (2)")
+        }
+        #expect(written == 1)
+    }
+
     @Test("the throttles' counters count across instances")
     func countersAcrossInstances() async throws {
         let (stores, _) = try await Self.instances(2)
