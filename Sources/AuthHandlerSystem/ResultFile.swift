@@ -1,22 +1,24 @@
 import Foundation
 
-/// The `--output` file: created with mode 0600, truncated when it exists, and never written through a symlink.
+/// A file that holds a secret (the `--output` result, `accounts export`'s users): created with mode 0600, truncated
+/// when it exists, and never written through a symlink. `label` names it in messages; `--output PATH` by default.
 package enum ResultFile {
     /// Why the file cannot be written, checked before the sign-in starts so that a bad path costs no sign-in.
-    package static func problem(at path: String) -> String? {
+    package static func problem(at path: String, label: String? = nil) -> String? {
+        let name = label ?? "--output \(path)"
         do throws(SystemCallError) {
             let info = try SystemCall.linkStatus(path)
             switch info.st_mode & S_IFMT {
-            case S_IFLNK: return "--output \(path) is a symlink, which is refused; name the file itself"
+            case S_IFLNK: return "\(name) is a symlink, which is refused; name the file itself"
             case S_IFREG: break
-            default: return "--output \(path) is not a regular file; name a file to write the result to"
+            default: return "\(name) is not a regular file; name a file to write to"
             }
             guard SystemCall.isAccessible(path, W_OK) else {
-                return "--output \(path) is not writable by this user; fix its owner or mode, or name another file"
+                return "\(name) is not writable by this user; fix its owner or mode, or name another file"
             }
             return nil
         } catch  where error.errorNumber != ENOENT {
-            return "--output \(path): lstat failed: \(error.reason)"
+            return "\(name): lstat failed: \(error.reason)"
         } catch {}
         let parent = (path as NSString).deletingLastPathComponent
         let directory = parent.isEmpty ? "." : parent
@@ -24,13 +26,14 @@ package enum ResultFile {
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
             SystemCall.isAccessible(directory, W_OK | X_OK)
         else {
-            return "--output \(path): the directory \(directory) does not exist or is not writable; create it first"
+            return "\(name): the directory \(directory) does not exist or is not writable; create it first"
         }
         return nil
     }
 
     /// Writes `bytes` to `path`; returns a one-line problem on failure.
-    package static func save(_ bytes: [UInt8], to path: String) -> String? {
+    package static func save(_ bytes: [UInt8], to path: String, label: String? = nil) -> String? {
+        let name = label ?? "--output \(path)"
         // O_NOFOLLOW: a symlink planted at the path fails with ELOOP instead of redirecting the credential;
         // O_NONBLOCK: a FIFO without a reader fails with ENXIO instead of hanging (open(2)).
         let file: FileDescriptor
@@ -38,28 +41,28 @@ package enum ResultFile {
             file = try FileDescriptor(
                 opening: path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode: 0o600)
         } catch {
-            return "cannot create --output \(path): open: \(error.reasonWithNumber)"
+            return "cannot create \(name): open: \(error.reasonWithNumber)"
         }
         guard let info = try? file.status(), info.st_mode & S_IFMT == S_IFREG else {
-            return "--output \(path) is not a regular file; name a file to write the result to"
+            return "\(name) is not a regular file; name a file to write to"
         }
         do throws(SystemCallError) {
             // An existing file keeps its mode on open; it is narrowed before anything is written into it.
             try file.setMode(0o600)
         } catch {
-            return "cannot set mode 0600 on --output \(path): \(error.reasonWithNumber)"
+            return "cannot set mode 0600 on \(name): \(error.reasonWithNumber)"
         }
         do throws(SystemCallError) {
             try file.writeAll(bytes)
         } catch {
-            return "cannot write --output \(path): \(error.reasonWithNumber)"
+            return "cannot write \(name): \(error.reasonWithNumber)"
         }
         do throws(SystemCallError) {
             // A late write error (quota, network file systems) shows only at fsync or close.
             try file.synchronize()
             try file.close()
         } catch {
-            return "cannot write --output \(path): \(error.call): \(error.reasonWithNumber)"
+            return "cannot write \(name): \(error.call): \(error.reasonWithNumber)"
         }
         return nil
     }

@@ -35,7 +35,9 @@ struct CLIAccountsImportParserTests {
         #expect(
             try parse(["import", "u.csv", "--format", "bcrypt-csv"])
                 == .importUsers(file: "u.csv", format: .bcryptCSV, firebase: .init()))
-        #expect(try parse(["export"]) == .export)
+        #expect(try parse(["export"]) == .export(file: nil))
+        #expect(try parse(["export", "-"]) == .export(file: nil))
+        #expect(try parse(["export", "users.json"]) == .export(file: "users.json"))
     }
 
     @Test func badFlagsAreRefusedByName() {
@@ -47,6 +49,6 @@ struct CLIAccountsImportParserTests {
         #expect(refusal(["import", "f", "--format", "firebase", "--rounds", "0"]).contains("'--rounds' expects"))
         #expect(refusal(["import", "f", "--format", "bcrypt-csv", "--mem-cost", "14"]).contains("--format firebase"))
         #expect(refusal(["export", "--format", "firebase"]).contains("applies to 'accounts import' only"))
-        #expect(refusal(["export", "extra"]).contains("takes no arguments"))
+        #expect(refusal(["export", "a.json", "b.json"]).contains("takes [FILE], got 2 argument(s)"))
     }
 }

@@ -129,6 +129,45 @@ import Testing
         }
     }
 
+    @Test("export FILE: created 0600 with what standard output gets; a symlink there is refused, not followed")
+    func exportIntoAFile() async throws {
+        try await withImportDaemon(.sqlite) { e2e in
+            let source = e2e.directory.appendingPathComponent("firebase.json").path
+            #expect(try await e2e.accounts(["import", "--format", "firebase", source] + Self.flags).status == 0)
+            let onStandardOutput = try await e2e.accounts(["export"])
+            #expect(onStandardOutput.status == 0, "\(onStandardOutput.standardError)")
+
+            // A file that exists, readable by all, is narrowed to 0600 before the hashes go in.
+            let file = e2e.directory.appendingPathComponent("export.json").path
+            try Data("old".utf8).write(to: URL(fileURLWithPath: file))
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+            let run = try await e2e.accounts(["export", file])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(
+                run.standardOutput
+                    == "exported 3 user(s) to \(file) (mode 0600; it holds every password hash: keep it secret)\n")
+            let written = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(written == onStandardOutput.standardOutput)
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+
+            let json = try await e2e.accounts(["export", file, "--json"])
+            #expect(json.standardOutput == #"{"exported":3,"file":"\#(file)"}"# + "\n", "\(json.standardOutput)")
+
+            // A symlink planted at the path: refused by name (exit 64) before the database is read; its target
+            // keeps what it had.
+            let target = e2e.directory.appendingPathComponent("target.txt").path
+            try Data("untouched".utf8).write(to: URL(fileURLWithPath: target))
+            let link = e2e.directory.appendingPathComponent("link.json").path
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+            let refused = try await e2e.accounts(["export", link])
+            #expect(refused.status == 64)
+            #expect(refused.standardError.contains("the export file \(link) is a symlink, which is refused"))
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "untouched")
+            #expect(!(refused.standardError + refused.standardOutput).contains("$firescrypt$"))
+        }
+    }
+
     @Test(
         "a bcrypt CSV: each user signs in with its old password and is argon2id after; a second import skips all",
         arguments: AccountsDatabaseEngine.allCases)

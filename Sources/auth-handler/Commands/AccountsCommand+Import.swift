@@ -59,11 +59,22 @@ extension AccountsCommand {
         }
     }
 
-    /// Every user, one page of the store at a time, as `firebase auth:export --format=json` writes them.
-    func export() async throws(CommandFailure) {
-        output.writeOutput("{\"users\": [")
+    /// Every user, one page of the store at a time, as `firebase auth:export --format=json` writes them: on standard
+    /// output, or into `file`, which is checked before the database is read and written only whole, created 0600
+    /// (``ResultFile``: a redirection `>` would make it as the umask says, often readable by all, and it holds every
+    /// hash).
+    func export(to file: String?) async throws(CommandFailure) {
+        let label = file.map { "the export file \($0)" }
+        if let file, let problem = ResultFile.problem(at: file, label: label) {
+            throw CommandFailure(.usage, problem)
+        }
+        var collected: [UInt8] = []
+        let write: (String) -> Void = { text in
+            if file == nil { output.writeOutput(text) } else { collected += Array(text.utf8) }
+        }
+        write("{\"users\": [")
         var after: LocalID?
-        var first = true
+        var count = 0
         while true {
             let page = try await storing { () throws(StoreError) in try await store.listUsers(after: after, limit: 1000)
             }
@@ -75,13 +86,23 @@ extension AccountsCommand {
             let byUser = Dictionary(grouping: identities, by: \.localID)
             for user in page {
                 let text = Self.text(AccountExport.json(user, identities: byUser[user.localID] ?? []))
-                output.writeOutput((first ? "\n" : ",\n") + text)
-                first = false
+                write((count == 0 ? "\n" : ",\n") + text)
+                count += 1
             }
             guard page.count == 1000, let last = page.last else { break }
             after = last.localID
         }
-        output.writeOutput("\n]}\n")
+        write("\n]}\n")
+        guard let file, let label else { return }
+        if let problem = ResultFile.save(collected, to: file, label: label) {
+            throw CommandFailure(.providerError, problem)
+        }
+        if options.json {
+            output.line(Self.text(.object(["exported": .integer(Int64(count)), "file": .string(file)])))
+        } else {
+            output.line(
+                "exported \(count) user(s) to \(file) (mode 0600; it holds every password hash: keep it secret)")
+        }
     }
 
     private func readImportFile(_ path: String) throws(CommandFailure) -> [UInt8] {

@@ -118,7 +118,7 @@ struct AccountsCommand {
         case .setPassword(let text): try await setPassword(try await user(text))
         case .setClaims(let text, let source): try await setClaims(try await user(text), source: source)
         case .importUsers(let path, let format, let flags): try await importUsers(path, format: format, flags: flags)
-        case .export: try await export()
+        case .export(let file): try await export(to: file)
         }
     }
 

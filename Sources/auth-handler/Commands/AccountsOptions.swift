@@ -33,8 +33,9 @@ enum AccountsAction: Sendable, Hashable {
     /// `import FILE --format firebase|bcrypt-csv [--hash-key B64 --salt-separator B64 --rounds N --mem-cost N]`
     /// (docs/ACCOUNTS.md "Imported users"); `-` reads standard input.
     case importUsers(file: String, format: ImportFormat, firebase: FirebaseHashFlags)
-    /// `export`: every user as `firebase auth:export` JSON on standard output.
-    case export
+    /// `export [FILE]`: every user as `firebase auth:export` JSON, into `file` (created 0600) or, when nil,
+    /// on standard output.
+    case export(file: String?)
 
     /// The file formats `import` reads.
     enum ImportFormat: String, Sendable, Hashable, CaseIterable {
@@ -79,7 +80,8 @@ enum AccountsAction: Sendable, Hashable {
         /// The arguments after the action word, as help and messages write them.
         var arguments: [String] {
             switch self {
-            case .list, .export: []
+            case .list: []
+            case .export: ["[FILE]"]
             case .importUsers: ["FILE"]
             case .setClaims: ["USER", "JSON|-"]
             default: ["USER"]

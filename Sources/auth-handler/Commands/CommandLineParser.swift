@@ -257,7 +257,9 @@ struct CommandLineParser: Sendable {
                 "'accounts set-password' reads the password from standard input, never from the command line "
                     + "(ps and shell history show arguments); run '\(usage)' and type it, or pipe it in")
         }
-        guard arguments.count == name.arguments.count else {
+        // `export`'s FILE may be left out (standard output).
+        let optional = name == .export ? 1 : 0
+        guard (name.arguments.count - optional...name.arguments.count).contains(arguments.count) else {
             let expected = name.arguments.isEmpty ? "no arguments" : name.arguments.joined(separator: " ")
             throw CommandLineUsageError(
                 "'accounts \(name.rawValue)' takes \(expected), got \(arguments.count) argument(s); usage: '\(usage)'")
@@ -300,7 +302,7 @@ struct CommandLineParser: Sendable {
             let source: AccountsAction.ClaimsSource = arguments[1] == "-" ? .standardInput : .argument(arguments[1])
             return .setClaims(user: arguments[0], claims: source)
         case .importUsers: return try importAction(seen, file: arguments[0])
-        case .export: return .export
+        case .export: return .export(file: arguments.first.flatMap { $0 == "-" ? nil : $0 })
         }
     }
 

@@ -137,7 +137,7 @@ enum HelpText {
           auth-handler accounts import FILE|- --format firebase [--hash-key B64 --salt-separator B64
                                   --rounds N --mem-cost N] [--json]
           auth-handler accounts import FILE|- --format bcrypt-csv [--json]
-          auth-handler accounts export         every user as 'firebase auth:export' JSON, PHC-string hashes
+          auth-handler accounts export [FILE]  every user as 'firebase auth:export' JSON, PHC-string hashes
 
         Manages the users of backend kind "accounts" in its database (backend.database.path), also while
         'auth-handler serve' runs. USER is a localId or an e-mail address; put '--' before a localId that
@@ -159,7 +159,8 @@ enum HelpText {
                             lines, in one transaction: a bad row imports nothing; a stored localId is
                             skipped, never overwritten. The Firebase flags may be left out when the config
                             has backend.importedHashes.firebase, and must equal it when given
-          export            the users with their hashes on standard output (keep the file secret)
+          export            the users with their hashes into FILE (created 0600), else on standard output;
+                    keep the file secret
 
         Options:
         \(configLine)
