@@ -3,8 +3,8 @@ import Foundation
 
 /// `--format bcrypt-csv` (docs/ACCOUNTS.md "Imported users"): one user a line, `email,bcrypt_hash[,localId]`, as
 /// Supabase and most frameworks' tables give them (`$2a$`, `$2b$`, `$2y$`, cost at most 14). A first line naming the
-/// columns (`email,…`) is skipped, as are empty lines; a field is never quoted (neither an address nor a hash has a
-/// comma).
+/// columns (`email,…`) is skipped, as are empty lines and a leading byte order mark (spreadsheets write one, RFC 3629
+/// §6); a field is never quoted (neither an address nor a hash has a comma).
 package enum BcryptCSV {
     /// One line's user; ``localID`` nil when the line gave none (the caller draws one).
     package struct Row: Sendable, Equatable {
@@ -15,7 +15,9 @@ package enum BcryptCSV {
     }
 
     package static func parse(_ bytes: [UInt8]) throws(ImportRowError) -> [Row] {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let body = bytes.starts(with: byteOrderMark) ? bytes.dropFirst(byteOrderMark.count) : bytes[...]
+        guard let text = String(validating: body, as: UTF8.self) else {
             throw ImportRowError("file", field: "", "is not UTF-8 text")
         }
         var rows: [Row] = []

@@ -105,6 +105,9 @@ struct AccountsImportFileTests {
         #expect(rows.map(\.line) == [2, 4])
         #expect(rows.map(\.localID?.value) == ["id-a", nil])
         #expect(rows[1].email.normalized == "b@example.com")
+        // A spreadsheet's byte order mark before the header line.
+        let marked = try BcryptCSV.parse([0xEF, 0xBB, 0xBF] + Array("email,bcrypt_hash\na@example.com,\(hash)\n".utf8))
+        #expect(marked.map(\.line) == [2])
         #expect(throws: ImportRowError("line 1", field: "bcrypt_hash", "bcrypt cost 15 passes the bound of 14")) {
             try BcryptCSV.parse(Array("a@example.com,$2b$15$\(String(repeating: "a", count: 53))".utf8))
         }
