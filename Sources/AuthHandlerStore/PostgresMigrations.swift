@@ -28,14 +28,7 @@ package struct PostgresMigrations: Sendable {
         throws(StoreError)
     {
         let operation = "migrate the \(owner) schema"
-        // READ COMMITTED, not the connection's default (serialisable, ``PostgresSettings/parameters``): that takes the
-        // transaction's snapshot at its first statement, the lock's, before the wait, so the second instance would
-        // not see the version the first committed meanwhile (transaction-iso.html#XACT-SERIALIZABLE); read committed
-        // takes one per statement (transaction-iso.html#XACT-READ-COMMITTED).
-        try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED", operation: operation, deadline: deadline)
-        do throws(StoreError) {
-            try connection.execute(
-                "SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)], operation: operation, deadline: deadline)
+        try Self.underLock(connection, operation: operation, deadline: deadline) { () throws(StoreError) in
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS schema_versions(owner TEXT NOT NULL PRIMARY KEY, version BIGINT NOT NULL)",
                 operation: operation, deadline: deadline)
@@ -60,7 +53,26 @@ package struct PostgresMigrations: Sendable {
                 ON CONFLICT(owner) DO UPDATE SET version = excluded.version
                 """,
                 [.text(owner), .int(currentVersion)], operation: operation, deadline: deadline)
+        }
+    }
+
+    /// Runs `body` on `connection` in one transaction that holds the package's advisory lock, so that instances
+    /// starting together take turns (the migrations; the signing key the first instance stores). READ COMMITTED, not
+    /// the connection's default (serialisable, ``PostgresSettings/parameters``): that takes the transaction's
+    /// snapshot at its first statement, the lock's, before the wait, so the second instance would not see what the
+    /// first committed meanwhile (transaction-iso.html#XACT-SERIALIZABLE); read committed takes one per statement
+    /// (transaction-iso.html#XACT-READ-COMMITTED). Committed when `body` returns, rolled back when it throws.
+    package static func underLock<Value>(
+        _ connection: PostgresConnection, operation: String, deadline: ContinuousClock.Instant,
+        _ body: () throws(StoreError) -> Value
+    ) throws(StoreError) -> Value {
+        try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED", operation: operation, deadline: deadline)
+        do throws(StoreError) {
+            try connection.execute(
+                "SELECT pg_advisory_xact_lock($1)", [.int(lockKey)], operation: operation, deadline: deadline)
+            let value = try body()
             try connection.commit(operation: operation, deadline: deadline)
+            return value
         } catch {
             _ = try? connection.execute("ROLLBACK", operation: operation, deadline: deadline)
             throw error

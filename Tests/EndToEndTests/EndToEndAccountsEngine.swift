@@ -40,13 +40,13 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
         var timeoutMilliseconds: Int
     }
 
-    /// Creates the test's database and writes what its daemons' configs name: the URL and password, a signing key and
-    /// a state key, which instances on one database must share.
+    /// Creates the test's database and writes what its daemons' configs name: the URL and password, and a state key,
+    /// which instances on one database must share.
     static func preparePostgres(in directory: URL) async throws {
         if let sharedWith {
             for file in [
                 "postgres-url", "postgres-database", "postgres-password", "postgres-port", "postgres-timeout-ms",
-                "signing-key.pem", "state-key",
+                "state-key",
             ] {
                 try FileManager.default.copyItem(
                     at: sharedWith.appendingPathComponent(file), to: directory.appendingPathComponent(file))
@@ -64,7 +64,6 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
             ("postgres-url", server.url(database: name)), ("postgres-database", name),
             ("postgres-password", server.password), ("postgres-port", String(server.port)),
             ("postgres-timeout-ms", String(timeout)),
-            ("signing-key.pem", try SigningKey.generate(.es256).pkcs8PEM()),
             ("state-key", Base64.urlEncode(try SecureRandom.bytes(32))),
         ]
         for (file, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(file)) }

@@ -59,7 +59,7 @@ final class ScaleOut: Sendable {
             }
             try Data((Base64.urlEncode(try SecureRandom.bytes(32)) + "\n").utf8)
                 .write(to: directory.appendingPathComponent("state-key"))
-            // The accounts on PostgreSQL: one database (and one signing key) for every instance.
+            // The accounts on PostgreSQL: one database (which keeps the signing key) for every instance.
             if case .accounts(_, .postgres) = backend {
                 try await AccountsDatabaseEngine.preparePostgres(in: directory)
             }

@@ -94,5 +94,14 @@ enum PostgresAccountSchema {
         """
         ALTER TABLE account_users ADD COLUMN legacy_password_hash TEXT;
         """,
+        // 3: the ID-token signing key the instances share when the config names none, sealed under a key derived
+        // from the state key (docs/ACCOUNTS.md "The signing key on PostgreSQL"); one row at most.
+        """
+        CREATE TABLE account_signing_key(
+            id SMALLINT NOT NULL PRIMARY KEY CHECK (id = 1),
+            sealed BYTEA NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL
+        );
+        """,
     ]
 }

@@ -11,6 +11,8 @@ package struct AccountsSetup: Sendable {
     /// The current state key, from which the keys of the device cookie and of pending credentials are derived
     /// (HKDF-SHA256, RFC 5869, each under its own label).
     package var stateKey: [UInt8]
+    /// `previousStateKeys`: they still open the signing key a database keeps (``SharedSigningKey``).
+    package var previousStateKeys: [[UInt8]]
     /// The process's environment (`$STATE_DIRECTORY`) and secrets.
     package var environment: SecretEnvironment
     /// The app's name in mail (`branding.name`, else the public host).
@@ -23,7 +25,8 @@ package struct AccountsSetup: Sendable {
     package var refusedLegacyHash: (@Sendable (LegacyPasswordHash.Refusal) -> Void)?
 
     package init(
-        publicURL: URL, stateKey: [UInt8], environment: SecretEnvironment, appName: String,
+        publicURL: URL, stateKey: [UInt8], previousStateKeys: [[UInt8]] = [], environment: SecretEnvironment,
+        appName: String,
         metrics: AccountsMetrics = AccountsMetrics(), report: @escaping @Sendable (MailReport) -> Void,
         refusedLegacyHash: (@Sendable (LegacyPasswordHash.Refusal) -> Void)? = nil
     ) {
@@ -31,6 +34,7 @@ package struct AccountsSetup: Sendable {
         self.metrics = metrics
         self.publicURL = publicURL
         self.stateKey = stateKey
+        self.previousStateKeys = previousStateKeys
         self.environment = environment
         self.appName = appName
         self.report = report
@@ -48,7 +52,7 @@ extension AccountsConfig {
     package func makeBackend(_ setup: AccountsSetup) throws(BackendSetupError) -> AccountsBackend {
         let file = databaseFile(environment: setup.environment.variables)
         let store = try openStore(environment: setup.environment)
-        let keys = try signingKeys(besides: file, setup: setup)
+        let keys = try signingKeys(besides: file, setup: setup, store: store)
         var settings = AccountsSettings(
             idToken: IDTokenSettings(
                 publicURL: setup.base, audience: audience, lifetimeSeconds: idTokenTTLSeconds,
@@ -105,9 +109,10 @@ extension AccountsConfig {
         }
     }
 
-    /// `signingKey` (or the file beside the database, made when missing), `nextSigningKey`, `previousSigningKeys`.
-    private func signingKeys(besides database: String, setup: AccountsSetup) throws(BackendSetupError)
-        -> SigningKeyRing
+    /// `signingKey` (or the file beside the database, made when missing; with PostgreSQL, the key the database keeps),
+    /// `nextSigningKey`, `previousSigningKeys`.
+    private func signingKeys(besides database: String, setup: AccountsSetup, store: any AccountStore)
+        throws(BackendSetupError) -> SigningKeyRing
     {
         func load(_ reference: SecretReference, key: String, create: Bool) throws(BackendSetupError)
             -> AccountSigningKey
@@ -126,8 +131,21 @@ extension AccountsConfig {
             }
         }
         let directory = (database as NSString).deletingLastPathComponent
-        let current = try load(
-            signingKey ?? .file(directory + "/" + Self.defaultSigningKeyFile), key: "backend.signingKey", create: true)
+        let current: AccountSigningKey
+        if let signingKey {
+            current = try load(signingKey, key: "backend.signingKey", create: true)
+        } else if let shared = store as? PostgresAccountStore {
+            // Every instance signs with one key: the first makes it, the database keeps it sealed.
+            do {
+                current = try SharedSigningKey.load(
+                    from: shared, stateKey: setup.stateKey, previousStateKeys: setup.previousStateKeys)
+            } catch {
+                throw .accounts(key: "backend.signingKey", "\(error)")
+            }
+        } else {
+            current = try load(
+                .file(directory + "/" + Self.defaultSigningKeyFile), key: "backend.signingKey", create: true)
+        }
         let next = try nextSigningKey.map { reference throws(BackendSetupError) in
             try load(reference, key: "backend.nextSigningKey", create: false)
         }

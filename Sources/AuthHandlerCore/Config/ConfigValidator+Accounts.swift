@@ -23,12 +23,6 @@ extension ConfigValidator {
             (config.databasePath, config.postgres) = accountsDatabase(value, at: path.key("database"))
         }
         if let value = fields["signingKey"] { config.signingKey = signingKey(value, at: path.key("signingKey")) }
-        if config.postgres != nil, fields["signingKey"] == nil {
-            fail(
-                path.key("signingKey"),
-                "required with database kind \"postgres\": every instance must sign ID tokens with the same key, so it "
-                    + "cannot be a file each instance makes; expected a secret reference to a P-256 private key (PEM)")
-        }
         if let value = fields["nextSigningKey"] {
             config.nextSigningKey = signingKey(value, at: path.key("nextSigningKey"))
         }

@@ -10,7 +10,7 @@ package struct StateKeyRing: Sendable {
     /// The 32-byte key every new cookie is sealed under.
     package let current: [UInt8]
     /// Keys accepted for opening only.
-    let previous: [[UInt8]]
+    package let previous: [[UInt8]]
 
     /// Why a key was refused.
     package struct KeyError: Error, Sendable, CustomStringConvertible {

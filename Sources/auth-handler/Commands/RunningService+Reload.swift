@@ -39,7 +39,8 @@ struct ConfiguredParts {
         var setup: AccountsSetup?
         if case .accounts = config.backend, let publicURL = config.publicURL {
             setup = AccountsSetup(
-                publicURL: publicURL, stateKey: stateKeys.current, environment: environment,
+                publicURL: publicURL, stateKey: stateKeys.current, previousStateKeys: stateKeys.previous,
+                environment: environment,
                 appName: config.branding?.name ?? publicURL.host ?? "this app",
                 metrics: metrics,
                 report: { report in

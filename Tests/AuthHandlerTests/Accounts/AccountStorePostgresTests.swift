@@ -181,6 +181,40 @@ import Testing
         #expect(written == 1)
     }
 
+    @Test(
+        "without signingKey, instances starting together share one key the database keeps sealed; another stateKey is refused; a previous one opens it and reseals"
+    )
+    func sharedSigningKey() async throws {
+        let (stores, settings) = try await Self.instances(2)
+        let stateKey = try SecureRandom.bytes(32)
+        let keys = try await withThrowingTaskGroup(of: String.self) { group in
+            for store in stores {
+                group.addTask {
+                    try SharedSigningKey.load(from: store, stateKey: stateKey, previousStateKeys: []).keyID
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(keys.count == 2 && Set(keys).count == 1, "\(keys)")
+        // Stored sealed: the row holds no PEM.
+        let deadline = ContinuousClock.now + .seconds(10)
+        let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
+        let sealed = try #require(
+            try connection.execute("SELECT sealed FROM account_signing_key", operation: "read", deadline: deadline)
+                .rows.first?.bytes(0))
+        #expect(!String(decoding: sealed, as: UTF8.self).contains("PRIVATE KEY"))
+
+        let other = try SecureRandom.bytes(32)
+        let refusal = #expect(throws: AccountSigningKeyError.self) {
+            try SharedSigningKey.load(from: stores[0], stateKey: other, previousStateKeys: [])
+        }
+        #expect(refusal?.message.contains("sealed under another stateKey") == true, "\(refusal?.message ?? "")")
+        // After a rotation (the old key among the previous ones) it opens, and is sealed again under the new key.
+        let rotated = try SharedSigningKey.load(from: stores[0], stateKey: other, previousStateKeys: [stateKey])
+        #expect(rotated.keyID == keys.first)
+        #expect(try SharedSigningKey.load(from: stores[1], stateKey: other, previousStateKeys: []).keyID == keys.first)
+    }
+
     @Test("the throttles' counters count across instances")
     func countersAcrossInstances() async throws {
         let (stores, _) = try await Self.instances(2)

@@ -91,7 +91,6 @@ struct AccountsConfigTests {
                 #"{"database": {"kind": "postgres", "url": "postgresql:///a", "statementTimeoutMs": 99}}"#,
                 "backend.database.statementTimeoutMs"
             ),
-            (#"{"database": {"kind": "postgres", "url": "postgresql:///a"}}"#, "backend.signingKey"),
             (#"{"email": {"from": "a@example.com"}}"#, "backend.email"),
             (
                 #"{"email": {"from": "App\r\nBcc: x@evil.example <a@example.com>", "outbox": "/tmp"}}"#,
