@@ -21,8 +21,8 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
     /// test that stops it).
     @TaskLocal static var server: PostgresTestServer?
 
-    /// The directory of a daemon whose PostgreSQL database (and signing and state keys) a new daemon shares, as a second
-    /// instance would; nil for a database of its own.
+    /// The directory of a daemon whose PostgreSQL database a new daemon shares, as a second instance would (the keys
+    /// come with it: the database keeps them); nil for a database of its own.
     @TaskLocal static var sharedWith: URL?
 
     /// Runs `body` with ``current`` set to this engine.
@@ -40,13 +40,11 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
         var timeoutMilliseconds: Int
     }
 
-    /// Creates the test's database and writes what its daemons' configs name: the URL and password, and a state key,
-    /// which instances on one database must share.
+    /// Creates the test's database and writes what its daemons' configs name: the URL and the password.
     static func preparePostgres(in directory: URL) async throws {
         if let sharedWith {
             for file in [
                 "postgres-url", "postgres-database", "postgres-password", "postgres-port", "postgres-timeout-ms",
-                "state-key",
             ] {
                 try FileManager.default.copyItem(
                     at: sharedWith.appendingPathComponent(file), to: directory.appendingPathComponent(file))
@@ -64,7 +62,6 @@ enum AccountsDatabaseEngine: String, CaseIterable, CustomTestStringConvertible, 
             ("postgres-url", server.url(database: name)), ("postgres-database", name),
             ("postgres-password", server.password), ("postgres-port", String(server.port)),
             ("postgres-timeout-ms", String(timeout)),
-            ("state-key", Base64.urlEncode(try SecureRandom.bytes(32))),
         ]
         for (file, text) in files { try Data(text.utf8).write(to: directory.appendingPathComponent(file)) }
     }

@@ -183,15 +183,13 @@ final class EndToEnd: Sendable {
                 + (members.isEmpty ? "" : ", " + members) + "}"
         case .accounts(let members, .postgres):
             let postgres = try AccountsDatabaseEngine.postgresDatabase(in: directory)
-            // Instances share the state key, given; without a `signingKey` member the first instance makes the
-            // signing key and the database keeps it sealed under the state key (docs/ACCOUNTS.md "The signing key on
-            // PostgreSQL"), which every test on PostgreSQL then signs with.
+            // Without `stateKey` and `signingKey` the database keeps both for every instance on it (docs/ACCOUNTS.md
+            // "Keys the database keeps"): every test on PostgreSQL runs so, unless its settings name a state key.
             backendJSON =
                 "{\"kind\": \"accounts\", \"database\": {\"kind\": \"postgres\", \"url\": \"\(postgres.url)\", "
                 + "\"password\": \(secret("postgres-password")), "
                 + "\"statementTimeoutMs\": \(postgres.timeoutMilliseconds)}"
                 + (members.isEmpty ? "" : ", " + members) + "}"
-            settings["stateKey"] = settings["stateKey"] ?? secret("state-key")
         }
         // The fake's verify_credentials answers `email` without `email_verified`, as Twitter does.
         let oauth1Endpoints = """

@@ -94,12 +94,12 @@ enum PostgresAccountSchema {
         """
         ALTER TABLE account_users ADD COLUMN legacy_password_hash TEXT;
         """,
-        // 3: the ID-token signing key the instances share when the config names none, sealed under a key derived
-        // from the state key (docs/ACCOUNTS.md "The signing key on PostgreSQL"); one row at most.
+        // 3: the keys the instances share when the config names none (docs/ACCOUNTS.md "Keys the database keeps"):
+        // `state-key`, and `signing-key` sealed under a key derived from the state key.
         """
-        CREATE TABLE account_signing_key(
-            id SMALLINT NOT NULL PRIMARY KEY CHECK (id = 1),
-            sealed BYTEA NOT NULL,
+        CREATE TABLE account_keys(
+            name TEXT NOT NULL PRIMARY KEY,
+            value BYTEA NOT NULL,
             created_at DOUBLE PRECISION NOT NULL
         );
         """,

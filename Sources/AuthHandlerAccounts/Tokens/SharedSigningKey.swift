@@ -2,13 +2,16 @@ import AuthHandlerCrypto
 import AuthHandlerStore
 
 /// The ID-token signing key of instances on one PostgreSQL database whose config names no `signingKey`
-/// (docs/ACCOUNTS.md "The signing key on PostgreSQL"). The first instance to start makes a P-256 key and stores its
+/// (docs/ACCOUNTS.md "Keys the database keeps"). The first instance to start makes a P-256 key and stores its
 /// PEM in the database sealed with AES-256-GCM under a key derived from the state key (HKDF-SHA256, RFC 5869, a label
 /// of its own), which every instance shares already; the others open it. This is how Ory Hydra keeps its signing keys
-/// (in its database, encrypted under its `secrets.system`): a copy of the database alone does not give the key.
+/// (in its database, encrypted under its `secrets.system`): with `stateKey` in the configs, a copy of the database
+/// alone does not give the key. (Without one, the database keeps the state key too, and such a copy gives both.)
 package enum SharedSigningKey {
     /// The HKDF label of the sealing key.
     static let label = "auth-handler accounts signing-key"
+    /// The key's row in `account_keys`.
+    static let name = "signing-key"
     /// Bound into each seal, so that no other sealed value of the daemon's can stand in for the key.
     static let associatedData = Array("auth-handler accounts signing key v1".utf8)
 
@@ -30,7 +33,7 @@ package enum SharedSigningKey {
         }
         let stored: [UInt8]
         do {
-            stored = try store.sharedSigningKey(candidate: candidate)
+            stored = try store.storedKey(Self.name, candidate: candidate)
         } catch {
             throw AccountSigningKeyError("the signing key in the database: \(error.detail)")
         }
@@ -44,7 +47,7 @@ package enum SharedSigningKey {
             let key = try key(pem)
             do {
                 let resealed = try AES256GCM.seal(pem, key: current, associatedData: associatedData)
-                try store.resealSharedSigningKey(stored, as: resealed)
+                try store.replaceStoredKey(Self.name, stored, with: resealed)
             } catch {
                 throw AccountSigningKeyError("cannot seal the signing key under the new stateKey: \(error)")
             }

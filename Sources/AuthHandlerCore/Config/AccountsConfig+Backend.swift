@@ -81,15 +81,36 @@ extension AccountsConfig {
     /// Opens the database of `database.kind`: the SQLite file (made when missing), or the PostgreSQL database (its
     /// migrations applied).
     package func openStore(environment: SecretEnvironment) throws(BackendSetupError) -> any AccountStore {
-        guard let postgres else { return try openFile(databaseFile(environment: environment.variables)) }
+        guard let settings = try postgresSettings(environment: environment) else {
+            return try openFile(databaseFile(environment: environment.variables))
+        }
+        do {
+            return try PostgresAccountStore(settings: settings)
+        } catch {
+            throw .accounts(key: "backend.database", "\(settings.redactedURL): \(error.detail)")
+        }
+    }
+
+    /// The PostgreSQL database's settings, its password resolved; nil for SQLite.
+    package func postgresSettings(environment: SecretEnvironment) throws(BackendSetupError) -> PostgresSettings? {
+        guard let postgres else { return nil }
         let password = try postgres.password.map { reference throws(BackendSetupError) in
             try BackendSetupError.resolve(reference, key: "backend.database.password", in: environment)
         }
-        let settings = PostgresSettings(
+        return PostgresSettings(
             url: postgres.url, password: password, poolSize: postgres.poolSize,
             statementTimeout: .milliseconds(postgres.statementTimeoutMs))
+    }
+
+    /// The state key the PostgreSQL database keeps for instances whose config names no `stateKey` (docs/ACCOUNTS.md
+    /// "Keys the database keeps"): the first instance's `candidate`. Nil for SQLite.
+    package func storedStateKey(candidate: [UInt8], environment: SecretEnvironment) throws(BackendSetupError)
+        -> [UInt8]?
+    {
+        guard let settings = try postgresSettings(environment: environment) else { return nil }
         do {
-            return try PostgresAccountStore(settings: settings)
+            return try PostgresAccountStore.storedKey(
+                PostgresAccountStore.stateKeyName, candidate: candidate, settings: settings, at: Date())
         } catch {
             throw .accounts(key: "backend.database", "\(settings.redactedURL): \(error.detail)")
         }

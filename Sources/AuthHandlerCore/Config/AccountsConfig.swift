@@ -15,7 +15,7 @@ package struct AccountsConfig: Sendable, Hashable {
     /// `database` of kind `postgres`: the database every instance shares; nil for kind `sqlite`.
     package var postgres: AccountsPostgresConfig?
     /// `signingKey`: the P-256 private key (PEM) that signs ID tokens; nil means a file beside the database, made when
-    /// missing.
+    /// missing, or with PostgreSQL the key the database keeps (docs/ACCOUNTS.md "Keys the database keeps").
     package var signingKey: SecretReference?
     /// `nextSigningKey`: published in the JWKS before it signs (docs/ACCOUNTS.md "ID tokens and keys").
     package var nextSigningKey: SecretReference?

@@ -72,11 +72,11 @@ extension ConfigValidator {
             return
         }
         if case .accounts(let accounts) = config.backend, accounts.postgres != nil, config.stateKey == nil {
-            fail(
+            warn(
                 ConfigPath.root.key("stateKey"),
-                "required with database kind \"postgres\": the accounts' device cookies and pending credentials are "
-                    + "sealed under keys derived from it, which every instance must share; expected a secret "
-                    + "reference to 32 random bytes")
+                "not set with database kind \"postgres\": the database keeps the state key (and the signing key, "
+                    + "sealed under it), so a copy of the database holds both; set stateKey, the same on every "
+                    + "instance (docs/ACCOUNTS.md \"Keys the database keeps\")")
         }
         let ownIssuer = publicURL.absoluteString.trimmingSuffix("/") + "/__/auth"
         for (id, provider) in config.providers.sorted(by: { $0.key < $1.key }) {

@@ -98,8 +98,9 @@ struct ServiceStartError: Error, Sendable {
 
 extension RunningService {
     /// The keys that seal pending sign-ins: `stateKey` and `previousStateKeys` from the config; without a `stateKey`,
-    /// the key kept beside the SQLite file (generated on first start), or with the memory store `drawn` (a reload's,
-    /// the key drawn at start) or a random one, which is returned as `drawn`.
+    /// the key the accounts' PostgreSQL database keeps, or the key kept beside the SQLite file (generated on first
+    /// start), or with the memory store `drawn` (a reload's, the key drawn at start) or a random one, which is returned
+    /// as `drawn`.
     static func stateKeyRing(
         _ config: AuthHandlerConfig, environment: SecretEnvironment, sqlitePath: String?, drawn: [UInt8]? = nil
     ) throws(ServiceStartError) -> (ring: StateKeyRing, drawn: [UInt8]?) {
@@ -125,6 +126,14 @@ extension RunningService {
         var drawnKey: [UInt8]? = nil
         if let reference = config.stateKey {
             current = try resolve(reference, "stateKey")
+        } else if case .accounts(let accounts) = config.backend, accounts.postgres != nil {
+            // Instances on one accounts database share the key it keeps (docs/ACCOUNTS.md "Keys the database keeps").
+            do {
+                let candidate = try SecureRandom.bytes(AES256GCM.keyLength)
+                current = try accounts.storedStateKey(candidate: candidate, environment: environment) ?? candidate
+            } catch {
+                throw ServiceStartError(exitCode: .config, message: "stateKey: \(error)")
+            }
         } else if let sqlitePath {
             current = try StateKeyFile.loadOrCreate(at: StateKeyFile.path(besideStore: sqlitePath))
         } else if let drawn {

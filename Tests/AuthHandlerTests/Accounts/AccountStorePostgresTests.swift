@@ -182,7 +182,7 @@ import Testing
     }
 
     @Test(
-        "without signingKey, instances starting together share one key the database keeps sealed; another stateKey is refused; a previous one opens it and reseals"
+        "without signingKey, instances starting together share one key the database keeps sealed; another stateKey is refused; a previous one opens it and reseals; the state key kept there is the first one's"
     )
     func sharedSigningKey() async throws {
         let (stores, settings) = try await Self.instances(2)
@@ -200,8 +200,9 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(10)
         let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
         let sealed = try #require(
-            try connection.execute("SELECT sealed FROM account_signing_key", operation: "read", deadline: deadline)
-                .rows.first?.bytes(0))
+            try connection.execute(
+                "SELECT value FROM account_keys WHERE name = 'signing-key'", operation: "read", deadline: deadline
+            ).rows.first?.bytes(0))
         #expect(!String(decoding: sealed, as: UTF8.self).contains("PRIVATE KEY"))
 
         let other = try SecureRandom.bytes(32)
@@ -213,6 +214,14 @@ import Testing
         let rotated = try SharedSigningKey.load(from: stores[0], stateKey: other, previousStateKeys: [stateKey])
         #expect(rotated.keyID == keys.first)
         #expect(try SharedSigningKey.load(from: stores[1], stateKey: other, previousStateKeys: []).keyID == keys.first)
+
+        // The state key of instances whose config names none: the first candidate stored is every one's.
+        let first = try SecureRandom.bytes(32)
+        let second = try SecureRandom.bytes(32)
+        let kept = try PostgresAccountStore.storedKey(
+            PostgresAccountStore.stateKeyName, candidate: first, settings: settings, at: Date())
+        #expect(kept == first)
+        #expect(try stores[1].storedKey(PostgresAccountStore.stateKeyName, candidate: second) == first)
     }
 
     @Test("the throttles' counters count across instances")

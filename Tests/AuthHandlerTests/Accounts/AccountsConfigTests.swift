@@ -174,6 +174,29 @@ struct AccountsConfigTests {
         #expect(outbox.email?.delivery == .outbox(directory: "/etc/auth-handler/mail"))
     }
 
+    @Test("PostgreSQL without stateKey is warned about, not refused: the database keeps the keys then")
+    func postgresWithoutStateKey() throws {
+        var accounts = AccountsConfig()
+        accounts.postgres = AccountsPostgresConfig(url: "postgresql://auth@127.0.0.1/auth")
+        var config = AuthHandlerConfig()
+        config.publicURL = URL(string: "https://auth.example.com/")
+        config.backend = .accounts(accounts)
+        var validator = ConfigValidator(
+            environment: ConfigFixture.environment, baseDirectory: "/", resolvesSecrets: false)
+        validator.checkAccounts(in: config)
+        #expect(Self.errors(validator.problems).isEmpty, "\(validator.problems)")
+        #expect(
+            validator.problems.contains {
+                $0.severity == .warning && $0.description.hasPrefix("warning: stateKey")
+                    && $0.description.contains("a copy of the database holds both")
+            })
+        config.stateKey = .environment("FIXTURE_SECRET")
+        var withKey = ConfigValidator(
+            environment: ConfigFixture.environment, baseDirectory: "/", resolvesSecrets: false)
+        withKey.checkAccounts(in: config)
+        #expect(withKey.problems.isEmpty, "\(withKey.problems)")
+    }
+
     @Test("accounts refuses requireResultChallenge false and an OIDC provider whose issuer is this daemon")
     func crossChecks() throws {
         var config = AuthHandlerConfig()
