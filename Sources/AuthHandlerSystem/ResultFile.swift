@@ -66,4 +66,36 @@ package enum ResultFile {
         }
         return nil
     }
+
+    /// Writes `bytes` to a new file beside `path`, then gives it the name `path` (rename(2)): the name only ever shows
+    /// a whole file, and a file that had it is replaced, never written into, so neither its mode nor its owner nor a
+    /// descriptor someone holds open on it sees a byte. The new file has a random name and is opened with `O_CREAT |
+    /// O_EXCL | O_NOFOLLOW` and mode 0600, so it is always a new file of this user's. Returns a one-line problem on
+    /// failure, the new file removed.
+    package static func replace(_ bytes: [UInt8], at path: String, label: String) -> String? {
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        let temporary =
+            "\(directory)/.\((path as NSString).lastPathComponent).\(String(UInt64.random(in: .min ... .max), radix: 16))"
+        let file: FileDescriptor
+        do throws(SystemCallError) {
+            file = try FileDescriptor(
+                opening: temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode: 0o600)
+        } catch {
+            return "cannot create a file beside \(label): open: \(error.reasonWithNumber)"
+        }
+        do throws(SystemCallError) {
+            // The mode given to open(2) is narrowed by the umask; set it exactly.
+            try file.setMode(0o600)
+            try file.writeAll(bytes)
+            // A late write error (quota, network file systems) shows only at fsync or close.
+            try file.synchronize()
+            try file.close()
+            try SystemCall.rename(temporary, to: path)
+            return nil
+        } catch {
+            try? SystemCall.unlink(temporary)
+            return "cannot write \(label): \(error.call): \(error.reasonWithNumber)"
+        }
+    }
 }

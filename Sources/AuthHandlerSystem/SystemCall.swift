@@ -70,6 +70,11 @@ package enum SystemCall {
         try run("link", subject: path) { Glibc.link(existing, path) }
     }
 
+    /// Gives `existing` the name `path`, replacing what had it, in one step (rename(2)).
+    package static func rename(_ existing: String, to path: String) throws(SystemCallError) {
+        try run("rename", subject: path) { Glibc.rename(existing, path) }
+    }
+
     /// Removes the name `path` (unlink(2)).
     package static func unlink(_ path: String) throws(SystemCallError) {
         try run("unlink", subject: path) { Glibc.unlink(path) }

@@ -129,7 +129,7 @@ import Testing
         }
     }
 
-    @Test("export FILE: created 0600 with what standard output gets; a symlink there is refused, not followed")
+    @Test("export FILE: a new 0600 file with what standard output gets, replacing the old one; a symlink is refused")
     func exportIntoAFile() async throws {
         try await withImportDaemon(.sqlite) { e2e in
             let source = e2e.directory.appendingPathComponent("firebase.json").path
@@ -137,10 +137,13 @@ import Testing
             let onStandardOutput = try await e2e.accounts(["export"])
             #expect(onStandardOutput.status == 0, "\(onStandardOutput.standardError)")
 
-            // A file that exists, readable by all, is narrowed to 0600 before the hashes go in.
+            // A file that exists, readable by all and held open by a reader, is replaced, never written into: the
+            // reader's descriptor still reads the old bytes, and the name shows a new file of mode 0600.
             let file = e2e.directory.appendingPathComponent("export.json").path
             try Data("old".utf8).write(to: URL(fileURLWithPath: file))
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+            let reader = try #require(FileHandle(forReadingAtPath: file))
+            defer { try? reader.close() }
             let run = try await e2e.accounts(["export", file])
             #expect(run.status == 0, "\(run.standardError)")
             #expect(
@@ -150,6 +153,10 @@ import Testing
             #expect(written == onStandardOutput.standardOutput)
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600)
+            #expect(String(decoding: try reader.readToEnd() ?? Data(), as: UTF8.self) == "old")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: e2e.directory.path)
+                .filter { $0.hasPrefix(".export.json.") }
+            #expect(leftovers.isEmpty, "\(leftovers)")
 
             let json = try await e2e.accounts(["export", file, "--json"])
             #expect(json.standardOutput == #"{"exported":3,"file":"\#(file)"}"# + "\n", "\(json.standardOutput)")

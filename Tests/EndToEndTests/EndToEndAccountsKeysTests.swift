@@ -1,3 +1,4 @@
+import AuthHandlerCrypto
 import AuthHandlerHTTP
 import Foundation
 import TestSupport
@@ -36,5 +37,43 @@ import Testing
             #expect(dump.contains("account_keys") && dump.contains("state-key") && dump.contains("signing-key"))
             #expect(!dump.contains("PRIVATE KEY"))
         }
+    }
+
+    @Test("a stateKey rotated by reload reseals the kept signing key at once; another stateKey is refused at start")
+    func rotationByReload() async throws {
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: keys) }
+        func key(_ name: String) throws -> String {
+            let file = keys.appendingPathComponent(name)
+            try Data((Base64.urlEncode(try SecureRandom.bytes(32)) + "\n").utf8).write(to: file)
+            return "{\"file\": \"\(file.path)\"}"
+        }
+        let (first, second, other) = (try key("k1"), try key("k2"), try key("k3"))
+        let backend = EndToEnd.Backend.accounts(members: "", engine: .postgres)
+        var current = try await EndToEnd.start(backend: backend, settings: ["stateKey": first])
+        do {
+            let up = try await current.password("sign-up", "rotate@example.com", "correct horse battery staple")
+            let token = try #require(up.json?["idToken"]?.stringValue, "\(up.text)")
+            // Step 2 of a rotation, by reload: the new key current, the old one previous.
+            try current.rewriteConfig(["stateKey": second, "previousStateKeys": "[\(first)]"], backend: backend)
+            current.daemon.send(SIGHUP)
+            let applied = await current.daemon.waitForErrorLine(startingWith: "level=info event=reload outcome=applied")
+            #expect(applied != nil, "\(current.daemon.standardError)")
+            // Step 3, the old key dropped: a restart opens the signing key with the new key alone, and it is the same.
+            current = try await current.restartingDaemon(backend: backend, settings: ["stateKey": second])
+            #expect(try await current.withBearer("GET", "/__/auth/user", bearer: token).status == 200)
+            // An instance with another key would seal what the others cannot open: it does not start.
+            let refused = await #expect(throws: TestProcessError.self) {
+                current = try await current.restartingDaemon(backend: backend, settings: ["stateKey": other])
+            }
+            #expect(
+                refused?.description.contains("another instance on this database seals with a different stateKey")
+                    == true, "\(refused?.description ?? "")")
+        } catch {
+            await current.stop()
+            throw error
+        }
+        await current.stop()
     }
 }

@@ -297,9 +297,15 @@ import Testing
 }
 
 extension EndToEnd {
-    /// Rewrites this daemon's config file with `settings` over the defaults (as `start` wrote it).
-    func rewriteConfig(_ settings: [String: String]) throws {
-        try Data(try Self.config(idp: idpURL, directory: directory, backend: .none, settings: settings).utf8)
+    /// Rewrites this daemon's config file with `settings` over the defaults (as `start` wrote it); the accounts keep
+    /// their `publicURL` and listening address, which a reload cannot change.
+    func rewriteConfig(_ settings: [String: String], backend: Backend = .none) throws {
+        var settings = settings
+        if backend.isAccounts, settings["publicURL"] == nil, let address = daemonURL.split(separator: "/").last {
+            settings["publicURL"] = "\"\(daemonURL)\""
+            settings["listen"] = settings["listen"] ?? "[\"\(address)\"]"
+        }
+        try Data(try Self.config(idp: idpURL, directory: directory, backend: backend, settings: settings).utf8)
             .write(to: directory.appendingPathComponent("config.json"), options: .atomic)
     }
 }

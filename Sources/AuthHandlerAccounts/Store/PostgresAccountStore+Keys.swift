@@ -9,6 +9,8 @@ import Foundation
 extension PostgresAccountStore {
     /// The `state-key` row's name.
     package static let stateKeyName = "state-key"
+    /// The row that tells which state key the instances seal with (``StateKeyCheck``).
+    package static let stateKeyCheckName = "state-key-check"
 
     /// The key stored as `name`, or `candidate` stored and answered when there is none.
     package func storedKey(_ name: String, candidate: [UInt8]) throws(StoreError) -> [UInt8] {
@@ -39,7 +41,14 @@ extension PostgresAccountStore {
     /// Stores `new` as `name` in place of `old` (the signing key sealed under the current state key, after it was
     /// opened with a previous one). Nothing changes when another instance replaced it first.
     package func replaceStoredKey(_ name: String, _ old: [UInt8], with new: [UInt8]) throws(StoreError) {
-        try Self.locked("reseal the shared \(name)", settings, migrating: false) {
+        try Self.replaceStoredKey(name, old, with: new, settings: settings)
+    }
+
+    /// ``replaceStoredKey(_:_:with:)`` without an open store (a reload that keeps the running one).
+    package static func replaceStoredKey(_ name: String, _ old: [UInt8], with new: [UInt8], settings: PostgresSettings)
+        throws(StoreError)
+    {
+        try locked("replace the shared \(name)", settings, migrating: false) {
             connection, operation, deadline throws(StoreError) in
             try connection.execute(
                 "UPDATE account_keys SET value = $3 WHERE name = $1 AND value = $2",

@@ -1,5 +1,6 @@
 import AuthHandlerCrypto
 import AuthHandlerStore
+import Foundation
 
 /// The ID-token signing key of instances on one PostgreSQL database whose config names no `signingKey`
 /// (docs/ACCOUNTS.md "Keys the database keeps"). The first instance to start makes a P-256 key and stores its
@@ -20,6 +21,15 @@ package enum SharedSigningKey {
     package static func load(from store: PostgresAccountStore, stateKey: [UInt8], previousStateKeys: [[UInt8]])
         throws(AccountSigningKeyError) -> AccountSigningKey
     {
+        try load(settings: store.settings, stateKey: stateKey, previousStateKeys: previousStateKeys)
+    }
+
+    /// ``load(from:stateKey:previousStateKeys:)`` on the database of `settings`, without an open store: a reload
+    /// that changed the state keys seals the stored key under the new one at once (docs/ACCOUNTS.md "Keys the database
+    /// keeps"), so that dropping the old key later cannot strand it.
+    package static func load(settings: PostgresSettings, stateKey: [UInt8], previousStateKeys: [[UInt8]])
+        throws(AccountSigningKeyError) -> AccountSigningKey
+    {
         let current = try sealingKey(stateKey)
         let fresh = try AccountSigningKey.generate()
         let candidate: [UInt8]
@@ -33,7 +43,7 @@ package enum SharedSigningKey {
         }
         let stored: [UInt8]
         do {
-            stored = try store.storedKey(Self.name, candidate: candidate)
+            stored = try PostgresAccountStore.storedKey(Self.name, candidate: candidate, settings: settings, at: Date())
         } catch {
             throw AccountSigningKeyError("the signing key in the database: \(error.detail)")
         }
@@ -47,7 +57,7 @@ package enum SharedSigningKey {
             let key = try key(pem)
             do {
                 let resealed = try AES256GCM.seal(pem, key: current, associatedData: associatedData)
-                try store.replaceStoredKey(Self.name, stored, with: resealed)
+                try PostgresAccountStore.replaceStoredKey(Self.name, stored, with: resealed, settings: settings)
             } catch {
                 throw AccountSigningKeyError("cannot seal the signing key under the new stateKey: \(error)")
             }

@@ -52,6 +52,7 @@ extension AccountsConfig {
     package func makeBackend(_ setup: AccountsSetup) throws(BackendSetupError) -> AccountsBackend {
         let file = databaseFile(environment: setup.environment.variables)
         let store = try openStore(environment: setup.environment)
+        try checkStateKey(setup)
         let keys = try signingKeys(besides: file, setup: setup, store: store)
         var settings = AccountsSettings(
             idToken: IDTokenSettings(
@@ -88,6 +89,33 @@ extension AccountsConfig {
             return try PostgresAccountStore(settings: settings)
         } catch {
             throw .accounts(key: "backend.database", "\(settings.redactedURL): \(error.detail)")
+        }
+    }
+
+    /// On PostgreSQL, that `setup`'s state key is the one every instance on the database seals with
+    /// (``StateKeyCheck``); nothing on SQLite.
+    func checkStateKey(_ setup: AccountsSetup) throws(BackendSetupError) {
+        guard let settings = try postgresSettings(environment: setup.environment) else { return }
+        do {
+            try StateKeyCheck.verify(
+                settings: settings, stateKey: setup.stateKey, previousStateKeys: setup.previousStateKeys)
+        } catch {
+            throw .accounts(key: "stateKey", "\(error)")
+        }
+    }
+
+    /// A reload that keeps the running backend but changed the state keys: on PostgreSQL the database's check is
+    /// brought to the new key, and the signing key it keeps (without `signingKey`) is sealed under it now, so that
+    /// dropping the old key later cannot strand it (docs/ACCOUNTS.md "Keys the database keeps").
+    package func stateKeysChanged(_ setup: AccountsSetup) throws(BackendSetupError) {
+        guard let settings = try postgresSettings(environment: setup.environment) else { return }
+        try checkStateKey(setup)
+        guard signingKey == nil else { return }
+        do {
+            _ = try SharedSigningKey.load(
+                settings: settings, stateKey: setup.stateKey, previousStateKeys: setup.previousStateKeys)
+        } catch {
+            throw .accounts(key: "backend.signingKey", "\(error)")
         }
     }
 

@@ -72,10 +72,13 @@ extension ConfigValidator {
             return
         }
         if case .accounts(let accounts) = config.backend, accounts.postgres != nil, config.stateKey == nil {
+            let kept =
+                accounts.signingKey == nil
+                ? "the state key (and the signing key, sealed under it), so a copy of the database holds both"
+                : "the state key, so a copy of the database holds it"
             warn(
                 ConfigPath.root.key("stateKey"),
-                "not set with database kind \"postgres\": the database keeps the state key (and the signing key, "
-                    + "sealed under it), so a copy of the database holds both; set stateKey, the same on every "
+                "not set with database kind \"postgres\": the database keeps \(kept); set stateKey, the same on every "
                     + "instance (docs/ACCOUNTS.md \"Keys the database keeps\")")
         }
         let ownIssuer = publicURL.absoluteString.trimmingSuffix("/") + "/__/auth"

@@ -60,9 +60,9 @@ extension AccountsCommand {
     }
 
     /// Every user, one page of the store at a time, as `firebase auth:export --format=json` writes them: on standard
-    /// output, or into `file`, which is checked before the database is read and written only whole, created 0600
-    /// (``ResultFile``: a redirection `>` would make it as the umask says, often readable by all, and it holds every
-    /// hash).
+    /// output, or into `file`, which is checked before the database is read, then written whole as a new file of mode
+    /// 0600 that replaces what had the name (``ResultFile/replace(_:at:label:)``: a redirection `>` would write into
+    /// the file as the umask or its old mode says, often readable by all, and it holds every hash).
     func export(to file: String?) async throws(CommandFailure) {
         let label = file.map { "the export file \($0)" }
         if let file, let problem = ResultFile.problem(at: file, label: label) {
@@ -94,7 +94,7 @@ extension AccountsCommand {
         }
         write("\n]}\n")
         guard let file, let label else { return }
-        if let problem = ResultFile.save(collected, to: file, label: label) {
+        if let problem = ResultFile.replace(collected, at: file, label: label) {
             throw CommandFailure(.providerError, problem)
         }
         if options.json {

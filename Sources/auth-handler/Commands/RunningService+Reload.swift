@@ -23,19 +23,19 @@ struct ConfiguredParts {
     init(
         config: AuthHandlerConfig, environment: SecretEnvironment, http: HTTPClient, sqlitePath: String?,
         drawnStateKey: [UInt8]?, log: EventLog, metrics: AccountsMetrics,
-        reusing running: (config: AuthHandlerConfig, backend: any SignInBackend)?
+        reusing running: (config: AuthHandlerConfig, backend: any SignInBackend, stateKeys: StateKeyRing)?
     ) throws(ServiceStartError) {
         do {
             providers = try ProviderRegistry(config: config, environment: environment)
         } catch {
             throw ServiceStartError(exitCode: .config, message: "\(error); run check-config")
         }
+        let reused = running.flatMap { $0.config.backend == config.backend ? $0.backend as? AccountsBackend : nil }
+        // A state key the accounts database keeps was read when the running backend was built, whose keys derive
+        // from it: a reload that keeps that backend keeps the key too, without asking the database again.
+        let databaseKey = reused != nil && running?.config.stateKey == nil ? running?.stateKeys.current : nil
         (stateKeys, self.drawnStateKey) = try RunningService.stateKeyRing(
-            config, environment: environment, sqlitePath: sqlitePath, drawn: drawnStateKey)
-        if let running, running.config.backend == config.backend, running.backend is AccountsBackend {
-            backend = running.backend
-            return
-        }
+            config, environment: environment, sqlitePath: sqlitePath, drawn: drawnStateKey, databaseKey: databaseKey)
         var setup: AccountsSetup?
         if case .accounts = config.backend, let publicURL = config.publicURL {
             setup = AccountsSetup(
@@ -50,6 +50,19 @@ struct ConfiguredParts {
                     // The refusal names what is wrong, never the hash (docs/ACCOUNTS.md "Imported users").
                     log.log(.warning, "accounts.legacy_hash_refused", ["reason": refusal.description])
                 })
+        }
+        if let running, let reused {
+            if running.stateKeys.current != stateKeys.current || running.stateKeys.previous != stateKeys.previous,
+                case .accounts(let accounts) = config.backend, let setup
+            {
+                do {
+                    try accounts.stateKeysChanged(setup)
+                } catch {
+                    throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
+                }
+            }
+            backend = reused
+            return
         }
         do {
             backend = try config.backend.makeBackend(
@@ -96,7 +109,8 @@ extension RunningService {
             parts = try ConfiguredParts(
                 config: config, environment: environment, http: kept.http, sqlitePath: kept.sqlitePath,
                 drawnStateKey: kept.drawnStateKey, log: kept.log,
-                metrics: kept.metrics.accounts, reusing: (running, service.flow.backend))
+                metrics: kept.metrics.accounts,
+                reusing: (running, service.flow.backend, service.flow.settings.stateKeys))
         } catch {
             throw ReloadRefusal(description: (error as ServiceStartError).message)
         }

@@ -98,11 +98,12 @@ struct ServiceStartError: Error, Sendable {
 
 extension RunningService {
     /// The keys that seal pending sign-ins: `stateKey` and `previousStateKeys` from the config; without a `stateKey`,
-    /// the key the accounts' PostgreSQL database keeps, or the key kept beside the SQLite file (generated on first
-    /// start), or with the memory store `drawn` (a reload's, the key drawn at start) or a random one, which is returned
-    /// as `drawn`.
+    /// the key the accounts' PostgreSQL database keeps (`databaseKey`: the one a reload keeps), or the key kept beside
+    /// the SQLite file (generated on first start), or with the memory store `drawn` (a reload's, the key drawn at
+    /// start) or a random one, which is returned as `drawn`.
     static func stateKeyRing(
-        _ config: AuthHandlerConfig, environment: SecretEnvironment, sqlitePath: String?, drawn: [UInt8]? = nil
+        _ config: AuthHandlerConfig, environment: SecretEnvironment, sqlitePath: String?, drawn: [UInt8]? = nil,
+        databaseKey: [UInt8]? = nil
     ) throws(ServiceStartError) -> (ring: StateKeyRing, drawn: [UInt8]?) {
         func resolve(_ reference: SecretReference, _ path: String) throws(ServiceStartError) -> [UInt8] {
             let secret: Secret
@@ -127,10 +128,13 @@ extension RunningService {
         if let reference = config.stateKey {
             current = try resolve(reference, "stateKey")
         } else if case .accounts(let accounts) = config.backend, accounts.postgres != nil {
-            // Instances on one accounts database share the key it keeps (docs/ACCOUNTS.md "Keys the database keeps").
+            // Instances on one accounts database share the key it keeps (docs/ACCOUNTS.md "Keys the database keeps"),
+            // read at start and kept by reloads that keep the backend (`databaseKey`).
             do {
                 let candidate = try SecureRandom.bytes(AES256GCM.keyLength)
-                current = try accounts.storedStateKey(candidate: candidate, environment: environment) ?? candidate
+                current =
+                    try databaseKey ?? accounts.storedStateKey(candidate: candidate, environment: environment)
+                    ?? candidate
             } catch {
                 throw ServiceStartError(exitCode: .config, message: "stateKey: \(error)")
             }

@@ -222,6 +222,20 @@ import Testing
             PostgresAccountStore.stateKeyName, candidate: first, settings: settings, at: Date())
         #expect(kept == first)
         #expect(try stores[1].storedKey(PostgresAccountStore.stateKeyName, candidate: second) == first)
+
+        // The state key check: the first key checked is every one's; a previous key moves it on; the old one is
+        // then refused.
+        try StateKeyCheck.verify(settings: settings, stateKey: first, previousStateKeys: [])
+        try StateKeyCheck.verify(settings: settings, stateKey: first, previousStateKeys: [second])
+        let mismatch = #expect(throws: AccountSigningKeyError.self) {
+            try StateKeyCheck.verify(settings: settings, stateKey: second, previousStateKeys: [])
+        }
+        #expect(mismatch?.message.contains("seals with a different stateKey") == true)
+        try StateKeyCheck.verify(settings: settings, stateKey: second, previousStateKeys: [first])
+        try StateKeyCheck.verify(settings: settings, stateKey: second, previousStateKeys: [])
+        #expect(throws: AccountSigningKeyError.self) {
+            try StateKeyCheck.verify(settings: settings, stateKey: first, previousStateKeys: [])
+        }
     }
 
     @Test("the throttles' counters count across instances")
