@@ -2,72 +2,68 @@ import AuthHandlerStore
 import Foundation
 
 /// The keys that instances on one database share when the config names none (docs/ACCOUNTS.md "Keys the database
-/// keeps"), in `account_keys` by name, as their callers give them: the state key as drawn, the signing key as
-/// ``SharedSigningKey`` sealed it. Each call is one transaction on a connection of its own, at start, holding the
-/// migrations' advisory lock (``PostgresMigrations/underLock(_:operation:deadline:_:)``), so instances starting
-/// together take turns and the first one's key is every one's.
+/// keeps"), in `account_keys` by name, as their callers give them: the state key as drawn, the state key's check and
+/// the sealed signing key as ``DatabaseKeys`` makes them. Each call is one transaction on a connection of its own, at
+/// start, holding the migrations' advisory lock (``PostgresMigrations/underLock(_:operation:deadline:_:)``), so
+/// instances starting together take turns, and what one reads it may write without another writing in between.
 extension PostgresAccountStore {
     /// The `state-key` row's name.
     package static let stateKeyName = "state-key"
-    /// The row that tells which state key the instances seal with (``StateKeyCheck``).
-    package static let stateKeyCheckName = "state-key-check"
 
-    /// The key stored as `name`, or `candidate` stored and answered when there is none.
-    package func storedKey(_ name: String, candidate: [UInt8]) throws(StoreError) -> [UInt8] {
-        try Self.storedKey(name, candidate: candidate, settings: settings, at: now())
-    }
-
-    /// ``storedKey(_:candidate:)`` before a store is open (the state key, which the store's callers need first): the
-    /// accounts' migrations are applied first.
+    /// The key stored as `name`, or `candidate` stored and answered when there is none (the state key, which the
+    /// store's callers need before they open it: the accounts' migrations are applied first).
     package static func storedKey(_ name: String, candidate: [UInt8], settings: PostgresSettings, at: Date)
         throws(StoreError) -> [UInt8]
     {
-        try locked("read or store the shared \(name)", settings, migrating: true) {
-            connection, operation, deadline throws(StoreError) in
-            try connection.execute(
-                "INSERT INTO account_keys(name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
-                [.text(name), .bytes(candidate), .double(at.timeIntervalSince1970)], operation: operation,
-                deadline: deadline)
-            let stored = try connection.execute(
-                "SELECT value FROM account_keys WHERE name = $1", [.text(name)], operation: operation,
-                deadline: deadline)
-            guard let row = stored.rows.first else {
-                throw StoreError(.unavailable, detail: "\(operation): the key was stored and then not found")
-            }
-            return row.bytes(0)
+        try withKeyRows(settings: settings, at: at) { rows throws(StoreError) in
+            if let stored = try rows.value(name) { return stored }
+            try rows.insert(name, candidate)
+            return candidate
         }
     }
 
-    /// Stores `new` as `name` in place of `old` (the signing key sealed under the current state key, after it was
-    /// opened with a previous one). Nothing changes when another instance replaced it first.
-    package func replaceStoredKey(_ name: String, _ old: [UInt8], with new: [UInt8]) throws(StoreError) {
-        try Self.replaceStoredKey(name, old, with: new, settings: settings)
-    }
-
-    /// ``replaceStoredKey(_:_:with:)`` without an open store (a reload that keeps the running one).
-    package static func replaceStoredKey(_ name: String, _ old: [UInt8], with new: [UInt8], settings: PostgresSettings)
-        throws(StoreError)
-    {
-        try locked("replace the shared \(name)", settings, migrating: false) {
-            connection, operation, deadline throws(StoreError) in
-            try connection.execute(
-                "UPDATE account_keys SET value = $3 WHERE name = $1 AND value = $2",
-                [.text(name), .bytes(old), .bytes(new)], operation: operation, deadline: deadline)
-        }
-    }
-
-    private static func locked<Value>(
-        _ operation: String, _ settings: PostgresSettings, migrating: Bool,
-        _ body: (PostgresConnection, String, ContinuousClock.Instant) throws(StoreError) -> Value
+    /// Runs `body` on the rows of `account_keys` in one transaction under the advisory lock, the accounts'
+    /// migrations applied first: every write of `body` lands, or none when it throws.
+    package static func withKeyRows<Value>(
+        settings: PostgresSettings, at: Date, _ body: (KeyRows) throws(StoreError) -> Value
     ) throws(StoreError) -> Value {
+        let operation = "the keys the database keeps"
         // Instances starting together may wait for each other's migrations: as long as those may take.
         let deadline = ContinuousClock.now + settings.statementTimeout * 5
         let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
-        if migrating {
-            try PostgresAccountSchema.accounts.migrate(connection, database: settings.redactedURL, deadline: deadline)
-        }
+        try PostgresAccountSchema.accounts.migrate(connection, database: settings.redactedURL, deadline: deadline)
         return try PostgresMigrations.underLock(connection, operation: operation, deadline: deadline) {
-            () throws(StoreError) in try body(connection, operation, deadline)
+            () throws(StoreError) in
+            try body(KeyRows(connection: connection, operation: operation, deadline: deadline, at: at))
+        }
+    }
+
+    /// `account_keys` within ``withKeyRows(settings:at:_:)``'s transaction.
+    package struct KeyRows {
+        let connection: PostgresConnection
+        let operation: String
+        let deadline: ContinuousClock.Instant
+        let at: Date
+
+        /// The value stored as `name`, or nil.
+        package func value(_ name: String) throws(StoreError) -> [UInt8]? {
+            try connection.execute(
+                "SELECT value FROM account_keys WHERE name = $1", [.text(name)], operation: operation,
+                deadline: deadline
+            ).rows.first?.bytes(0)
+        }
+
+        package func insert(_ name: String, _ value: [UInt8]) throws(StoreError) {
+            try connection.execute(
+                "INSERT INTO account_keys(name, value, created_at) VALUES ($1, $2, $3)",
+                [.text(name), .bytes(value), .double(at.timeIntervalSince1970)], operation: operation,
+                deadline: deadline)
+        }
+
+        package func update(_ name: String, _ value: [UInt8]) throws(StoreError) {
+            try connection.execute(
+                "UPDATE account_keys SET value = $2 WHERE name = $1", [.text(name), .bytes(value)],
+                operation: operation, deadline: deadline)
         }
     }
 }

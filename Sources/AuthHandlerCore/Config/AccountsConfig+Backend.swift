@@ -11,7 +11,7 @@ package struct AccountsSetup: Sendable {
     /// The current state key, from which the keys of the device cookie and of pending credentials are derived
     /// (HKDF-SHA256, RFC 5869, each under its own label).
     package var stateKey: [UInt8]
-    /// `previousStateKeys`: they still open the signing key a database keeps (``SharedSigningKey``).
+    /// `previousStateKeys`: they still open what a PostgreSQL database keeps sealed (``DatabaseKeys``).
     package var previousStateKeys: [[UInt8]]
     /// The process's environment (`$STATE_DIRECTORY`) and secrets.
     package var environment: SecretEnvironment
@@ -52,8 +52,6 @@ extension AccountsConfig {
     package func makeBackend(_ setup: AccountsSetup) throws(BackendSetupError) -> AccountsBackend {
         let file = databaseFile(environment: setup.environment.variables)
         let store = try openStore(environment: setup.environment)
-        try checkStateKey(setup)
-        let keys = try signingKeys(besides: file, setup: setup, store: store)
         var settings = AccountsSettings(
             idToken: IDTokenSettings(
                 publicURL: setup.base, audience: audience, lifetimeSeconds: idTokenTTLSeconds,
@@ -63,19 +61,24 @@ extension AccountsConfig {
         settings.lostAnswer = TimeInterval(refreshToken.lostAnswerSeconds)
         settings.passwordsEnabled = password.enabled
         let deviceCookies = DeviceCookie(key: try Self.derive(setup.stateKey, "auth-handler device-cookie"))
+        let pendingCredentialKey = try Self.derive(setup.stateKey, "auth-handler accounts pending-credential")
         let hasher = try passwordHasher(
             firebase: try importedFirebase?.parameters(in: setup.environment),
             refusedLegacyHash: setup.refusedLegacyHash)
-        let engine = AccountsEngine(
-            store: store, settings: settings, keys: keys, hasher: hasher, policy: try passwordPolicy(),
-            throttle: throttle(store: store, deviceCookies: deviceCookies), deviceCookies: deviceCookies,
-            pendingCredentialKey: try Self.derive(setup.stateKey, "auth-handler accounts pending-credential"))
-        setup.metrics.attach { [hasher] in hasher.snapshot() }
+        let policy = try passwordPolicy()
         let introspection = try introspectionSecret.map { reference throws(BackendSetupError) in
             try BackendSetupError.resolve(reference, key: "backend.introspectionSecret", in: setup.environment)
         }
+        let mail = try mail(store: store, setup: setup)
+        // The last check, as it may write to a PostgreSQL database: a refusal before it leaves the database as it was.
+        let keys = try signingKeys(besides: file, setup: setup)
+        let engine = AccountsEngine(
+            store: store, settings: settings, keys: keys, hasher: hasher, policy: policy,
+            throttle: throttle(store: store, deviceCookies: deviceCookies), deviceCookies: deviceCookies,
+            pendingCredentialKey: pendingCredentialKey)
+        setup.metrics.attach { [hasher] in hasher.snapshot() }
         return AccountsBackend(
-            engine: engine, mail: try mail(store: store, setup: setup), metrics: setup.metrics,
+            engine: engine, mail: mail, metrics: setup.metrics,
             introspectionSecret: introspection)
     }
 
@@ -89,33 +92,6 @@ extension AccountsConfig {
             return try PostgresAccountStore(settings: settings)
         } catch {
             throw .accounts(key: "backend.database", "\(settings.redactedURL): \(error.detail)")
-        }
-    }
-
-    /// On PostgreSQL, that `setup`'s state key is the one every instance on the database seals with
-    /// (``StateKeyCheck``); nothing on SQLite.
-    func checkStateKey(_ setup: AccountsSetup) throws(BackendSetupError) {
-        guard let settings = try postgresSettings(environment: setup.environment) else { return }
-        do {
-            try StateKeyCheck.verify(
-                settings: settings, stateKey: setup.stateKey, previousStateKeys: setup.previousStateKeys)
-        } catch {
-            throw .accounts(key: "stateKey", "\(error)")
-        }
-    }
-
-    /// A reload that keeps the running backend but changed the state keys: on PostgreSQL the database's check is
-    /// brought to the new key, and the signing key it keeps (without `signingKey`) is sealed under it now, so that
-    /// dropping the old key later cannot strand it (docs/ACCOUNTS.md "Keys the database keeps").
-    package func stateKeysChanged(_ setup: AccountsSetup) throws(BackendSetupError) {
-        guard let settings = try postgresSettings(environment: setup.environment) else { return }
-        try checkStateKey(setup)
-        guard signingKey == nil else { return }
-        do {
-            _ = try SharedSigningKey.load(
-                settings: settings, stateKey: setup.stateKey, previousStateKeys: setup.previousStateKeys)
-        } catch {
-            throw .accounts(key: "backend.signingKey", "\(error)")
         }
     }
 
@@ -159,9 +135,10 @@ extension AccountsConfig {
     }
 
     /// `signingKey` (or the file beside the database, made when missing; with PostgreSQL, the key the database keeps),
-    /// `nextSigningKey`, `previousSigningKeys`.
-    private func signingKeys(besides database: String, setup: AccountsSetup, store: any AccountStore)
-        throws(BackendSetupError) -> SigningKeyRing
+    /// `nextSigningKey`, `previousSigningKeys`; on PostgreSQL, the state key checked against the database's
+    /// (``DatabaseKeys``), last, after every other step that may fail.
+    private func signingKeys(besides database: String, setup: AccountsSetup) throws(BackendSetupError)
+        -> SigningKeyRing
     {
         func load(_ reference: SecretReference, key: String, create: Bool) throws(BackendSetupError)
             -> AccountSigningKey
@@ -180,20 +157,8 @@ extension AccountsConfig {
             }
         }
         let directory = (database as NSString).deletingLastPathComponent
-        let current: AccountSigningKey
-        if let signingKey {
-            current = try load(signingKey, key: "backend.signingKey", create: true)
-        } else if let shared = store as? PostgresAccountStore {
-            // Every instance signs with one key: the first makes it, the database keeps it sealed.
-            do {
-                current = try SharedSigningKey.load(
-                    from: shared, stateKey: setup.stateKey, previousStateKeys: setup.previousStateKeys)
-            } catch {
-                throw .accounts(key: "backend.signingKey", "\(error)")
-            }
-        } else {
-            current = try load(
-                .file(directory + "/" + Self.defaultSigningKeyFile), key: "backend.signingKey", create: true)
+        let configured = try signingKey.map { reference throws(BackendSetupError) in
+            try load(reference, key: "backend.signingKey", create: true)
         }
         let next = try nextSigningKey.map { reference throws(BackendSetupError) in
             try load(reference, key: "backend.nextSigningKey", create: false)
@@ -201,6 +166,28 @@ extension AccountsConfig {
         var previous: [AccountSigningKey] = []
         for (index, reference) in previousSigningKeys.enumerated() {
             previous.append(try load(reference, key: "backend.previousSigningKeys[\(index)]", create: false))
+        }
+        let current: AccountSigningKey
+        if let settings = try postgresSettings(environment: setup.environment) {
+            // Every instance seals with one state key and signs with one key (docs/ACCOUNTS.md "Keys the database
+            // keeps"): checked, and without `signingKey` made by the first and kept sealed.
+            let kept: AccountSigningKey?
+            do {
+                kept = try DatabaseKeys.settle(
+                    settings: settings, stateKey: setup.stateKey, previousStateKeys: setup.previousStateKeys,
+                    keepsSigningKey: configured == nil)
+            } catch {
+                throw .accounts(key: configured == nil ? "stateKey, backend.signingKey" : "stateKey", "\(error)")
+            }
+            guard let key = configured ?? kept else {
+                throw .accounts(key: "backend.signingKey", "the database answered no signing key")
+            }
+            current = key
+        } else if let configured {
+            current = configured
+        } else {
+            current = try load(
+                .file(directory + "/" + Self.defaultSigningKeyFile), key: "backend.signingKey", create: true)
         }
         do {
             return try SigningKeyRing(current: current, next: next, previous: previous)

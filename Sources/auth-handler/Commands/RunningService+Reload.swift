@@ -52,14 +52,14 @@ struct ConfiguredParts {
                 })
         }
         if let running, let reused {
-            if running.stateKeys.current != stateKeys.current || running.stateKeys.previous != stateKeys.previous,
-                case .accounts(let accounts) = config.backend, let setup
-            {
-                do {
-                    try accounts.stateKeysChanged(setup)
-                } catch {
-                    throw ServiceStartError(exitCode: .config, message: "backend: \(error); run check-config")
-                }
+            // The running backend's device-cookie and pending-credential keys derive from the state key, and on
+            // PostgreSQL the database's check and sealed signing key follow it (docs/ACCOUNTS.md "Keys the database
+            // keeps"): a new current state key is taken at a restart, which settles all of them at once.
+            guard running.stateKeys.current == stateKeys.current else {
+                throw ServiceStartError(
+                    exitCode: .config,
+                    message: "stateKey changed, which backend kind \"accounts\" takes at a restart; the running "
+                        + "config stays until then")
             }
             backend = reused
             return

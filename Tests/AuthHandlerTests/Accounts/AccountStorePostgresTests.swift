@@ -182,60 +182,57 @@ import Testing
     }
 
     @Test(
-        "without signingKey, instances starting together share one key the database keeps sealed; another stateKey is refused; a previous one opens it and reseals; the state key kept there is the first one's"
+        "the keys the database keeps: one signing key for instances settling together, sealed; another stateKey refused with nothing changed; a previous one moves the check and reseals"
     )
-    func sharedSigningKey() async throws {
-        let (stores, settings) = try await Self.instances(2)
+    func keysTheDatabaseKeeps() async throws {
+        let (_, settings) = try await Self.instances(1)
         let stateKey = try SecureRandom.bytes(32)
-        let keys = try await withThrowingTaskGroup(of: String.self) { group in
-            for store in stores {
-                group.addTask {
-                    try SharedSigningKey.load(from: store, stateKey: stateKey, previousStateKeys: []).keyID
-                }
-            }
+        func settle(_ key: [UInt8], previous: [[UInt8]] = []) throws -> String? {
+            try DatabaseKeys.settle(
+                settings: settings, stateKey: key, previousStateKeys: previous, keepsSigningKey: true)?
+                .keyID
+        }
+        let keys = try await withThrowingTaskGroup(of: String?.self) { group in
+            for _ in 0..<4 { group.addTask { try settle(stateKey) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(keys.count == 2 && Set(keys).count == 1, "\(keys)")
-        // Stored sealed: the row holds no PEM.
+        #expect(keys.count == 4 && Set(keys).count == 1 && keys.first != nil, "\(keys)")
         let deadline = ContinuousClock.now + .seconds(10)
         let connection = try PostgresConnection(parameters: settings.parameters, deadline: deadline)
-        let sealed = try #require(
-            try connection.execute(
-                "SELECT value FROM account_keys WHERE name = 'signing-key'", operation: "read", deadline: deadline
-            ).rows.first?.bytes(0))
-        #expect(!String(decoding: sealed, as: UTF8.self).contains("PRIVATE KEY"))
-
-        let other = try SecureRandom.bytes(32)
-        let refusal = #expect(throws: AccountSigningKeyError.self) {
-            try SharedSigningKey.load(from: stores[0], stateKey: other, previousStateKeys: [])
+        func rows() throws -> [String: [UInt8]] {
+            let result = try connection.execute(
+                "SELECT name, value FROM account_keys", operation: "read", deadline: deadline)
+            return Dictionary(uniqueKeysWithValues: result.rows.map { ($0.text(0), $0.bytes(1)) })
         }
-        #expect(refusal?.message.contains("sealed under another stateKey") == true, "\(refusal?.message ?? "")")
-        // After a rotation (the old key among the previous ones) it opens, and is sealed again under the new key.
-        let rotated = try SharedSigningKey.load(from: stores[0], stateKey: other, previousStateKeys: [stateKey])
-        #expect(rotated.keyID == keys.first)
-        #expect(try SharedSigningKey.load(from: stores[1], stateKey: other, previousStateKeys: []).keyID == keys.first)
+        let before = try rows()
+        #expect(Set(before.keys) == ["state-key-check", "signing-key"])
+        #expect(!String(decoding: before["signing-key"] ?? [], as: UTF8.self).contains("PRIVATE KEY"))
+
+        // Another state key, alone: refused by name, and the database is as it was.
+        let other = try SecureRandom.bytes(32)
+        let refusal = #expect(throws: AccountSigningKeyError.self) { try settle(other) }
+        #expect(refusal?.message.contains("seals with a different stateKey") == true, "\(refusal?.message ?? "")")
+        #expect(try rows() == before)
+        // A rotation (the old key previous): the same signing key, the check moved, the seal made again.
+        #expect(try settle(other, previous: [stateKey]) == keys.first)
+        let after = try rows()
+        #expect(after["state-key-check"] != before["state-key-check"] && after["signing-key"] != before["signing-key"])
+        #expect(try settle(other) == keys.first)
+        #expect(throws: AccountSigningKeyError.self) { try settle(stateKey) }
+        // With signingKey configured, only the check: nothing made, nothing answered.
+        #expect(
+            try DatabaseKeys.settle(settings: settings, stateKey: other, previousStateKeys: [], keepsSigningKey: false)
+                == nil)
 
         // The state key of instances whose config names none: the first candidate stored is every one's.
         let first = try SecureRandom.bytes(32)
         let second = try SecureRandom.bytes(32)
-        let kept = try PostgresAccountStore.storedKey(
-            PostgresAccountStore.stateKeyName, candidate: first, settings: settings, at: Date())
-        #expect(kept == first)
-        #expect(try stores[1].storedKey(PostgresAccountStore.stateKeyName, candidate: second) == first)
-
-        // The state key check: the first key checked is every one's; a previous key moves it on; the old one is
-        // then refused.
-        try StateKeyCheck.verify(settings: settings, stateKey: first, previousStateKeys: [])
-        try StateKeyCheck.verify(settings: settings, stateKey: first, previousStateKeys: [second])
-        let mismatch = #expect(throws: AccountSigningKeyError.self) {
-            try StateKeyCheck.verify(settings: settings, stateKey: second, previousStateKeys: [])
+        let stored = { (candidate: [UInt8]) throws in
+            try PostgresAccountStore.storedKey(
+                PostgresAccountStore.stateKeyName, candidate: candidate, settings: settings, at: Date())
         }
-        #expect(mismatch?.message.contains("seals with a different stateKey") == true)
-        try StateKeyCheck.verify(settings: settings, stateKey: second, previousStateKeys: [first])
-        try StateKeyCheck.verify(settings: settings, stateKey: second, previousStateKeys: [])
-        #expect(throws: AccountSigningKeyError.self) {
-            try StateKeyCheck.verify(settings: settings, stateKey: first, previousStateKeys: [])
-        }
+        #expect(try stored(first) == first)
+        #expect(try stored(second) == first)
     }
 
     @Test("the throttles' counters count across instances")
