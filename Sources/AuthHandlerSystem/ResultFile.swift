@@ -1,10 +1,13 @@
 import Foundation
 
-/// A file that holds a secret (the `--output` result, `accounts export`'s users): created with mode 0600, truncated
-/// when it exists, and never written through a symlink. `label` names it in messages; `--output PATH` by default.
+/// A file that holds a secret, never written through a symlink: the `--output` result (``save(_:to:label:)``: created
+/// with mode 0600, truncated when it exists) and `accounts export`'s users (``replace(_:at:label:)``: a new file of
+/// mode 0600 renamed over the name). `label` names it in messages; `--output PATH` by default.
 package enum ResultFile {
-    /// Why the file cannot be written, checked before the sign-in starts so that a bad path costs no sign-in.
-    package static func problem(at path: String, label: String? = nil) -> String? {
+    /// Why the file cannot be written, checked before the sign-in starts so that a bad path costs no sign-in. With
+    /// `replacing` (``replace(_:at:label:)``), what counts is that the directory takes a new file, whatever the old
+    /// file's mode.
+    package static func problem(at path: String, label: String? = nil, replacing: Bool = false) -> String? {
         let name = label ?? "--output \(path)"
         do throws(SystemCallError) {
             let info = try SystemCall.linkStatus(path)
@@ -13,10 +16,12 @@ package enum ResultFile {
             case S_IFREG: break
             default: return "\(name) is not a regular file; name a file to write to"
             }
-            guard SystemCall.isAccessible(path, W_OK) else {
-                return "\(name) is not writable by this user; fix its owner or mode, or name another file"
+            if !replacing {
+                guard SystemCall.isAccessible(path, W_OK) else {
+                    return "\(name) is not writable by this user; fix its owner or mode, or name another file"
+                }
+                return nil
             }
-            return nil
         } catch  where error.errorNumber != ENOENT {
             return "\(name): lstat failed: \(error.reason)"
         } catch {}
@@ -69,9 +74,10 @@ package enum ResultFile {
 
     /// Writes `bytes` to a new file beside `path`, then gives it the name `path` (rename(2)): the name only ever shows
     /// a whole file, and a file that had it is replaced, never written into, so neither its mode nor its owner nor a
-    /// descriptor someone holds open on it sees a byte. The new file has a random name and is opened with `O_CREAT |
-    /// O_EXCL | O_NOFOLLOW` and mode 0600, so it is always a new file of this user's. Returns a one-line problem on
-    /// failure, the new file removed.
+    /// descriptor someone holds open on it sees a byte. The new file has a random name (`.NAME.HEX`) and is opened
+    /// with `O_CREAT | O_EXCL | O_NOFOLLOW` and mode 0600, so it is always a new file of this user's. Returns a
+    /// one-line problem on failure, the new file removed; a process killed between the open and the rename leaves it
+    /// (mode 0600) beside `path`, as HTTP-API.md §1.8 says.
     package static func replace(_ bytes: [UInt8], at path: String, label: String) -> String? {
         let parent = (path as NSString).deletingLastPathComponent
         let directory = parent.isEmpty ? "." : parent

@@ -65,7 +65,7 @@ extension AccountsCommand {
     /// the file as the umask or its old mode says, often readable by all, and it holds every hash).
     func export(to file: String?) async throws(CommandFailure) {
         let label = file.map { "the export file \($0)" }
-        if let file, let problem = ResultFile.problem(at: file, label: label) {
+        if let file, let problem = ResultFile.problem(at: file, label: label, replacing: true) {
             throw CommandFailure(.usage, problem)
         }
         var collected: [UInt8] = []
