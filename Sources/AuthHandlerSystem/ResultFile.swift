@@ -37,8 +37,8 @@ package enum ResultFile {
     }
 
     /// Writes `bytes` to `path`; returns a one-line problem on failure.
-    package static func save(_ bytes: [UInt8], to path: String, label: String? = nil) -> String? {
-        let name = label ?? "--output \(path)"
+    package static func save(_ bytes: [UInt8], to path: String) -> String? {
+        let name = "--output \(path)"
         // O_NOFOLLOW: a symlink planted at the path fails with ELOOP instead of redirecting the credential;
         // O_NONBLOCK: a FIFO without a reader fails with ENXIO instead of hanging (open(2)).
         let file: FileDescriptor
@@ -52,24 +52,21 @@ package enum ResultFile {
             return "\(name) is not a regular file; name a file to write to"
         }
         do throws(SystemCallError) {
-            // An existing file keeps its mode on open; it is narrowed before anything is written into it.
-            try file.setMode(0o600)
-        } catch {
-            return "cannot set mode 0600 on \(name): \(error.reasonWithNumber)"
-        }
-        do throws(SystemCallError) {
-            try file.writeAll(bytes)
-        } catch {
-            return "cannot write \(name): \(error.reasonWithNumber)"
-        }
-        do throws(SystemCallError) {
-            // A late write error (quota, network file systems) shows only at fsync or close.
-            try file.synchronize()
-            try file.close()
+            try fill(file, with: bytes)
         } catch {
             return "cannot write \(name): \(error.call): \(error.reasonWithNumber)"
         }
         return nil
+    }
+
+    /// Narrows `file` to mode 0600 before anything goes in (an existing file keeps its mode on open, and open(2)'s
+    /// mode is narrowed by the umask), writes `bytes`, and closes it after fsync: a late write error (quota, network
+    /// file systems) shows only at fsync or close.
+    private static func fill(_ file: FileDescriptor, with bytes: [UInt8]) throws(SystemCallError) {
+        try file.setMode(0o600)
+        try file.writeAll(bytes)
+        try file.synchronize()
+        try file.close()
     }
 
     /// Writes `bytes` to a new file beside `path`, then gives it the name `path` (rename(2)): the name only ever shows
@@ -91,12 +88,7 @@ package enum ResultFile {
             return "cannot create a file beside \(label): open: \(error.reasonWithNumber)"
         }
         do throws(SystemCallError) {
-            // The mode given to open(2) is narrowed by the umask; set it exactly.
-            try file.setMode(0o600)
-            try file.writeAll(bytes)
-            // A late write error (quota, network file systems) shows only at fsync or close.
-            try file.synchronize()
-            try file.close()
+            try fill(file, with: bytes)
             try SystemCall.rename(temporary, to: path)
             return nil
         } catch {

@@ -111,9 +111,6 @@ package protocol AccountStore: CounterStore {
     /// Sets the session's `auth_time` (a re-authentication); `.notFound` for no such session.
     func setAuthTime(sessionID: String, _ authTime: Date) async throws(StoreError)
 
-    /// Sets the session's ``AccountSession/lastRefreshAt``; `.notFound` for no such session.
-    func touchSession(id: String, at: Date) async throws(StoreError)
-
     func refreshToken(digest: [UInt8]) async throws(StoreError) -> RefreshTokenRecord?
 
     /// Fixes the token's one successor (docs/ACCOUNTS.md "Refresh tokens and sessions"): when it has none, marks it

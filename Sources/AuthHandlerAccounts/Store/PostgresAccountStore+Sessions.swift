@@ -77,12 +77,6 @@ extension PostgresAccountStore {
             operation: "set auth_time")
     }
 
-    package func touchSession(id: String, at: Date) async throws(StoreError) {
-        try await updateSession(
-            "UPDATE account_sessions SET last_refresh_at = $2 WHERE id = $1", [.text(id), PostgresValue(at)],
-            operation: "touch session")
-    }
-
     /// Runs an UPDATE of one session; `.notFound` when it changed none. The UPDATE is the whole operation, its row
     /// count the only check, so it runs alone.
     private func updateSession(_ sql: String, _ values: [PostgresValue], operation: String) async throws(StoreError) {

@@ -16,7 +16,6 @@ import Foundation
 package final class PostgresAccountStore: AccountStore {
     let pool: PostgresPool
     let now: WallClock
-    let settings: PostgresSettings
 
     /// Connects, applies the accounts' migrations under the advisory lock (refusing a database from a newer
     /// auth-handler), and starts the pool.
@@ -27,7 +26,6 @@ package final class PostgresAccountStore: AccountStore {
         try PostgresAccountSchema.accounts.migrate(connection, database: settings.redactedURL, deadline: deadline)
         self.pool = PostgresPool(settings: settings, name: "auth-handler accounts PostgreSQL")
         self.now = now
-        self.settings = settings
     }
 
     /// Why the database cannot serve now, or nil (`/readyz`): a `SELECT 1` through the pool, within the statement

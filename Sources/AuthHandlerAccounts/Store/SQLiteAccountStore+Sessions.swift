@@ -102,10 +102,6 @@ extension SQLiteAccountStore {
         try updateSession(id: sessionID, column: "auth_time", to: authTime, operation: "set auth_time")
     }
 
-    package func touchSession(id: String, at: Date) async throws(StoreError) {
-        try updateSession(id: id, column: "last_refresh_at", to: at, operation: "touch session")
-    }
-
     /// Sets one time column of a session (`column` is one of the store's own names); `.notFound` for no session.
     private func updateSession(id: String, column: String, to date: Date, operation: String) throws(StoreError) {
         let changed = try locked { connection throws(StoreError) in

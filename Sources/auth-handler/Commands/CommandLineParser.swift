@@ -257,8 +257,8 @@ struct CommandLineParser: Sendable {
                 "'accounts set-password' reads the password from standard input, never from the command line "
                     + "(ps and shell history show arguments); run '\(usage)' and type it, or pipe it in")
         }
-        // `export`'s FILE may be left out (standard output).
-        let optional = name == .export ? 1 : 0
+        // An argument written `[NAME]` may be left out (`export`'s FILE: standard output).
+        let optional = name.arguments.filter { $0.hasPrefix("[") }.count
         guard (name.arguments.count - optional...name.arguments.count).contains(arguments.count) else {
             let expected = name.arguments.isEmpty ? "no arguments" : name.arguments.joined(separator: " ")
             throw CommandLineUsageError(

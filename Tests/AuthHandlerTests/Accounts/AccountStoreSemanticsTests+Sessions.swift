@@ -97,19 +97,13 @@ extension AccountStoreSemanticsTests {
             #expect(try await store.session(id: "a2")?.revokedAt == start + 40)
 
             try await store.setAuthTime(sessionID: "b1", start + 50)
-            try await store.touchSession(id: "b1", at: start + 60)
             var b1 = Fixture.session("b1", of: bob.localID)
             b1.authTime = start + 50
-            b1.lastRefreshAt = start + 60
             #expect(try await store.session(id: "b1") == b1)
             let noAuthTime = await accountStoreError {
                 try await store.setAuthTime(sessionID: "zz", start)
             }
             #expect(noAuthTime?.kind == .notFound)
-            let noTouch = await accountStoreError {
-                try await store.touchSession(id: "zz", at: start)
-            }
-            #expect(noTouch?.kind == .notFound)
         }
     }
 
