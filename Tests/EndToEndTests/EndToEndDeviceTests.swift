@@ -135,17 +135,19 @@ import Testing
     }
 
     /// The wiring of RFC 8628 §3.5 through the real binary: a poll right after another is told `slow_down` with the
-    /// interval 5 s longer. The rest of the pacing and the code's expiry are timed in process, on a test clock
-    /// (`DeviceFlowTests`).
+    /// interval 5 s longer. The interval is the longest accepted (60 s), so that a loaded machine taking a second or
+    /// more between the two polls still polls too soon (with 1 s, a CI run once saw `authorization_pending`). The
+    /// rest of the pacing and the code's expiry are timed in process, on a test clock (`DeviceFlowTests`).
     @Test func pollingTooSoonSlowsDown() async throws {
-        try await withEndToEnd(settings: Self.settings(interval: 1)) { e2e in
+        let interval = DeviceAuthorizationConfig.maximumIntervalSeconds
+        try await withEndToEnd(settings: Self.settings(interval: interval)) { e2e in
             let deviceCode = try #require(try await Self.issue(e2e, "google.com")["device_code"]?.stringValue)
             // The first poll, right after issuing, is never too soon.
             let first = try await Self.poll(e2e, deviceCode)
             #expect(first.json?["error"]?.stringValue == "authorization_pending")
             let hurried = try await Self.poll(e2e, deviceCode)
             #expect(hurried.json?["error"]?.stringValue == "slow_down")
-            #expect(hurried.json?["interval"] == .integer(6))
+            #expect(hurried.json?["interval"] == .integer(Int64(interval + DevicePacing.slowDownIncrement)))
         }
     }
 
