@@ -61,6 +61,15 @@ import Testing
             let sameSite = try await Self.post(
                 e2e, signIn, Self.signInBody, ["X-Auth-Handler": "1", "Sec-Fetch-Site": "same-site"])
             #expect(sameSite.status == 400, "a sibling subdomain's page is not this origin: \(sameSite.text)")
+            // A browser without Fetch Metadata: its Origin is checked instead, against publicURL's.
+            let otherOrigin = try await Self.post(
+                e2e, signIn, Self.signInBody, ["X-Auth-Handler": "1", "Origin": "https://evil.example"])
+            #expect(otherOrigin.status == 400, "another Origin without Sec-Fetch-Site: \(otherOrigin.text)")
+            #expect(otherOrigin.errorCode == "invalid-request")
+            #expect(Self.sessionCookie(otherOrigin) == nil)
+            let fromOwnOrigin = try await Self.post(
+                e2e, signIn, Self.signInBody, ["X-Auth-Handler": "1", "Origin": e2e.daemonURL])
+            #expect(fromOwnOrigin.status == 200, "publicURL's Origin without Sec-Fetch-Site: \(fromOwnOrigin.text)")
 
             // The origin's own script: the token is in an HttpOnly, SameSite=Strict cookie scoped to /__/auth/.
             let signedIn = try await Self.post(
@@ -86,6 +95,10 @@ import Testing
             let tokenCrossSite = try await Self.token(
                 e2e, ["Cookie": cookie, "X-Auth-Handler": "1", "Sec-Fetch-Site": "cross-site"])
             #expect(tokenCrossSite.status == 400, "\(tokenCrossSite.text)")
+            let tokenOtherOrigin = try await Self.token(
+                e2e, ["Cookie": cookie, "X-Auth-Handler": "1", "Origin": "null"])
+            #expect(tokenOtherOrigin.status == 400, "an opaque Origin: \(tokenOtherOrigin.text)")
+            #expect(Self.sessionCookie(tokenOtherOrigin) == nil)
 
             // Two session cookies (one tossed in by another page of the site), in either order: refused as such, not
             // answered with either token.

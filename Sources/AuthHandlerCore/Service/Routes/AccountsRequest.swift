@@ -53,15 +53,17 @@ struct AccountsRequest {
 
     /// Checks that a request that sets, reads or clears the session cookie comes from the origin's own script:
     /// `X-Auth-Handler: 1` (which a cross-site form cannot send and a cross-site `fetch` cannot without a CORS
-    /// preflight this server never answers) and, when the browser says, `Sec-Fetch-Site: same-origin`.
+    /// preflight this server never answers) and the page's origin as the browser states it: `Sec-Fetch-Site:
+    /// same-origin`, or, from a browser that sends no Fetch Metadata, an `Origin` equal to `publicURL`'s (the same
+    /// rule as the action page's, ``AccountsActionRoutes/requireSameOrigin(_:saying:)``). A client that is not a
+    /// browser sends neither and passes on the header alone.
     func requireSameOriginScript() throws(AccountsError) {
         guard request.headers[Self.csrfHeader] == "1" else {
             throw AccountsError(
                 .invalidRequest, "the session cookie is only used with the header \(Self.csrfHeader): 1")
         }
-        if let site = request.headers["Sec-Fetch-Site"], site != "same-origin" {
-            throw AccountsError(.invalidRequest, "the session cookie is only used by this origin's own pages")
-        }
+        try AccountsActionRoutes.requireSameOrigin(
+            context, saying: "the session cookie is only used by this origin's own pages")
     }
 
     /// The session cookie's value, after the same-origin check; nil when there is none; refused when there are two
