@@ -13,16 +13,19 @@ extension AccountsEngine {
     }
 
     /// Signs in, links or re-authenticates with a provider's identity. `verifier` is the redemption's (HTTP-API.md
-    /// §3.3), which a pending credential is bound to.
-    package func providerSignIn(_ claim: ProviderIdentityClaim, auth: ProviderAuth, verifier: String)
-        async throws(AccountsError) -> Grant
-    {
+    /// §3.3), which a pending credential is bound to. A link that adds the identity tells the account's address
+    /// through `mail` (a link of an identity the account has already changes nothing and mails nothing).
+    package func providerSignIn(
+        _ claim: ProviderIdentityClaim, auth: ProviderAuth, verifier: String, mail: AccountsMail? = nil
+    ) async throws(AccountsError) -> Grant {
         switch auth {
         case .signIn: return try await signInWithProvider(claim, verifier: verifier, attempt: 1)
         case .link(let token):
             let caller = try await authenticate(token, recency: .recent)
             try Self.requireVerifiedForLinking(caller.user)
-            try await link(claim, to: caller.user)
+            if try await link(claim, to: caller.user) {
+                await mail?.identityLinked(caller.user, providerID: claim.providerID)
+            }
             return try await startSession(for: caller.user, provider: claim.providerID, isNewUser: false)
         case .reauth(let token):
             let caller = try await authenticate(token)
@@ -130,18 +133,22 @@ extension AccountsEngine {
 
     /// Links a pending credential to the caller (`POST /__/auth/user/link`): only with the verifier of the
     /// redemption that produced it, only to its account, only by a session signed in after it was issued, once.
-    package func linkPending(_ caller: Caller, pendingCredential text: String, verifier: String)
-        async throws(AccountsError) -> AccountUser
-    {
+    /// When it adds the identity, `mail` tells the account's address; a second pending credential for an identity
+    /// the account already has is used up, answered as a success, and mails nothing.
+    package func linkPending(
+        _ caller: Caller, pendingCredential text: String, verifier: String, mail: AccountsMail? = nil
+    ) async throws(AccountsError) -> AccountUser {
         try await linkPending(
-            to: caller.user, authTime: caller.session.authTime, pendingCredential: text, verifier: verifier)
+            to: caller.user, authTime: caller.session.authTime, pendingCredential: text, verifier: verifier,
+            mail: mail)
     }
 
     /// ``linkPending(_:pendingCredential:verifier:)`` for `user`, who signed in at `authTime` without a session yet:
     /// the picker's account-exists flow (HTTP-API.md §3.6), which links before the app redeems its result.
-    package func linkPending(to user: AccountUser, authTime: Date, pendingCredential text: String, verifier: String)
-        async throws(AccountsError) -> AccountUser
-    {
+    package func linkPending(
+        to user: AccountUser, authTime: Date, pendingCredential text: String, verifier: String,
+        mail: AccountsMail? = nil
+    ) async throws(AccountsError) -> AccountUser {
         let invalid = AccountsError(
             .invalidPendingCredential, "the pending credential is not valid, expired, used, or not this sign-in's")
         guard let pending = PendingCredential(opening: text, key: pendingCredentialKey), pending.expiresAt > now()
@@ -162,22 +169,26 @@ extension AccountsEngine {
                 try await store.takePendingCredential(digest: idDigest, now: now())
             }) != nil
         else { throw invalid }
-        try await link(pending.identity, to: user)
+        if try await link(pending.identity, to: user) {
+            await mail?.identityLinked(user, providerID: pending.identity.providerID)
+        }
         return user
     }
 
-    /// Adds `claim` to `user`: `409 credential-already-in-use` when another user has it, `409
-    /// provider-already-linked` when the user has an identity of that provider.
-    func link(_ claim: ProviderIdentityClaim, to user: AccountUser) async throws(AccountsError) {
+    /// Adds `claim` to `user`, and says whether it did: false when the user has it already; `409
+    /// credential-already-in-use` when another user has it, `409 provider-already-linked` when the user has another
+    /// identity of that provider.
+    func link(_ claim: ProviderIdentityClaim, to user: AccountUser) async throws(AccountsError) -> Bool {
         if let existing = try await Self.storing({ () throws(StoreError) in
             try await store.identity(providerID: claim.providerID, providerUserID: claim.providerUserID)
         }) {
-            if existing.localID == user.localID { return }
+            if existing.localID == user.localID { return false }
             throw AccountsError(
                 .credentialAlreadyInUse, "this \(claim.providerID) account is linked to another user")
         }
         do {
             try await store.linkIdentity(identity(claim, for: user.localID, at: now()))
+            return true
         } catch {
             switch error.kind {
             case .constraint("provider"):

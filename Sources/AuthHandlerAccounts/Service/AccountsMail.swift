@@ -44,7 +44,8 @@ package final class AccountsMail: Sendable {
         return await queue.enqueue(message)
     }
 
-    /// Tells the account's address that `providerID` was linked (issue 25 §2: every link is mailed).
+    /// Tells the account's address that `providerID` was linked (docs/ACCOUNTS.md "Who a sign-in is": every link that
+    /// adds an identity is mailed).
     package func identityLinked(_ user: AccountUser, providerID: String) async {
         guard let email = user.email else { return }
         await send(

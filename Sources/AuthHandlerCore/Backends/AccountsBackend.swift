@@ -43,9 +43,8 @@ package final class AccountsBackend: SignInBackend {
         do throws(AccountsError) {
             let grant = try await AccountsMetrics.counted({ metrics.signIn(method: request.providerId, $0) }) {
                 () async throws(AccountsError) in
-                try await engine.providerSignIn(claim, auth: auth, verifier: request.verifier ?? "")
+                try await engine.providerSignIn(claim, auth: auth, verifier: request.verifier ?? "", mail: mail)
             }
-            if case .link = auth { await mail?.identityLinked(grant.user, providerID: request.providerId) }
             return Self.signIn(grant)
         } catch {
             throw BackendError.accounts(

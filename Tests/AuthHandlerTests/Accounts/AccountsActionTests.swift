@@ -288,6 +288,72 @@ struct AccountsActionTests {
             #expect(renewed.session.authTime == fixture.clock.read())
         }
     }
+
+    @Test(
+        "a link that adds an identity mails one notice naming it; linking it again succeeds and mails nothing",
+        arguments: AccountStoreKind.allCases)
+    func linkNoticeOnlyWhenAdded(kind: AccountStoreKind) async throws {
+        try await withActions(on: kind) { fixture in
+            let email = "linker@example.com"
+            let account = try await fixture.signUp(email)
+            #expect(try await fixture.engine.requestVerification(account.caller, continueURL: nil, mail: fixture.mail))
+            _ = try await fixture.engine.applyAction(
+                mode: "verifyEmail", code: try await fixture.lastCode(), newPassword: nil, client: Self.client,
+                mail: fixture.mail)
+            await fixture.mail.queue.drain()
+            let verified = fixture.mailer.messages.count
+            // Two provider sign-ins for the verified address: two pending credentials for one Google identity.
+            let claim = ProviderIdentityClaim(
+                providerID: "google.com", providerUserID: "g-1", email: email, displayName: nil, photoURL: nil)
+            var pending: [String] = []
+            for _ in 0..<2 {
+                let refusal = await actionsError {
+                    _ = try await fixture.engine.providerSignIn(claim, auth: .signIn, verifier: "v", mail: fixture.mail)
+                }
+                #expect(refusal?.code == .accountExistsWithDifferentCredential)
+                pending.append(try #require(refusal?.details["pendingCredential"]?.stringValue))
+            }
+            fixture.clock.advance(by: 5)
+            let signedIn = try await fixture.engine.signIn(
+                email: email, password: Self.password, client: Self.client, deviceCookie: nil)
+            let caller = try await fixture.engine.authenticate(signedIn.grant.idToken.token.reveal())
+
+            _ = try await fixture.engine.linkPending(
+                caller, pendingCredential: pending[0], verifier: "v", mail: fixture.mail)
+            await fixture.mail.queue.drain()
+            let notices = fixture.mailer.messages.dropFirst(verified)
+            #expect(notices.map(\.kind) == [.identityLinked])
+            let body = QuotedPrintableDecoder.decode(
+                AccountsMailMessageTests.split(try #require(notices.first)).body)
+            #expect(body.contains("google.com"), "\(body)")
+
+            // The second credential names the identity the account now has: used up, a success, no second notice.
+            let again = try await fixture.engine.linkPending(
+                caller, pendingCredential: pending[1], verifier: "v", mail: fixture.mail)
+            #expect(again.localID == caller.user.localID)
+            let reused = await actionsError {
+                _ = try await fixture.engine.linkPending(
+                    caller, pendingCredential: pending[1], verifier: "v", mail: fixture.mail)
+            }
+            #expect(reused?.code == .invalidPendingCredential)
+            // Nor does linking it again by redirect (authType link).
+            _ = try await fixture.engine.providerSignIn(
+                claim, auth: .link(idToken: signedIn.grant.idToken.token.reveal()), verifier: "v", mail: fixture.mail)
+            await fixture.mail.queue.drain()
+            #expect(fixture.mailer.messages.count == verified + 1)
+
+            // A new identity linked by redirect is mailed, naming its provider.
+            let github = ProviderIdentityClaim(
+                providerID: "github.com", providerUserID: "gh-1", email: nil, displayName: nil, photoURL: nil)
+            _ = try await fixture.engine.providerSignIn(
+                github, auth: .link(idToken: signedIn.grant.idToken.token.reveal()), verifier: "v", mail: fixture.mail)
+            await fixture.mail.queue.drain()
+            let last = try #require(fixture.mailer.messages.last)
+            #expect(fixture.mailer.messages.count == verified + 2)
+            #expect(last.kind == .identityLinked)
+            #expect(QuotedPrintableDecoder.decode(AccountsMailMessageTests.split(last).body).contains("github.com"))
+        }
+    }
 }
 
 /// An engine on a fresh store (SQLite unless `withActions` names the kind; every test here names each in turn), its mail captured, its time a `TestClock`.

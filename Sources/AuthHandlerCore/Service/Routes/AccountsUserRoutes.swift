@@ -43,10 +43,7 @@ struct AccountsUserRoutes: RouteGroup {
         let body = try request.json(allowed: ["pendingCredential", "verifier"])
         let user = try await request.engine.linkPending(
             caller, pendingCredential: try body.requiredString("pendingCredential"),
-            verifier: try body.requiredString("verifier", maximumBytes: 256))
-        if let mail = request.backend.mail, let linked = try await request.engine.identities(of: user).last {
-            await mail.identityLinked(user, providerID: linked.providerID)
-        }
+            verifier: try body.requiredString("verifier", maximumBytes: 256), mail: request.backend.mail)
         return try await Self.account(user, request)
     }
 

@@ -166,11 +166,8 @@ package enum PickerProviderRoutes {
         guard let named = state.email, user.email?.lowercased() == named.lowercased() else {
             throw AccountsError(.userMismatch, "this is not the account the page asked to sign in to")
         }
-        let linked = try await accounts.engine.linkPending(
-            to: user, authTime: Date(), pendingCredential: pending, verifier: verifier)
-        if let mail = accounts.mail, let identity = try await accounts.engine.identities(of: linked).last {
-            await mail.identityLinked(linked, providerID: identity.providerID)
-        }
+        _ = try await accounts.engine.linkPending(
+            to: user, authTime: Date(), pendingCredential: pending, verifier: verifier, mail: accounts.mail)
     }
 
     /// The account-exists page: "You already have an account with EMAIL — sign in with METHOD to link", the e-mail
